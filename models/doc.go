@@ -1,0 +1,33 @@
+// Package models reads glTF 2.0 files (.gltf with external or embedded
+// buffers, and .glb) into a GL-free, z-up data model and writes that model
+// back out as glTF.
+//
+// It is the bottom of simvis' dependency chain (cmd -> sensors/elements ->
+// scene -> models) and must not import any OpenGL or g3n package: a Model is
+// plain Go data that the scene package turns into GPU resources.
+//
+// # Frames
+//
+// simvis' world frame is right-handed, z up, x forward, in meters, while glTF
+// is y up. Load converts like Blender's glTF importer: a glTF point (x, y, z)
+// becomes (x, -z, y). The rotation C doing this is applied by conjugation, so
+// every node's local matrix M becomes C·M·C⁻¹ and every vertex position or
+// normal p becomes C·p. An identity node stays identity, and a node translated
+// by glTF (0, 1, 0) is translated by (0, 0, 1). Write applies the inverse, so
+// a Write/Load round trip is exact.
+//
+// # simvis extras
+//
+// Following the SimVis3D paper, model files may declare insertion points and
+// carry simvis commands:
+//
+//   - a node whose extras hold {"simvis": {"insertion_point": "NAME"}} is an
+//     insertion point (Node.InsertionPoint);
+//   - the default scene's extras (or, failing that, the asset's) may hold
+//     {"simvis": {"commands": ...}} with either one XML text of command
+//     elements or a list of strings, one command element each
+//     (Model.Commands).
+//
+// Write stores both back: insertion points in node extras and commands as a
+// list of strings in the scene extras.
+package models

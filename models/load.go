@@ -1,0 +1,485 @@
+package models
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"image"
+	_ "image/jpeg" // glTF textures are PNG or JPEG
+	_ "image/png"
+	"io"
+	"io/fs"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/qmuntal/gltf"
+	"github.com/qmuntal/gltf/modeler"
+)
+
+// supportedRequired lists the extensionsRequired a file may declare.
+// KHR_mesh_quantization only widens the accepted attribute component types.
+var supportedRequired = []string{"KHR_mesh_quantization"}
+
+// Limits against hostile files: an accessor without bufferView and a texture
+// header are the only places where a file can ask for memory it does not hold.
+const (
+	maxBufferlessCount = 1 << 24
+	maxTextureSide     = 16384
+)
+
+// Load reads a .gltf or .glb file (told apart by content). External buffers
+// and images are resolved relative to the file's directory.
+func Load(path string) (*Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("models: %s: %w", path, err)
+	}
+	defer f.Close()
+	dir := filepath.Dir(path)
+	m, err := decode(gltf.NewDecoderFS(f, os.DirFS(dir)), path, dir)
+	if err != nil {
+		return nil, err
+	}
+	if m.Path, err = filepath.Abs(path); err != nil {
+		return nil, fmt.Errorf("models: %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// Decode reads a .gltf or .glb document from r; name is used in error
+// messages and for Model.Name. Only embedded buffers and images (GLB chunk,
+// data URIs) can be resolved; use Load for files referring to others.
+func Decode(r io.Reader, name string) (*Model, error) {
+	return decode(gltf.NewDecoder(r), name, "")
+}
+
+func decode(dec *gltf.Decoder, name, dir string) (m *Model, err error) {
+	// qmuntal/gltf trusts some inputs (a null buffer crashes its decoder);
+	// bad files must give errors, not take the simulator down.
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = nil, fmt.Errorf("models: %s: malformed glTF (%v)", name, r)
+		}
+	}()
+	doc := new(gltf.Document)
+	if err := dec.Decode(doc); err != nil {
+		return nil, fmt.Errorf("models: %s: cannot read glTF: %w", name, err)
+	}
+	l := &loader{name: name, dir: dir, doc: doc, images: map[int]image.Image{}}
+	if m, err = l.model(); err != nil {
+		return nil, fmt.Errorf("models: %s: %w", name, err)
+	}
+	return m, nil
+}
+
+// loader converts one decoded document; its errors lack the "models: file:"
+// prefix, which decode adds.
+type loader struct {
+	name      string
+	dir       string // "" when external files cannot be resolved
+	doc       *gltf.Document
+	materials []*Material
+	texCoord  []int // TEXCOORD set of each material's base color texture
+	defMat    *Material
+	images    map[int]image.Image
+}
+
+func (l *loader) model() (*Model, error) {
+	doc := l.doc
+	for _, e := range doc.ExtensionsRequired {
+		if !slices.Contains(supportedRequired, e) {
+			return nil, fmt.Errorf("unsupported required extension %q", e)
+		}
+	}
+	base := filepath.Base(l.name)
+	m := &Model{Name: strings.TrimSuffix(base, filepath.Ext(base))}
+
+	for i, gm := range doc.Materials {
+		mat, set, err := l.material(i, gm)
+		if err != nil {
+			return nil, err
+		}
+		l.materials = append(l.materials, mat)
+		l.texCoord = append(l.texCoord, set)
+	}
+	m.Materials = append(m.Materials, l.materials...)
+
+	for i, gm := range doc.Meshes {
+		mesh, err := l.mesh(i, gm)
+		if err != nil {
+			return nil, err
+		}
+		m.Meshes = append(m.Meshes, mesh)
+	}
+	if l.defMat != nil {
+		m.Materials = append(m.Materials, l.defMat)
+	}
+
+	nodes, hasParent, err := l.nodes(m.Meshes)
+	if err != nil {
+		return nil, err
+	}
+
+	scene, sceneIdx, err := l.scene()
+	if err != nil {
+		return nil, err
+	}
+	if m.Roots, err = roots(scene, sceneIdx, nodes, hasParent); err != nil {
+		return nil, err
+	}
+
+	// Commands come from the default scene, else from the asset.
+	where := fmt.Sprintf("%s: scene %d", l.name, sceneIdx)
+	var found bool
+	if scene != nil {
+		if m.Commands, found, err = commands(scene.Extras, where); err != nil {
+			return nil, fmt.Errorf("scene %d: %w", sceneIdx, err)
+		}
+	}
+	if !found {
+		if m.Commands, _, err = commands(doc.Asset.Extras, l.name+": asset"); err != nil {
+			return nil, fmt.Errorf("asset: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// scene returns the default scene: the one named by "scene", else the first
+// one; nil if there is none.
+func (l *loader) scene() (*gltf.Scene, int, error) {
+	doc := l.doc
+	if doc.Scene == nil {
+		if len(doc.Scenes) > 0 && doc.Scenes[0] != nil {
+			return doc.Scenes[0], 0, nil
+		}
+		return nil, 0, nil
+	}
+	i := *doc.Scene
+	if i < 0 || i >= len(doc.Scenes) || doc.Scenes[i] == nil {
+		return nil, 0, fmt.Errorf("default scene %d out of range (%d scenes)", i, len(doc.Scenes))
+	}
+	return doc.Scenes[i], i, nil
+}
+
+// roots returns the scene's root nodes, or all parentless nodes if scene is nil.
+func roots(scene *gltf.Scene, sceneIdx int, nodes []*Node, hasParent []bool) ([]*Node, error) {
+	var out []*Node
+	if scene == nil {
+		for i, n := range nodes {
+			if !hasParent[i] {
+				out = append(out, n)
+			}
+		}
+		return out, nil
+	}
+	seen := map[int]bool{}
+	for _, r := range scene.Nodes {
+		switch {
+		case r < 0 || r >= len(nodes):
+			return nil, fmt.Errorf("scene %d: node %d out of range (%d nodes)", sceneIdx, r, len(nodes))
+		case hasParent[r]:
+			return nil, fmt.Errorf("scene %d: root node %d has a parent", sceneIdx, r)
+		case seen[r]:
+			return nil, fmt.Errorf("scene %d: node %d listed twice", sceneIdx, r)
+		}
+		seen[r] = true
+		out = append(out, nodes[r])
+	}
+	return out, nil
+}
+
+// nodes converts all nodes and links them, checking that they form a forest.
+func (l *loader) nodes(meshes []*Mesh) ([]*Node, []bool, error) {
+	gnodes := l.doc.Nodes
+	nodes := make([]*Node, len(gnodes))
+	for i, gn := range gnodes {
+		if gn == nil {
+			return nil, nil, fmt.Errorf("node %d is null", i)
+		}
+		n, err := l.node(gn, meshes)
+		if err != nil {
+			return nil, nil, fmt.Errorf("node %d %q: %w", i, gn.Name, err)
+		}
+		nodes[i] = n
+	}
+	// With at most one parent per node and parentless roots, what Walk
+	// reaches is a tree, so cycles need no separate check.
+	hasParent := make([]bool, len(gnodes))
+	for i, gn := range gnodes {
+		for _, c := range gn.Children {
+			switch {
+			case c < 0 || c >= len(nodes):
+				return nil, nil, fmt.Errorf("node %d %q: child %d out of range (%d nodes)", i, gn.Name, c, len(nodes))
+			case hasParent[c]:
+				return nil, nil, fmt.Errorf("node %d %q: child %d has more than one parent", i, gn.Name, c)
+			}
+			hasParent[c] = true
+			nodes[i].Children = append(nodes[i].Children, nodes[c])
+		}
+	}
+	return nodes, hasParent, nil
+}
+
+func (l *loader) node(gn *gltf.Node, meshes []*Mesh) (*Node, error) {
+	n := &Node{Name: gn.Name}
+	var local mgl64.Mat4
+	if mat := gn.MatrixOrDefault(); mat != gltf.DefaultMatrix {
+		local = mgl64.Mat4(mat)
+	} else {
+		t, r, s := gn.TranslationOrDefault(), gn.RotationOrDefault(), gn.ScaleOrDefault()
+		q := mgl64.Quat{W: r[3], V: mgl64.Vec3{r[0], r[1], r[2]}}
+		local = mgl64.Translate3D(t[0], t[1], t[2]).Mul4(q.Normalize().Mat4()).Mul4(mgl64.Scale3D(s[0], s[1], s[2]))
+	}
+	for _, v := range local {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, errors.New("transform has non-finite values")
+		}
+	}
+	n.Local = toZUp(local)
+	if gn.Mesh != nil {
+		if *gn.Mesh < 0 || *gn.Mesh >= len(meshes) {
+			return nil, fmt.Errorf("mesh %d out of range (%d meshes)", *gn.Mesh, len(meshes))
+		}
+		n.Mesh = meshes[*gn.Mesh]
+	}
+	var err error
+	n.InsertionPoint, err = insertionPoint(gn.Extras)
+	return n, err
+}
+
+func (l *loader) material(i int, gm *gltf.Material) (*Material, int, error) {
+	if gm == nil {
+		return nil, 0, fmt.Errorf("material %d is null", i)
+	}
+	m := &Material{
+		Name:        gm.Name,
+		BaseColor:   [4]float32{1, 1, 1, 1},
+		AlphaCutoff: float32(gm.AlphaCutoffOrDefault()),
+		DoubleSided: gm.DoubleSided,
+		Metallic:    1,
+		Roughness:   1,
+	}
+	switch gm.AlphaMode {
+	case gltf.AlphaOpaque:
+		m.AlphaMode = AlphaOpaque
+	case gltf.AlphaMask:
+		m.AlphaMode = AlphaMask
+	case gltf.AlphaBlend:
+		m.AlphaMode = AlphaBlend
+	default:
+		return nil, 0, fmt.Errorf("material %d %q: unknown alpha mode %d", i, gm.Name, gm.AlphaMode)
+	}
+	pbr := gm.PBRMetallicRoughness
+	if pbr == nil {
+		return m, 0, nil
+	}
+	for k, c := range pbr.BaseColorFactorOrDefault() {
+		m.BaseColor[k] = float32(c)
+	}
+	m.Metallic = float32(pbr.MetallicFactorOrDefault())
+	m.Roughness = float32(pbr.RoughnessFactorOrDefault())
+	ti := pbr.BaseColorTexture
+	if ti == nil {
+		return m, 0, nil
+	}
+	if ti.Index < 0 || ti.Index >= len(l.doc.Textures) || l.doc.Textures[ti.Index] == nil {
+		return nil, 0, fmt.Errorf("material %d %q: texture %d out of range (%d textures)", i, gm.Name, ti.Index, len(l.doc.Textures))
+	}
+	src := l.doc.Textures[ti.Index].Source
+	if src == nil {
+		// The image comes from an extension (KTX2, WebP, ...) we cannot
+		// decode; had it been required, model() would have refused the file.
+		return m, ti.TexCoord, nil
+	}
+	img, err := l.image(*src)
+	if err != nil {
+		return nil, 0, fmt.Errorf("material %d %q: texture %d: %w", i, gm.Name, ti.Index, err)
+	}
+	m.BaseColorTexture = img
+	return m, ti.TexCoord, nil
+}
+
+// image decodes image i once, however many textures use it.
+func (l *loader) image(i int) (image.Image, error) {
+	if img, ok := l.images[i]; ok {
+		return img, nil
+	}
+	if i < 0 || i >= len(l.doc.Images) || l.doc.Images[i] == nil {
+		return nil, fmt.Errorf("image %d out of range (%d images)", i, len(l.doc.Images))
+	}
+	gi := l.doc.Images[i]
+	var (
+		data []byte
+		err  error
+	)
+	switch {
+	case gi.BufferView != nil:
+		data, err = l.bufferView(*gi.BufferView)
+	case strings.HasPrefix(gi.URI, "data:"):
+		data, err = dataURI(gi.URI)
+	case gi.URI == "":
+		err = errors.New("has neither uri nor bufferView")
+	case l.dir == "":
+		err = fmt.Errorf("external file %q cannot be resolved (use Load)", gi.URI)
+	default:
+		var p string
+		if p, err = url.PathUnescape(gi.URI); err == nil {
+			data, err = os.ReadFile(filepath.Join(l.dir, filepath.FromSlash(p)))
+		}
+	}
+	if err == nil {
+		var cfg image.Config
+		if cfg, _, err = image.DecodeConfig(bytes.NewReader(data)); err == nil {
+			if cfg.Width > maxTextureSide || cfg.Height > maxTextureSide {
+				err = fmt.Errorf("%dx%d exceeds %d pixels a side", cfg.Width, cfg.Height, maxTextureSide)
+			}
+		}
+	}
+	var img image.Image
+	if err == nil {
+		img, _, err = image.Decode(bytes.NewReader(data))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("image %d %q: %w", i, gi.Name, err)
+	}
+	l.images[i] = img
+	return img, nil
+}
+
+// dataURI returns the payload of a base64 data URI.
+func dataURI(uri string) ([]byte, error) {
+	meta, payload, ok := strings.Cut(strings.TrimPrefix(uri, "data:"), ",")
+	if !ok || !strings.HasSuffix(meta, ";base64") {
+		return nil, errors.New("data URI is not base64")
+	}
+	return base64.StdEncoding.DecodeString(payload)
+}
+
+func (l *loader) mesh(i int, gm *gltf.Mesh) (*Mesh, error) {
+	if gm == nil {
+		return nil, fmt.Errorf("mesh %d is null", i)
+	}
+	m := &Mesh{Name: gm.Name}
+	for k, gp := range gm.Primitives {
+		p, err := l.primitive(gp)
+		if err != nil {
+			return nil, fmt.Errorf("mesh %d %q primitive %d: %w", i, gm.Name, k, err)
+		}
+		m.Primitives = append(m.Primitives, p)
+	}
+	return m, nil
+}
+
+func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
+	if gp == nil {
+		return nil, errors.New("primitive is null")
+	}
+	switch gp.Mode {
+	case gltf.PrimitiveTriangles, gltf.PrimitiveTriangleStrip, gltf.PrimitiveTriangleFan:
+	default:
+		return nil, fmt.Errorf("mode %s not supported (only triangles, strips and fans)", gp.Mode)
+	}
+	p := &Primitive{}
+	texSet := 0
+	if gp.Material == nil {
+		if l.defMat == nil {
+			l.defMat = DefaultMaterial()
+		}
+		p.Material = l.defMat
+	} else {
+		if *gp.Material < 0 || *gp.Material >= len(l.materials) {
+			return nil, fmt.Errorf("material %d out of range (%d materials)", *gp.Material, len(l.materials))
+		}
+		p.Material, texSet = l.materials[*gp.Material], l.texCoord[*gp.Material]
+	}
+
+	pi, ok := gp.Attributes[gltf.POSITION]
+	if !ok {
+		return nil, errors.New("POSITION accessor missing")
+	}
+	pos, err := l.readVec3(pi)
+	if err != nil {
+		return nil, fmt.Errorf("POSITION: %w", err)
+	}
+	n := len(pos)
+	p.Positions = make([]mgl32.Vec3, n)
+	for k, v := range pos {
+		p.Positions[k] = vecToZUp(v)
+	}
+	if ni, ok := gp.Attributes[gltf.NORMAL]; ok {
+		nrm, err := l.readVec3(ni)
+		if err != nil {
+			return nil, fmt.Errorf("NORMAL: %w", err)
+		}
+		if len(nrm) != n {
+			return nil, fmt.Errorf("NORMAL has %d elements, POSITION %d", len(nrm), n)
+		}
+		p.Normals = make([]mgl32.Vec3, n)
+		for k, v := range nrm {
+			p.Normals[k] = vecToZUp(v)
+		}
+	}
+	// Read the set the base color texture uses; it becomes TexCoords.
+	uvName := fmt.Sprintf("TEXCOORD_%d", texSet)
+	if ti, ok := gp.Attributes[uvName]; ok {
+		uv, err := l.readVec2(ti)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", uvName, err)
+		}
+		if len(uv) != n {
+			return nil, fmt.Errorf("%s has %d elements, POSITION %d", uvName, len(uv), n)
+		}
+		p.TexCoords = make([]mgl32.Vec2, n)
+		for k, v := range uv {
+			p.TexCoords[k] = v
+		}
+	}
+
+	var idx []uint32
+	if gp.Indices != nil {
+		a, err := l.accessor(*gp.Indices)
+		if err == nil {
+			idx, err = modeler.ReadIndices(l.doc, a, nil)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("indices: %w", err)
+		}
+		for k, v := range idx {
+			if int64(v) >= int64(n) {
+				return nil, fmt.Errorf("index %d is %d, not below vertex count %d", k, v, n)
+			}
+		}
+	} else {
+		idx = make([]uint32, n)
+		for k := range idx {
+			idx[k] = uint32(k)
+		}
+	}
+	switch gp.Mode {
+	case gltf.PrimitiveTriangleStrip:
+		idx = stripToTriangles(idx)
+	case gltf.PrimitiveTriangleFan:
+		idx = fanToTriangles(idx)
+	default:
+		if len(idx)%3 != 0 {
+			return nil, fmt.Errorf("%d indices do not make whole triangles", len(idx))
+		}
+	}
+	p.Indices = idx
+	if p.Normals == nil {
+		flatNormals(p)
+	}
+	p.UpdateKey()
+	return p, nil
+}

@@ -1,0 +1,226 @@
+package models
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"image"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// Model is one loaded model file, z-up.
+type Model struct {
+	Path      string  // absolute path it was loaded from ("" if built in memory)
+	Name      string  // file name without extension, or as given to NewModel
+	Roots     []*Node // the default scene's root nodes (or all parentless nodes if no scene)
+	Meshes    []*Mesh // all meshes, each exactly once (nodes reference them)
+	Materials []*Material
+	Commands  []Command // embedded simvis commands, in order
+
+	// Lookup sets for AddNode; rebuilt lazily, so literal Models work too.
+	meshSet map[*Mesh]bool
+	matSet  map[*Material]bool
+}
+
+// Node is one node of a model's hierarchy.
+type Node struct {
+	Name           string
+	Local          mgl64.Mat4 // local transform, z-up
+	Mesh           *Mesh      // may be nil
+	Children       []*Node
+	InsertionPoint string // non-empty if the node is declared as a simvis insertion point
+}
+
+// Mesh is a set of primitives drawn together; nodes may share it.
+type Mesh struct {
+	Name       string
+	Primitives []*Primitive
+}
+
+// Primitive is one indexed triangle list with one material.
+type Primitive struct {
+	Positions []mgl32.Vec3
+	Normals   []mgl32.Vec3 // same length as Positions
+	TexCoords []mgl32.Vec2 // nil or same length as Positions
+	Indices   []uint32     // triangles
+	Material  *Material    // never nil for loaded models
+	// Key is a hash of the geometry (see UpdateKey): identical geometry has
+	// identical keys, so renderers can share GPU buffers between primitives.
+	Key [32]byte
+}
+
+// AlphaMode tells how a material's alpha is used.
+type AlphaMode int
+
+// Alpha modes, as in glTF.
+const (
+	AlphaOpaque AlphaMode = iota // alpha ignored
+	AlphaMask                    // alpha < AlphaCutoff is fully transparent, else opaque
+	AlphaBlend                   // alpha blended
+)
+
+func (a AlphaMode) String() string {
+	switch a {
+	case AlphaOpaque:
+		return "OPAQUE"
+	case AlphaMask:
+		return "MASK"
+	case AlphaBlend:
+		return "BLEND"
+	}
+	return fmt.Sprintf("AlphaMode(%d)", int(a))
+}
+
+// Material is a glTF metallic-roughness material reduced to what simvis
+// renders, plus the factors needed to write it back.
+type Material struct {
+	Name             string
+	BaseColor        [4]float32  // linear RGBA factor
+	BaseColorTexture image.Image // nil if none
+	AlphaMode        AlphaMode
+	AlphaCutoff      float32 // used with AlphaMask; default 0.5
+	DoubleSided      bool
+	Metallic         float32
+	Roughness        float32
+}
+
+// Command is one simvis command embedded in a model file.
+type Command struct {
+	XML    string // one XML command element
+	Source string // where it came from, for error messages
+}
+
+// DefaultMaterial returns a new copy of glTF's default material (opaque
+// white, single-sided, metallic and roughness 1), used for primitives that
+// name no material.
+func DefaultMaterial() *Material {
+	return &Material{Name: "default", BaseColor: [4]float32{1, 1, 1, 1}, AlphaCutoff: 0.5, Metallic: 1, Roughness: 1}
+}
+
+// NewModel returns an empty in-memory model.
+func NewModel(name string) *Model { return &Model{Name: name} }
+
+// AddNode appends a node under parent (a root if parent is nil) and registers
+// its mesh and the mesh's materials in m.Meshes and m.Materials unless they
+// are there already. It returns the new node.
+func (m *Model) AddNode(parent *Node, name string, local mgl64.Mat4, mesh *Mesh) *Node {
+	n := &Node{Name: name, Local: local, Mesh: mesh}
+	if parent == nil {
+		m.Roots = append(m.Roots, n)
+	} else {
+		parent.Children = append(parent.Children, n)
+	}
+	if mesh == nil {
+		return n
+	}
+	m.meshSet = register(m.meshSet, &m.Meshes, mesh)
+	for _, p := range mesh.Primitives {
+		if p != nil && p.Material != nil {
+			m.matSet = register(m.matSet, &m.Materials, p.Material)
+		}
+	}
+	return n
+}
+
+// register appends v to *list unless it is in it. The set makes repeated
+// registrations cheap; the slice scan on a miss catches entries appended to
+// the exported slice directly.
+func register[T comparable](set map[T]bool, list *[]T, v T) map[T]bool {
+	if set == nil {
+		set = map[T]bool{}
+	}
+	if set[v] {
+		return set
+	}
+	set[v] = true
+	for _, e := range *list {
+		if e == v {
+			return set
+		}
+	}
+	*list = append(*list, v)
+	return set
+}
+
+// Walk calls fn for every node reachable from m.Roots, depth-first with
+// parents before children, passing the node's model-space transform. It
+// stops at and returns the first error fn returns.
+func (m *Model) Walk(fn func(n *Node, world mgl64.Mat4) error) error {
+	var walk func(n *Node, parent mgl64.Mat4) error
+	walk = func(n *Node, parent mgl64.Mat4) error {
+		world := parent.Mul4(n.Local)
+		if err := fn(n, world); err != nil {
+			return err
+		}
+		for _, c := range n.Children {
+			if err := walk(c, world); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, r := range m.Roots {
+		if err := walk(r, mgl64.Ident4()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TriangleCount returns the number of triangles the model draws: every node
+// counts its mesh's triangles, so a mesh used by two nodes counts twice.
+func (m *Model) TriangleCount() int {
+	total := 0
+	_ = m.Walk(func(n *Node, _ mgl64.Mat4) error {
+		if n.Mesh != nil {
+			for _, p := range n.Mesh.Primitives {
+				total += len(p.Indices) / 3
+			}
+		}
+		return nil
+	})
+	return total
+}
+
+// UpdateKey sets p.Key to the SHA-256 of p's geometry (positions, normals,
+// texture coordinates and indices). Call it after changing the geometry of a
+// primitive built by hand; Load and the shape helpers set it already.
+func (p *Primitive) UpdateKey() {
+	h := sha256.New()
+	buf := make([]byte, 0, 4096)
+	// Flushing in chunks keeps memory flat for big meshes.
+	put := func(v uint32) {
+		buf = binary.LittleEndian.AppendUint32(buf, v)
+		if len(buf) >= 4096-4 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	putFloats := func(fs ...float32) {
+		for _, f := range fs {
+			put(math.Float32bits(f))
+		}
+	}
+	// Lengths first, so the same numbers split differently hash differently.
+	put(uint32(len(p.Positions)))
+	for _, v := range p.Positions {
+		putFloats(v[:]...)
+	}
+	put(uint32(len(p.Normals)))
+	for _, v := range p.Normals {
+		putFloats(v[:]...)
+	}
+	put(uint32(len(p.TexCoords)))
+	for _, v := range p.TexCoords {
+		putFloats(v[:]...)
+	}
+	put(uint32(len(p.Indices)))
+	for _, i := range p.Indices {
+		put(i)
+	}
+	h.Write(buf)
+	h.Sum(p.Key[:0])
+}
