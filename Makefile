@@ -1,0 +1,40 @@
+# simvis: the two commands a newcomer needs are `make demo` and `make test`.
+# Both install the Debian packages the build needs first (as root, or with sudo).
+
+GO       ?= go
+SCENE    ?= scenes/quickstart/scene.xml
+OUT      ?= out/quickstart
+# g3n's renderer package pulls in GLFW's C sources, which need the X11 and GL
+# headers at build time; EGL and Mesa's llvmpipe render headless at run time.
+APT_PACKAGES := gcc pkg-config libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-mesa-dev \
+	libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: demo test deps build assets bench clean
+
+demo: deps build
+	./bin/simvis inspect $(SCENE)
+	./bin/simvis capture $(SCENE) -o $(OUT)
+
+test: deps
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build:
+	$(GO) build -o bin/simvis ./cmd/simvis
+
+# Regenerate the example scenes' glTF assets from code.
+assets:
+	$(GO) run ./scenes/generate -o scenes
+
+clean:
+	rm -rf bin out

@@ -1,0 +1,240 @@
+package scene
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/beevik/etree"
+)
+
+// Command is one part, element or sensor command with where it came from.
+// Element and sensor constructors read their configuration from it; every
+// attribute a command carries must be read by someone, so a misspelt
+// attribute is an error rather than a silently ignored setting.
+type Command struct {
+	Elem *etree.Element // the whole XML command
+	File string         // file (or embedded source) the command came from
+	Line int            // 1-based line of the command's start tag
+	Dir  string         // directory that relative file= paths resolve against
+
+	used map[string]bool
+}
+
+// Error is a bad-input error located at a command and, where it applies, one
+// attribute of it.
+type Error struct {
+	File string
+	Line int
+	What string // e.g. `part "ROBOT"`
+	Attr string // "" when the error is about the command as a whole
+	Err  error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
+	}
+	if e.What != "" {
+		b.WriteString(e.What)
+		b.WriteString(": ")
+	}
+	if e.Attr != "" {
+		fmt.Fprintf(&b, "attribute %q: ", e.Attr)
+	}
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// NewCommand wraps an XML element as a command, e.g. for commands built in code.
+func NewCommand(elem *etree.Element, file string, line int, dir string) *Command {
+	return &Command{Elem: elem, File: file, Line: line, Dir: dir}
+}
+
+// ParseCommand parses the XML text of a single command.
+func ParseCommand(xmlText, file, dir string) (*Command, error) {
+	cmds, err := ParseCommands([]byte(xmlText), file, dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(cmds) != 1 {
+		return nil, &Error{File: file, Err: fmt.Errorf("want exactly one command, got %d", len(cmds))}
+	}
+	return cmds[0], nil
+}
+
+// Kind is the command name: "part", "element" or "sensor".
+func (c *Command) Kind() string { return c.Elem.Tag }
+
+// Name is the command's name attribute ("" if absent).
+func (c *Command) Name() string { return c.Elem.SelectAttrValue("name", "") }
+
+// String returns the command as XML text.
+func (c *Command) String() string {
+	d := etree.NewDocument()
+	d.SetRoot(c.Elem.Copy())
+	s, _ := d.WriteToString()
+	return s
+}
+
+func (c *Command) what() string {
+	if name := c.Name(); name != "" {
+		return fmt.Sprintf("%s %q", c.Kind(), name)
+	}
+	return c.Kind()
+}
+
+// Errorf returns an Error naming this command and attr ("" for the whole command).
+func (c *Command) Errorf(attr, format string, args ...any) error {
+	return &Error{File: c.File, Line: c.Line, What: c.what(), Attr: attr, Err: fmt.Errorf(format, args...)}
+}
+
+// Attr returns an attribute's value and marks it as read.
+func (c *Command) Attr(name string) (string, bool) {
+	if c.used == nil {
+		c.used = map[string]bool{}
+	}
+	c.used[name] = true
+	a := c.Elem.SelectAttr(name)
+	if a == nil {
+		return "", false
+	}
+	return a.Value, true
+}
+
+// Has reports whether the attribute is present (without marking it read).
+func (c *Command) Has(name string) bool { return c.Elem.SelectAttr(name) != nil }
+
+// String returns a required attribute.
+func (c *Command) Required(name string) (string, error) {
+	v, ok := c.Attr(name)
+	if !ok {
+		return "", c.Errorf(name, "missing")
+	}
+	if strings.TrimSpace(v) == "" {
+		return "", c.Errorf(name, "empty")
+	}
+	return v, nil
+}
+
+// Float returns a finite float attribute, or def when it is absent.
+func (c *Command) Float(name string, def float64) (float64, error) {
+	v, ok := c.Attr(name)
+	if !ok {
+		return def, nil
+	}
+	x, err := parseFinite(v)
+	if err != nil {
+		return 0, c.Errorf(name, "%v", err)
+	}
+	return x, nil
+}
+
+// FloatIn is Float with an inclusive range check.
+func (c *Command) FloatIn(name string, def, min, max float64) (float64, error) {
+	x, err := c.Float(name, def)
+	if err != nil {
+		return 0, err
+	}
+	if x < min || x > max {
+		return 0, c.Errorf(name, "%g is out of range [%g, %g]", x, min, max)
+	}
+	return x, nil
+}
+
+// Int returns an integer attribute in [min, max], or def when it is absent.
+func (c *Command) Int(name string, def, min, max int) (int, error) {
+	v, ok := c.Attr(name)
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return 0, c.Errorf(name, "%q is not an integer", v)
+	}
+	if n < min || n > max {
+		return 0, c.Errorf(name, "%d is out of range [%d, %d]", n, min, max)
+	}
+	return n, nil
+}
+
+// Bool returns a boolean attribute ("true"/"false"/"1"/"0"), or def when absent.
+func (c *Command) Bool(name string, def bool) (bool, error) {
+	v, ok := c.Attr(name)
+	if !ok {
+		return def, nil
+	}
+	switch strings.TrimSpace(v) {
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	}
+	return false, c.Errorf(name, "%q is not a boolean (true/false)", v)
+}
+
+// Pose returns a pose attribute ("x y z roll pitch yaw"), identity when absent.
+func (c *Command) Pose(name string) (Pose, error) {
+	v, ok := c.Attr(name)
+	if !ok {
+		return Pose{}, nil
+	}
+	p, err := ParsePose(v)
+	if err != nil {
+		return Pose{}, c.Errorf(name, "%v", err)
+	}
+	return p, nil
+}
+
+// Path returns a file attribute resolved against the command's directory.
+func (c *Command) Path(name string) (string, error) {
+	v, err := c.Required(name)
+	if err != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(v) && c.Dir != "" {
+		v = filepath.Join(c.Dir, v)
+	}
+	return v, nil
+}
+
+var namePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+// checkName validates a name attribute: names appear in NAME.PARAM syntax and
+// in PART/NAME paths, so dots, slashes and spaces are reserved.
+func (c *Command) checkName(attr, v string) error {
+	if !namePattern.MatchString(v) {
+		return c.Errorf(attr, "%q is not a valid name (letters, digits, '_' and '-', not starting with a digit or '-')", v)
+	}
+	return nil
+}
+
+// unused returns an error for the first attribute nobody read.
+func (c *Command) unused() error {
+	for _, a := range c.Elem.Attr {
+		key := a.Key
+		if a.Space != "" {
+			key = a.Space + ":" + a.Key
+		}
+		if !c.used[key] {
+			return c.Errorf(key, "unknown attribute for %s", c.typeDesc())
+		}
+	}
+	return nil
+}
+
+func (c *Command) typeDesc() string {
+	if t := c.Elem.SelectAttrValue("type", ""); t != "" && c.Kind() != "part" {
+		return fmt.Sprintf("%s type %q", c.Kind(), t)
+	}
+	return c.Kind()
+}

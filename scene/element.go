@@ -1,0 +1,99 @@
+package scene
+
+import "github.com/go-gl/mathgl/mgl64"
+
+// Param declares one parameter an element exports: a named float whose
+// initial value comes from the XML attribute of the same name, else Default.
+type Param struct {
+	Name    string
+	Default float64
+}
+
+// Element is a plug-in that changes the scene graph its own way and exports
+// named float parameters (paper III-D). The framework sees only the parameters.
+type Element interface {
+	// Params lists the element's parameters in table order.
+	Params() []Param
+	// Apply propagates the element's current values (its run of the
+	// parameter table, in Params order) into the scene graph. An error
+	// rejects the values; the element must then keep its previous state.
+	Apply(values []float64) error
+}
+
+// Sensor produces data from the scene (paper III-E). The scene package only
+// mounts sensors and lists them; the sensors package renders them.
+type Sensor interface {
+	// Describe returns the sensor's settings for inspect output.
+	Describe() map[string]any
+}
+
+// ElementEntry is an element in the scene: its command, its insertion point
+// and its run of the parameter table.
+type ElementEntry struct {
+	Name    string
+	Type    string
+	At      string // insertion point name
+	Command *Command
+	Element Element
+	Params  []Param
+	Start   int // index of the first parameter in the table
+}
+
+// SensorEntry is a sensor in the scene, mounted at Frame.
+type SensorEntry struct {
+	Name    string
+	Type    string
+	At      string
+	Command *Command
+	Frame   *Node
+	Sensor  Sensor
+}
+
+// PartEntry is a part in the scene.
+type PartEntry struct {
+	Name    string
+	At      string
+	File    string // resolved model path
+	Command *Command
+	Node    *Node // the part's separator
+}
+
+// Context is what element and sensor constructors receive: the command, the
+// insertion point and the means to change the graph there. Changes made
+// through it are undone if the command fails.
+type Context struct {
+	Scene   *Scene
+	Command *Command
+	// Name is the element's or sensor's full name (commands embedded in a
+	// model get the part's name as prefix, "ROBOT/TILT").
+	Name string
+	// At is the insertion point named by insert_at.
+	At *Node
+	// Frame is a sensor's own frame (nil for elements): the pose_offset
+	// applied at the insertion point; the sensor looks along its +x, +z up.
+	Frame *Node
+}
+
+// InsertTransform inserts a transformation right before the insertion point.
+// Following Open Inventor traversal semantics it affects everything that
+// comes after it in the enclosing separator: the insertion point, whatever is
+// attached there afterwards, and the part's model.
+func (c *Context) InsertTransform(local mgl64.Mat4) *Node {
+	return c.Scene.insertTransform(c.At, c.Name, c.Name, local)
+}
+
+// InsertSeparator inserts a separator with the given local transform right
+// before the insertion point; what goes inside it affects nothing outside.
+func (c *Context) InsertSeparator(local mgl64.Mat4) *Node {
+	sep := newNode(KindSeparator, c.Name, c.Name, local)
+	c.Scene.insertBefore(c.At, sep)
+	return sep
+}
+
+// AddChild adds a node under parent (one the element inserted), undone if
+// the command fails.
+func (c *Context) AddChild(parent *Node, kind NodeKind, name string, local mgl64.Mat4) *Node {
+	n := newNode(kind, name, c.Name, local)
+	c.Scene.appendChild(parent, n)
+	return n
+}

@@ -1,0 +1,117 @@
+package scene
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/beevik/etree"
+)
+
+// ReadCommands reads a scene file: either a <scene> root holding part, element
+// and sensor commands, or a bare list of commands like the paper's Fig. 1.
+func ReadCommands(path string) ([]*Command, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scene: %w", err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("scene: %w", err)
+	}
+	return ParseCommands(data, path, filepath.Dir(abs))
+}
+
+// ParseCommands parses scene XML held in memory. file names the source in
+// errors; dir is what relative file= paths resolve against.
+func ParseCommands(data []byte, file, dir string) ([]*Command, error) {
+	// etree keeps no positions, so a first pass with encoding/xml checks the
+	// syntax and records the line of every start tag in document order.
+	lines, err := startLines(data, file)
+	if err != nil {
+		return nil, err
+	}
+	doc := etree.NewDocument()
+	if err := doc.ReadFromBytes(data); err != nil {
+		return nil, &Error{File: file, Err: err}
+	}
+	lineOf := map[*etree.Element]int{}
+	i := 0
+	var number func(e *etree.Element)
+	number = func(e *etree.Element) {
+		if i < len(lines) {
+			lineOf[e] = lines[i]
+		}
+		i++
+		for _, c := range e.ChildElements() {
+			number(c)
+		}
+	}
+	roots := doc.ChildElements()
+	for _, r := range roots {
+		number(r)
+	}
+	if len(roots) == 0 {
+		return nil, &Error{File: file, Err: errors.New("no commands (want <scene> or part/element/sensor commands)")}
+	}
+	elems := roots
+	if len(roots) == 1 && roots[0].Tag == "scene" {
+		s := roots[0]
+		if len(s.Attr) > 0 {
+			return nil, &Error{File: file, Line: lineOf[s], What: "scene", Attr: s.Attr[0].Key, Err: errors.New("unknown attribute")}
+		}
+		elems = s.ChildElements()
+	}
+	cmds := make([]*Command, 0, len(elems))
+	for _, e := range elems {
+		c := &Command{Elem: e, File: file, Line: lineOf[e], Dir: dir}
+		switch e.Tag {
+		case "part", "element", "sensor":
+		default:
+			return nil, &Error{File: file, Line: c.Line, What: fmt.Sprintf("<%s>", e.FullTag()),
+				Err: errors.New("unknown command (want part, element or sensor)")}
+		}
+		if e.Space != "" {
+			return nil, c.Errorf("", "namespaced command %q not supported", e.FullTag())
+		}
+		cmds = append(cmds, c)
+	}
+	return cmds, nil
+}
+
+// startLines returns the line of each start tag in document order, and a
+// located error for malformed XML or a repeated attribute.
+func startLines(data []byte, file string) ([]int, error) {
+	d := xml.NewDecoder(bytes.NewReader(data))
+	var lines []int
+	for {
+		// Before Token, the position is at the '<' of the next tag, because
+		// text between tags comes back as its own token.
+		line, _ := d.InputPos()
+		tok, err := d.Token()
+		if err == io.EOF {
+			return lines, nil
+		}
+		if err != nil {
+			var se *xml.SyntaxError
+			if errors.As(err, &se) {
+				return nil, &Error{File: file, Line: se.Line, Err: fmt.Errorf("XML syntax: %s", se.Msg)}
+			}
+			return nil, &Error{File: file, Line: line, Err: fmt.Errorf("XML: %v", err)}
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			seen := map[xml.Name]bool{}
+			for _, a := range se.Attr {
+				if seen[a.Name] {
+					return nil, &Error{File: file, Line: line, What: "<" + se.Name.Local + ">", Attr: a.Name.Local, Err: errors.New("given twice")}
+				}
+				seen[a.Name] = true
+			}
+			lines = append(lines, line)
+		}
+	}
+}

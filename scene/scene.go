@@ -1,0 +1,594 @@
+package scene
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/g3n/engine/core"
+	"github.com/g3n/engine/light"
+	"github.com/g3n/engine/math32"
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/models"
+)
+
+// RootName is the insertion point every scene starts with.
+const RootName = "ROOT"
+
+// WorldFrame names the world frame in frame queries.
+const WorldFrame = "world"
+
+// DefaultParamCapacity is the parameter table size when Options leaves it 0.
+const DefaultParamCapacity = 1 << 16
+
+// maxNesting bounds parts that embed parts, so a model including itself is
+// an error instead of endless recursion.
+const maxNesting = 16
+
+// Options configure a new scene.
+type Options struct {
+	// ParamCapacity fixes the number of parameter slots. The table never
+	// grows, so its values never move under a reader (the shared-array
+	// interface maps it as is).
+	ParamCapacity int
+	// NoDefaultLights leaves out the ambient and sun lights a new scene has.
+	NoDefaultLights bool
+}
+
+// Scene is a simvis scene graph built from part, element and sensor commands.
+// It is not safe for concurrent use: one goroutine builds, sets and renders.
+type Scene struct {
+	top   *Node // the group that holds ROOT
+	names map[string]string
+
+	points   map[string]*Node
+	parts    []*PartEntry
+	elements []*ElementEntry
+	byName   map[string]*ElementEntry
+	sensors  []*SensorEntry
+
+	values []float64 // len = slots in use, cap fixed
+	dirty  map[*ElementEntry]bool
+
+	models  map[string]*models.Model
+	meshes  *meshCache
+	lights  *core.Node
+	log     []*Command
+	undo    []func()
+	nesting int
+}
+
+// New returns a scene holding only the ROOT insertion point.
+func New(opts Options) *Scene {
+	capacity := opts.ParamCapacity
+	if capacity <= 0 {
+		capacity = DefaultParamCapacity
+	}
+	s := &Scene{
+		names:  map[string]string{RootName: "the root insertion point", WorldFrame: "the world frame"},
+		points: map[string]*Node{},
+		byName: map[string]*ElementEntry{},
+		values: make([]float64, 0, capacity),
+		dirty:  map[*ElementEntry]bool{},
+		models: map[string]*models.Model{},
+		meshes: newMeshCache(),
+	}
+	s.top = newNode(KindGroup, "", "", mgl64.Ident4())
+	root := newNode(KindInsertionPoint, RootName, "", mgl64.Ident4())
+	s.top.appendChild(root)
+	s.points[RootName] = root
+	s.lights = core.NewNode()
+	s.lights.SetName("lights")
+	s.top.g3n.Add(s.lights)
+	if !opts.NoDefaultLights {
+		// A key light from above and behind-left and a weak fill from the
+		// opposite side, so that no wall orientation is left in flat ambient.
+		// g3n directional lights shine from their position toward the origin.
+		white := &math32.Color{R: 1, G: 1, B: 1}
+		s.lights.Add(light.NewAmbient(white, 0.35))
+		key := light.NewDirectional(white, 0.7)
+		key.SetPosition(-0.6, -0.4, 1)
+		fill := light.NewDirectional(white, 0.3)
+		fill.SetPosition(0.6, 0.5, 0.4)
+		s.lights.Add(key)
+		s.lights.Add(fill)
+	}
+	return s
+}
+
+// Load builds a scene from a scene file.
+func Load(path string, opts Options) (*Scene, error) {
+	cmds, err := ReadCommands(path)
+	if err != nil {
+		return nil, err
+	}
+	s := New(opts)
+	for _, c := range cmds {
+		if err := s.Exec(c); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Exec executes one command. A command that fails leaves the scene as it was.
+func (s *Scene) Exec(c *Command) error {
+	s.undo = s.undo[:0]
+	if err := s.exec(c, ""); err != nil {
+		for i := len(s.undo) - 1; i >= 0; i-- {
+			s.undo[i]()
+		}
+		s.undo = s.undo[:0]
+		return err
+	}
+	s.undo = s.undo[:0]
+	s.log = append(s.log, c)
+	return nil
+}
+
+// Log returns the commands executed so far, in order (not those that failed
+// or were embedded in models: replaying the log re-runs those).
+func (s *Scene) Log() []*Command { return s.log }
+
+// exec runs a command; prefix is the enclosing part's name for commands
+// embedded in a model ("" at top level).
+func (s *Scene) exec(c *Command, prefix string) error {
+	switch c.Kind() {
+	case "part":
+		return s.execPart(c, prefix)
+	case "element":
+		return s.execElement(c, prefix)
+	case "sensor":
+		return s.execSensor(c, prefix)
+	}
+	return c.Errorf("", "unknown command (want part, element or sensor)")
+}
+
+// common reads the name and insert_at attributes every command has.
+func (s *Scene) common(c *Command, prefix string) (name string, at *Node, err error) {
+	local, err := c.Required("name")
+	if err != nil {
+		return "", nil, err
+	}
+	if err := c.checkName("name", local); err != nil {
+		return "", nil, err
+	}
+	name = local
+	if prefix != "" {
+		name = prefix + "/" + local
+	}
+	if owner, dup := s.names[name]; dup {
+		return "", nil, c.Errorf("name", "%q is already used by %s", name, owner)
+	}
+	at, err = s.insertionPoint(c, prefix)
+	return name, at, err
+}
+
+// insertionPoint resolves insert_at. It defaults to the enclosing insertion
+// point: ROOT at top level, the part's own for commands embedded in a model,
+// where names resolve first among the part's insertion points.
+func (s *Scene) insertionPoint(c *Command, prefix string) (*Node, error) {
+	v, ok := c.Attr("insert_at")
+	if !ok {
+		if prefix == "" {
+			return s.points[RootName], nil
+		}
+		return s.points[prefix], nil
+	}
+	if prefix != "" {
+		if ip, ok := s.points[prefix+"/"+v]; ok {
+			return ip, nil
+		}
+	}
+	if ip, ok := s.points[v]; ok {
+		return ip, nil
+	}
+	return nil, c.Errorf("insert_at", "no insertion point %q (have %s)", v, strings.Join(s.InsertionPoints(), ", "))
+}
+
+func (s *Scene) claim(name, owner string) {
+	s.names[name] = owner
+	s.undo = append(s.undo, func() { delete(s.names, name) })
+}
+
+func (s *Scene) execPart(c *Command, prefix string) error {
+	name, at, err := s.common(c, prefix)
+	if err != nil {
+		return err
+	}
+	offset, err := c.Pose("pose_offset")
+	if err != nil {
+		return err
+	}
+	path, err := c.Path("file")
+	if err != nil {
+		return err
+	}
+	if err := c.unused(); err != nil {
+		return err
+	}
+	if s.nesting >= maxNesting {
+		return c.Errorf("file", "parts nested more than %d deep (does a model include itself?)", maxNesting)
+	}
+	model, err := s.loadModel(path)
+	if err != nil {
+		return c.Errorf("file", "%v", err)
+	}
+
+	sep := newNode(KindSeparator, name, name, offset.Matrix())
+	ip := newNode(KindInsertionPoint, name, name, mgl64.Ident4())
+	sep.appendChild(ip)
+	modelNode := newNode(KindModel, filepath.Base(path), name, mgl64.Ident4())
+	modelNode.model = model
+	sep.appendChild(modelNode)
+	var modelPoints []*Node
+	for _, r := range model.Roots {
+		modelPoints = s.buildModelNode(modelNode, r, name, modelPoints)
+	}
+	// Check every name before changing the graph.
+	s.claim(name, "part "+quote(name))
+	for _, p := range modelPoints {
+		if owner, dup := s.names[p.Name]; dup {
+			return c.Errorf("file", "model insertion point %q clashes with %s", p.Name, owner)
+		}
+		s.claim(p.Name, "insertion point of part "+quote(name))
+	}
+	s.insertBefore(at, sep)
+	s.addPoint(ip)
+	for _, p := range modelPoints {
+		s.addPoint(p)
+	}
+	entry := &PartEntry{Name: name, At: at.Name, File: path, Command: c, Node: sep}
+	s.parts = append(s.parts, entry)
+	s.undo = append(s.undo, func() { s.parts = s.parts[:len(s.parts)-1] })
+
+	s.nesting++
+	defer func() { s.nesting-- }()
+	for i, mc := range model.Commands {
+		sub, err := ParseCommand(mc.XML, mc.Source, filepath.Dir(path))
+		if err != nil {
+			return c.Errorf("file", "embedded command %d: %v", i+1, err)
+		}
+		if err := s.exec(sub, name); err != nil {
+			return c.Errorf("file", "embedded command %d: %v", i+1, err)
+		}
+	}
+	return nil
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// buildModelNode mirrors a model node and its subtree under parent. A node
+// declared as insertion point gets one as its first child, so what is
+// attached there, and transforms inserted before it, come before the node's
+// mesh and children.
+func (s *Scene) buildModelNode(parent *Node, mn *models.Node, part string, points []*Node) []*Node {
+	n := newNode(KindModelNode, mn.Name, part, mn.Local)
+	parent.appendChild(n)
+	if mn.InsertionPoint != "" {
+		ip := newNode(KindInsertionPoint, part+"/"+mn.InsertionPoint, part, mgl64.Ident4())
+		n.appendChild(ip)
+		points = append(points, ip)
+	}
+	if mn.Mesh != nil {
+		n.mesh = mn.Mesh
+		n.meshG3N = s.meshes.graphics(mn.Mesh)
+		for _, g := range n.meshG3N {
+			n.g3n.Add(g)
+		}
+	}
+	for _, c := range mn.Children {
+		points = s.buildModelNode(n, c, part, points)
+	}
+	return points
+}
+
+func (s *Scene) loadModel(path string) (*models.Model, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := s.models[abs]; ok {
+		return m, nil
+	}
+	m, err := models.Load(abs)
+	if err != nil {
+		return nil, err
+	}
+	s.models[abs] = m
+	return m, nil
+}
+
+func (s *Scene) addPoint(ip *Node) {
+	s.points[ip.Name] = ip
+	s.undo = append(s.undo, func() { delete(s.points, ip.Name) })
+}
+
+// insertBefore puts n right before the insertion point ip in ip's parent.
+func (s *Scene) insertBefore(ip, n *Node) {
+	ip.parent.insertAt(ip.indexInParent(), n)
+	s.undo = append(s.undo, n.detach)
+}
+
+func (s *Scene) appendChild(parent, n *Node) {
+	parent.appendChild(n)
+	s.undo = append(s.undo, n.detach)
+}
+
+// insertTransform inserts a transform node before ip that takes ip and every
+// later sibling as children: in the Open Inventor traversal a transformation
+// affects what follows it up to the end of its separator, and with g3n's
+// hierarchical transforms "what follows" must become the node's subtree.
+func (s *Scene) insertTransform(ip *Node, name, owner string, local mgl64.Mat4) *Node {
+	t := newNode(KindTransform, name, owner, local)
+	parent := ip.parent
+	i := ip.indexInParent()
+	tail := append([]*Node(nil), parent.children[i:]...)
+	for _, c := range tail {
+		c.detach()
+	}
+	parent.insertAt(i, t)
+	for _, c := range tail {
+		t.appendChild(c)
+	}
+	s.undo = append(s.undo, func() {
+		t.detach()
+		for j, c := range tail {
+			c.detach()
+			parent.insertAt(i+j, c)
+		}
+	})
+	return t
+}
+
+func (s *Scene) execElement(c *Command, prefix string) error {
+	typ, err := c.Required("type")
+	if err != nil {
+		return err
+	}
+	factory, ok := elementFactory(typ)
+	if !ok {
+		return c.Errorf("type", "unknown element type %q (have %s)", typ, strings.Join(ElementTypes(), ", "))
+	}
+	name, at, err := s.common(c, prefix)
+	if err != nil {
+		return err
+	}
+	ctx := &Context{Scene: s, Command: c, Name: name, At: at}
+	el, err := factory(ctx)
+	if err != nil {
+		return wrapCommandError(c, err)
+	}
+	params := el.Params()
+	initial := make([]float64, len(params))
+	for i, p := range params {
+		if initial[i], err = c.Float(p.Name, p.Default); err != nil {
+			return err
+		}
+	}
+	if err := c.unused(); err != nil {
+		return err
+	}
+	if len(s.values)+len(params) > cap(s.values) {
+		return c.Errorf("", "parameter table full (%d slots); raise the scene's parameter capacity", cap(s.values))
+	}
+	if err := el.Apply(initial); err != nil {
+		return wrapCommandError(c, err)
+	}
+	entry := &ElementEntry{Name: name, Type: typ, At: at.Name, Command: c, Element: el, Params: params, Start: len(s.values)}
+	s.values = append(s.values, initial...)
+	s.elements = append(s.elements, entry)
+	s.byName[name] = entry
+	s.claim(name, "element "+quote(name))
+	s.undo = append(s.undo, func() {
+		s.values = s.values[:entry.Start]
+		s.elements = s.elements[:len(s.elements)-1]
+		delete(s.byName, name)
+	})
+	return nil
+}
+
+func (s *Scene) execSensor(c *Command, prefix string) error {
+	typ, err := c.Required("type")
+	if err != nil {
+		return err
+	}
+	factory, ok := sensorFactory(typ)
+	if !ok {
+		return c.Errorf("type", "unknown sensor type %q (have %s)", typ, strings.Join(SensorTypes(), ", "))
+	}
+	name, at, err := s.common(c, prefix)
+	if err != nil {
+		return err
+	}
+	offset, err := c.Pose("pose_offset")
+	if err != nil {
+		return err
+	}
+	sep := newNode(KindSeparator, name, name, offset.Matrix())
+	frame := newNode(KindSensor, name, name, mgl64.Ident4())
+	sep.appendChild(frame)
+	s.insertBefore(at, sep)
+	ctx := &Context{Scene: s, Command: c, Name: name, At: at, Frame: frame}
+	sensor, err := factory(ctx)
+	if err != nil {
+		return wrapCommandError(c, err)
+	}
+	if err := c.unused(); err != nil {
+		return err
+	}
+	s.claim(name, "sensor "+quote(name))
+	s.sensors = append(s.sensors, &SensorEntry{Name: name, Type: typ, At: at.Name, Command: c, Frame: frame, Sensor: sensor})
+	s.undo = append(s.undo, func() { s.sensors = s.sensors[:len(s.sensors)-1] })
+	return nil
+}
+
+// wrapCommandError locates a constructor's plain error at its command.
+func wrapCommandError(c *Command, err error) error {
+	var located *Error
+	if errors.As(err, &located) {
+		return err
+	}
+	return c.Errorf("", "%v", err)
+}
+
+// Root returns the top group of the scene graph.
+func (s *Scene) Root() *Node { return s.top }
+
+// G3N returns the g3n node to render: the scene graph and its lights.
+func (s *Scene) G3N() *core.Node { return s.top.g3n }
+
+// Lights returns the g3n node that holds the scene's lights.
+func (s *Scene) Lights() *core.Node { return s.lights }
+
+// InsertionPoint returns the named insertion point.
+func (s *Scene) InsertionPoint(name string) (*Node, bool) {
+	ip, ok := s.points[name]
+	return ip, ok
+}
+
+// InsertionPoints lists insertion point names in traversal order.
+func (s *Scene) InsertionPoints() []string {
+	var names []string
+	s.top.Walk(func(n *Node) error {
+		if n.Kind == KindInsertionPoint {
+			names = append(names, n.Name)
+		}
+		return nil
+	})
+	return names
+}
+
+// Parts lists the parts in command order.
+func (s *Scene) Parts() []*PartEntry { return s.parts }
+
+// Elements lists the elements in command order (= parameter table order).
+func (s *Scene) Elements() []*ElementEntry { return s.elements }
+
+// Element returns the named element.
+func (s *Scene) Element(name string) (*ElementEntry, bool) {
+	e, ok := s.byName[name]
+	return e, ok
+}
+
+// Sensors lists the sensors in command order.
+func (s *Scene) Sensors() []*SensorEntry { return s.sensors }
+
+// Values returns the parameter table: every element's run of values. It has
+// a fixed capacity and never moves. Write through Set, which also schedules
+// the element's update.
+func (s *Scene) Values() []float64 { return s.values }
+
+// Value returns the current value of element.param.
+func (s *Scene) Value(element, param string) (float64, error) {
+	e, i, err := s.param(element, param)
+	if err != nil {
+		return 0, err
+	}
+	return s.values[e.Start+i], nil
+}
+
+func (s *Scene) param(element, param string) (*ElementEntry, int, error) {
+	e, ok := s.byName[element]
+	if !ok {
+		return nil, 0, fmt.Errorf("no element %q", element)
+	}
+	names := make([]string, len(e.Params))
+	for i, p := range e.Params {
+		if p.Name == param {
+			return e, i, nil
+		}
+		names[i] = p.Name
+	}
+	return nil, 0, fmt.Errorf("element %q (%s) has no parameter %q (has %s)", element, e.Type, param, strings.Join(names, ", "))
+}
+
+// Set changes element.param; the change reaches the scene graph at the next
+// Update (renderers call it before drawing).
+func (s *Scene) Set(element, param string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%s.%s: value %v is not finite", element, param, v)
+	}
+	e, i, err := s.param(element, param)
+	if err != nil {
+		return err
+	}
+	s.values[e.Start+i] = v
+	s.dirty[e] = true
+	return nil
+}
+
+// Update applies changed parameter values to their elements. Values an
+// element rejects are reported; the element keeps its previous state.
+func (s *Scene) Update() error {
+	var errs []error
+	for _, e := range s.elements {
+		if !s.dirty[e] {
+			continue
+		}
+		delete(s.dirty, e)
+		if err := e.Element.Apply(s.values[e.Start : e.Start+len(e.Params)]); err != nil {
+			errs = append(errs, fmt.Errorf("element %q: %w", e.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Frame returns the node of a named frame: an insertion point or a sensor.
+func (s *Scene) Frame(name string) (*Node, error) {
+	if ip, ok := s.points[name]; ok {
+		return ip, nil
+	}
+	for _, se := range s.sensors {
+		if se.Name == name {
+			return se.Frame, nil
+		}
+	}
+	if name == WorldFrame {
+		return s.top, nil
+	}
+	return nil, fmt.Errorf("no frame %q (frames are insertion points and sensors: %s)", name, strings.Join(s.FrameNames(), ", "))
+}
+
+// FrameNames lists every named frame: insertion points, then sensors.
+func (s *Scene) FrameNames() []string {
+	names := s.InsertionPoints()
+	for _, se := range s.sensors {
+		names = append(names, se.Name)
+	}
+	return names
+}
+
+// Transform returns the pose of frame `of` relative to frame `rel` (the
+// getTransformation(FOI, FOR) of a robot model server): it maps coordinates
+// in `of` to coordinates in `rel`. rel "world" is the world frame.
+func (s *Scene) Transform(of, rel string) (mgl64.Mat4, error) {
+	if err := s.Update(); err != nil {
+		return mgl64.Mat4{}, err
+	}
+	a, err := s.Frame(of)
+	if err != nil {
+		return mgl64.Mat4{}, err
+	}
+	b, err := s.Frame(rel)
+	if err != nil {
+		return mgl64.Mat4{}, err
+	}
+	return b.World().Inv().Mul4(a.World()), nil
+}
+
+// MeshStats reports how much geometry the scene shares.
+func (s *Scene) MeshStats() MeshStats {
+	st := MeshStats{Instances: s.meshes.instances, Geometries: len(s.meshes.geometries), Materials: len(s.meshes.materials)}
+	s.top.Walk(func(n *Node) error {
+		if n.mesh != nil {
+			for _, p := range n.mesh.Primitives {
+				st.Triangles += len(p.Indices) / 3
+			}
+		}
+		return nil
+	})
+	return st
+}
