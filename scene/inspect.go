@@ -3,6 +3,8 @@ package scene
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -20,12 +22,12 @@ type NodeInfo struct {
 
 // ElementInfo is the JSON form of an element.
 type ElementInfo struct {
-	Name   string             `json:"name"`
-	Type   string             `json:"type"`
-	At     string             `json:"insert_at"`
-	Start  int                `json:"start"`
-	Params []string           `json:"params"`
-	Values map[string]float64 `json:"values"`
+	Name   string    `json:"name"`
+	Type   string    `json:"type"`
+	At     string    `json:"insert_at"`
+	Start  int       `json:"start"`
+	Params []string  `json:"params"`
+	Values []float64 `json:"values"` // in Params order
 }
 
 // SensorInfo is the JSON form of a sensor.
@@ -54,10 +56,10 @@ func (s *Scene) Inspect() (*Info, error) {
 	}
 	info := &Info{Graph: s.nodeInfo(s.top), Meshes: s.MeshStats(), Models: map[string]int{}}
 	for _, e := range s.elements {
-		ei := ElementInfo{Name: e.Name, Type: e.Type, At: e.At, Start: e.Start, Values: map[string]float64{}}
+		ei := ElementInfo{Name: e.Name, Type: e.Type, At: e.At, Start: e.Start}
 		for i, p := range e.Params {
 			ei.Params = append(ei.Params, p.Name)
-			ei.Values[p.Name] = s.values[e.Start+i]
+			ei.Values = append(ei.Values, s.values[e.Start+i])
 		}
 		info.Elements = append(info.Elements, ei)
 	}
@@ -167,7 +169,7 @@ func (info *Info) WriteSummary(w io.Writer) {
 		for _, e := range info.Elements {
 			vals := make([]string, len(e.Params))
 			for i, p := range e.Params {
-				vals[i] = fmt.Sprintf("%s=%g", p, e.Values[p])
+				vals[i] = fmt.Sprintf("%s=%g", p, e.Values[i])
 			}
 			fmt.Fprintf(w, "  %-16s %-10s at %-12s start %-4d %s\n", e.Name, e.Type, e.At, e.Start, strings.Join(vals, " "))
 		}
@@ -182,7 +184,7 @@ func (info *Info) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "\nmeshes: %d instances share %d geometries (one GPU buffer set each) and %d materials; %d triangles drawn\n",
 		m.Instances, m.Geometries, m.Materials, m.Triangles)
 	for _, f := range sortedKeys(info.Models) {
-		fmt.Fprintf(w, "  model %s: loaded once, used by %d part(s)\n", f, info.Models[f])
+		fmt.Fprintf(w, "  model %s: loaded once, used by %d part(s)\n", displayPath(f), info.Models[f])
 	}
 }
 
@@ -192,4 +194,17 @@ func formatSettings(m map[string]any) string {
 		parts = append(parts, fmt.Sprintf("%s=%v", k, m[k]))
 	}
 	return strings.Join(parts, " ")
+}
+
+// displayPath shortens an absolute path to one relative to the working
+// directory when it lies below it.
+func displayPath(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return p
 }

@@ -326,3 +326,33 @@ func TestFailedCommandLeavesSceneUnchanged(t *testing.T) {
 		t.Errorf("g3n root has %d children, want 3", got)
 	}
 }
+
+// BenchmarkLoadQuickstart parses the quickstart scene file, loads its models
+// and builds the graph.
+func BenchmarkLoadQuickstart(b *testing.B) {
+	for b.Loop() {
+		if _, err := scene.Load("../scenes/quickstart/scene.xml", scene.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSetUpdateTransform sets one pose parameter and propagates it into
+// the graph, then queries a frame below it: the per-change cost the IPC host
+// pays before a render.
+func BenchmarkSetUpdateTransform(b *testing.B) {
+	s, err := scene.Load("../scenes/quickstart/scene.xml", scene.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := 0.0
+	for b.Loop() {
+		x += 0.001
+		if err := s.Set("R_POSE", "x", x); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Transform("ROBOT_CAM", scene.WorldFrame); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

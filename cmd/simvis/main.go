@@ -20,9 +20,11 @@ import (
 )
 
 type command struct {
-	name, args, summary string
-	run                 func(fs *flag.FlagSet, args []string, stdout io.Writer) error
-	flags               func(fs *flag.FlagSet)
+	name, args string
+	short      string // one line for the command list
+	summary    string // the full description for 'simvis help COMMAND'
+	run        func(fs *flag.FlagSet, args []string, stdout io.Writer) error
+	flags      func(fs *flag.FlagSet)
 }
 
 var commands []*command
@@ -31,8 +33,13 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// errUsage marks errors that came from the command line itself.
-var errUsage = errors.New("usage")
+// usageError is an error in the command line itself: it exits with 2 and
+// repeats the command's usage line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
@@ -70,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simvis %s: %v\n", c.name, err)
-		if errors.Is(err, errUsage) {
+		if ue := (*usageError)(nil); errors.As(err, &ue) {
 			fmt.Fprintf(stderr, "usage: simvis %s %s\n", c.name, c.args)
 			return 2
 		}
@@ -87,7 +94,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, usagef("%v", err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -115,7 +122,7 @@ usage: simvis COMMAND [flags] SCENE [args]
 commands:
 `)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.short)
 	}
 	fmt.Fprint(w, "\nRun 'simvis help COMMAND' or 'simvis COMMAND -h' for a command's flags.\n")
 }
@@ -169,7 +176,7 @@ func parseSet(a string) (element, param string, v float64, err error) {
 	lhs, val, ok := strings.Cut(a, "=")
 	dot := strings.LastIndex(lhs, ".")
 	if !ok || dot <= 0 || dot == len(lhs)-1 {
-		return "", "", 0, fmt.Errorf("%w: --set %q: want ELEMENT.PARAM=VALUE", errUsage, a)
+		return "", "", 0, usagef("--set %q: want ELEMENT.PARAM=VALUE", a)
 	}
 	v, err = strconv.ParseFloat(strings.TrimSpace(val), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -180,7 +187,7 @@ func parseSet(a string) (element, param string, v float64, err error) {
 
 func oneScene(args []string) (string, []string, error) {
 	if len(args) == 0 {
-		return "", nil, fmt.Errorf("%w: no scene file given", errUsage)
+		return "", nil, usagef("no scene file given")
 	}
 	return args[0], args[1:], nil
 }
@@ -190,6 +197,7 @@ func init() {
 	var asJSON bool
 	commands = append(commands, &command{
 		name: "inspect", args: "[--json] [--set E.P=V ...] SCENE",
+		short:   "print the scene graph, elements, sensors and mesh sharing",
 		summary: "Print the scene graph (separators, insertion points, transforms, models, sensors),\nthe elements with their parameter table indices and values, the sensors, and how\nmany GPU geometries the scene's meshes share.",
 		flags: func(fs *flag.FlagSet) {
 			sf = sceneFlags{}
@@ -202,7 +210,7 @@ func init() {
 				return err
 			}
 			if len(rest) > 0 {
-				return fmt.Errorf("%w: unexpected argument %q", errUsage, rest[0])
+				return usagef("unexpected argument %q", rest[0])
 			}
 			s, err := sf.load(path)
 			if err != nil {
@@ -233,6 +241,7 @@ func init() {
 	var out string
 	commands = append(commands, &command{
 		name: "capture", args: "SCENE -o DIR [--set E.P=V ...]",
+		short:   "render every sensor headless into a directory",
 		summary: "Render every sensor of the scene headless and write its output into DIR\n(a camera NAME as DIR/NAME.png).",
 		flags: func(fs *flag.FlagSet) {
 			sf = sceneFlags{}
@@ -245,10 +254,10 @@ func init() {
 				return err
 			}
 			if len(rest) > 0 {
-				return fmt.Errorf("%w: unexpected argument %q", errUsage, rest[0])
+				return usagef("unexpected argument %q", rest[0])
 			}
 			if out == "" {
-				return fmt.Errorf("%w: -o DIR is required", errUsage)
+				return usagef("-o DIR is required")
 			}
 			s, err := sf.load(path)
 			if err != nil {
@@ -276,6 +285,7 @@ func init() {
 	var out string
 	commands = append(commands, &command{
 		name: "export", args: "SCENE -o FILE.glb|FILE.gltf [--set E.P=V ...]",
+		short:   "write the composed scene as one glTF file (y-up)",
 		summary: "Write the composed scene (current parameter values applied) as one glTF file,\nconverted back to glTF's y-up, for checking in other tools.",
 		flags: func(fs *flag.FlagSet) {
 			sf = sceneFlags{}
@@ -288,10 +298,10 @@ func init() {
 				return err
 			}
 			if len(rest) > 0 {
-				return fmt.Errorf("%w: unexpected argument %q", errUsage, rest[0])
+				return usagef("unexpected argument %q", rest[0])
 			}
 			if out == "" {
-				return fmt.Errorf("%w: -o FILE is required", errUsage)
+				return usagef("-o FILE is required")
 			}
 			s, err := sf.load(path)
 			if err != nil {
@@ -323,6 +333,7 @@ func init() {
 	var asJSON bool
 	commands = append(commands, &command{
 		name: "frames", args: "SCENE [FRAME [REFERENCE]] [--json] [--set E.P=V ...]",
+		short:   "print the pose of a frame relative to another",
 		summary: "Print the pose of FRAME relative to REFERENCE (default: world), i.e. the transform\nthat maps FRAME coordinates into REFERENCE coordinates, as x y z (m) roll pitch yaw (deg)\nand as a 4x4 matrix. Without FRAME, list the world pose of every frame. Frames are\ninsertion points and sensors; 'world' is the world frame.",
 		flags: func(fs *flag.FlagSet) {
 			sf = sceneFlags{}
@@ -335,7 +346,7 @@ func init() {
 				return err
 			}
 			if len(rest) > 2 {
-				return fmt.Errorf("%w: unexpected argument %q", errUsage, rest[2])
+				return usagef("unexpected argument %q", rest[2])
 			}
 			s, err := sf.load(path)
 			if err != nil {

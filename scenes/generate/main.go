@@ -23,13 +23,20 @@ func main() {
 	}
 }
 
-func write(dir string) error {
-	assets := map[string]*models.Model{
+// assets maps each asset's path below the scenes directory to its model.
+func assets() map[string]*models.Model {
+	return map[string]*models.Model{
 		"quickstart/world.gltf": world(),
 		"quickstart/robot.gltf": robot(),
 	}
-	for name, m := range assets {
+}
+
+func write(dir string) error {
+	for name, m := range assets() {
 		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
 		if err := models.Write(path, m); err != nil {
 			return err
 		}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/models"
+)
+
+const quickstart = "../../scenes/quickstart/scene.xml"
+
+// simvis runs the command line in-process and returns exit code and outputs.
+func simvis(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestHelpAndUsage(t *testing.T) {
+	code, out, _ := simvis(t, "help")
+	if code != 0 {
+		t.Errorf("help exit %d", code)
+	}
+	for _, c := range commands {
+		if !strings.Contains(out, "  "+c.name+" ") {
+			t.Errorf("help does not list %s:\n%s", c.name, out)
+		}
+		code, out, _ := simvis(t, c.name, "-h")
+		if code != 0 || !strings.Contains(out, "usage: simvis "+c.name) || !strings.Contains(out, "-set") {
+			t.Errorf("%s -h: exit %d, output:\n%s", c.name, code, out)
+		}
+	}
+	if code, _, _ := simvis(t); code != 2 {
+		t.Errorf("no arguments: exit %d, want 2", code)
+	}
+	for _, args := range [][]string{
+		{"nosuch"},
+		{"help", "nosuch"},
+		{"capture", quickstart},                      // -o missing
+		{"inspect"},                                  // no scene
+		{"inspect", quickstart, "extra"},             // too many arguments
+		{"inspect", "--nosuchflag", quickstart},      // unknown flag
+		{"inspect", quickstart, "--set", "R_POSE=1"}, // no parameter
+	} {
+		code, _, errOut := simvis(t, args...)
+		if code != 2 || errOut == "" {
+			t.Errorf("%q: exit %d stderr %q, want exit 2 with a message", args, code, errOut)
+		}
+	}
+}
+
+func TestBadSceneExitsNonZeroWithLocation(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bad.xml")
+	if err := os.WriteFile(path, []byte("<scene>\n  <part name=\"A\" file=\"nope.glb\"/>\n</scene>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := simvis(t, "inspect", path)
+	if code != 1 || !strings.Contains(errOut, path+":2:") || !strings.Contains(errOut, `attribute "file"`) {
+		t.Errorf("exit %d, stderr %q; want 1 and %s:2 naming attribute file", code, errOut, path)
+	}
+	code, _, errOut = simvis(t, "inspect", quickstart, "--set", "R_POSE.height=1")
+	if code != 1 || !strings.Contains(errOut, `no parameter "height"`) {
+		t.Errorf("unknown parameter: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestInspectShowsGraphElementsAndSharing(t *testing.T) {
+	code, out, errOut := simvis(t, "inspect", quickstart)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"separator WORLD", "separator ROBOT", "transform R_POSE  pose -2 -1 0 0 0 20",
+		"insertion point ROBOT/MAST_TOP", "sensor ROBOT_CAM",
+		"R_POSE           pose       at ROBOT        start 0    x=-2 y=-1 z=0 roll=0 pitch=0 yaw=20",
+		"meshes:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, out)
+		}
+	}
+	// Flags after the scene work like flags before it.
+	code, out, errOut = simvis(t, "inspect", quickstart, "--json", "--set", "R_POSE.x=3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var info struct {
+		Elements []struct {
+			Name   string
+			Start  int
+			Values []float64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &info); err != nil {
+		t.Fatalf("inspect --json: %v\n%s", err, out)
+	}
+	if len(info.Elements) != 1 || info.Elements[0].Name != "R_POSE" || info.Elements[0].Values[0] != 3 {
+		t.Errorf("inspect --json elements = %+v, want R_POSE with x=3", info.Elements)
+	}
+}
+
+func TestFrames(t *testing.T) {
+	code, out, errOut := simvis(t, "frames", "--json", quickstart, "ROBOT_CAM", "ROBOT", "--set", "R_POSE.yaw=90")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got []framePose
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	// Relative to the robot's insertion point the camera keeps its mount
+	// offset whatever the robot's pose.
+	p := got[0].Pose
+	if len(got) != 1 || math.Abs(p.X-0.2) > 1e-9 || math.Abs(p.Z-1.1) > 1e-9 || math.Abs(p.Pitch-12) > 1e-9 || math.Abs(p.Yaw) > 1e-9 {
+		t.Errorf("ROBOT_CAM in ROBOT = %+v, want 0.2 0 1.1 0 12 0", got)
+	}
+	code, out, _ = simvis(t, "frames", quickstart, "--set", "R_POSE.yaw=90")
+	if code != 0 || !strings.Contains(out, "ROBOT in world: xyz rpy = -2 -1 0 0 0 90") {
+		t.Errorf("frames listing: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := simvis(t, "frames", quickstart, "NOPE"); code != 1 || !strings.Contains(errOut, `no frame "NOPE"`) {
+		t.Errorf("unknown frame: exit %d, %q", code, errOut)
+	}
+}
+
+// The exported scene, read back (y-up converted to z-up again), has the
+// robot's mast top where the scene puts it.
+func TestExportRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "world.glb")
+	code, _, errOut := simvis(t, "export", quickstart, "-o", path, "--set", "R_POSE.x=1", "--set", "R_POSE.yaw=0")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	m, err := models.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mast *mgl64.Mat4
+	m.Walk(func(n *models.Node, world mgl64.Mat4) error {
+		if n.Name == "ROBOT/MAST_TOP" {
+			mast = &world
+		}
+		return nil
+	})
+	if mast == nil {
+		t.Fatal("exported scene has no node ROBOT/MAST_TOP")
+	}
+	// robot at (1,-1,0); the generated robot's mast top is 0.15 forward, 1.0 up.
+	if got, want := mast.Col(3).Vec3(), (mgl64.Vec3{1.15, -1, 1.0}); !got.ApproxEqualThreshold(want, 1e-6) {
+		t.Errorf("exported ROBOT/MAST_TOP at %v, want %v", got, want)
+	}
+	if m.TriangleCount() != 582 {
+		t.Errorf("exported %d triangles, want the scene's 582", m.TriangleCount())
+	}
+}
+
+func TestCaptureWritesCameraImage(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := simvis(t, "capture", quickstart, "-o", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	path := filepath.Join(dir, "ROBOT_CAM.png")
+	if strings.TrimSpace(out) != path {
+		t.Errorf("capture printed %q, want %q", out, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 640 || b.Dy() != 480 {
+		t.Errorf("image %v, want 640x480", b)
+	}
+}
