@@ -72,20 +72,38 @@ type Context struct {
 	// Frame is a sensor's own frame (nil for elements): the pose_offset
 	// applied at the insertion point; the sensor looks along its +x, +z up.
 	Frame *Node
+
+	sensed bool
 }
+
+// Sensed reports the command's sensed attribute (default true). Nodes made
+// with InsertSeparator and AddChild are marked accordingly; an element that
+// draws elsewhere must call Scene.SetSensed itself.
+func (c *Context) Sensed() bool { return c.sensed }
 
 // InsertTransform inserts a transformation right before the insertion point.
 // Following Open Inventor traversal semantics it affects everything that
 // comes after it in the enclosing separator: the insertion point, whatever is
 // attached there afterwards, and the part's model.
 func (c *Context) InsertTransform(local mgl64.Mat4) *Node {
-	return c.Scene.insertTransform(c.At, c.Name, c.Name, local)
+	return c.Scene.insertTransform(c.At, KindTransform, c.Name, c.Name, local)
+}
+
+// InsertProperty inserts a property node right before the insertion point:
+// it scopes exactly what a transformation there would move (the insertion
+// point, what is attached there afterwards, the part's model) for
+// Scene.SetColor and Scene.SetVisible.
+func (c *Context) InsertProperty() *Node {
+	return c.Scene.insertTransform(c.At, KindProperty, c.Name, c.Name, mgl64.Ident4())
 }
 
 // InsertSeparator inserts a separator with the given local transform right
 // before the insertion point; what goes inside it affects nothing outside.
 func (c *Context) InsertSeparator(local mgl64.Mat4) *Node {
 	sep := newNode(KindSeparator, c.Name, c.Name, local)
+	if !c.sensed {
+		c.Scene.SetSensed(sep, false)
+	}
 	c.Scene.insertBefore(c.At, sep)
 	return sep
 }
@@ -94,6 +112,9 @@ func (c *Context) InsertSeparator(local mgl64.Mat4) *Node {
 // the command fails.
 func (c *Context) AddChild(parent *Node, kind NodeKind, name string, local mgl64.Mat4) *Node {
 	n := newNode(kind, name, c.Name, local)
+	if !c.sensed {
+		c.Scene.SetSensed(n, false)
+	}
 	c.Scene.appendChild(parent, n)
 	return n
 }

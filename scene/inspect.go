@@ -17,6 +17,9 @@ type NodeInfo struct {
 	File      string      `json:"file,omitempty"`
 	Meshes    int         `json:"meshes,omitempty"`
 	Triangles int         `json:"triangles,omitempty"`
+	Color     *[4]float32 `json:"color,omitempty"`      // color override r g b a
+	Off       bool        `json:"off,omitempty"`        // switched off
+	NotSensed bool        `json:"not_sensed,omitempty"` // sensed="false"
 	Children  []*NodeInfo `json:"children,omitempty"`
 }
 
@@ -82,6 +85,7 @@ func (s *Scene) nodeInfo(n *Node) *NodeInfo {
 		p := PoseFromMatrix(n.local)
 		ni.Pose = &p
 	}
+	ni.Color, ni.Off, ni.NotSensed = n.color, n.hidden, n.unsensed
 	if n.model != nil {
 		ni.File = n.model.Path
 		ni.Meshes = len(n.model.Meshes)
@@ -158,6 +162,15 @@ func (n *NodeInfo) line() string {
 	}
 	if n.Pose != nil {
 		fmt.Fprintf(&b, "  pose %s", n.Pose)
+	}
+	if c := n.Color; c != nil {
+		fmt.Fprintf(&b, "  color %g %g %g %g", c[0], c[1], c[2], c[3])
+	}
+	if n.Off {
+		b.WriteString("  (off)")
+	}
+	if n.NotSensed {
+		b.WriteString("  (not sensed)")
 	}
 	return b.String()
 }

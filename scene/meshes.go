@@ -20,6 +20,8 @@ import (
 type meshCache struct {
 	geometries map[[32]byte]*geometry.Geometry
 	materials  map[*models.Material]*material.Standard
+	styles     map[styledKey]*material.Standard
+	textures   map[*models.Material]*texture.Texture2D
 	instances  int // g3n meshes created
 }
 
@@ -27,6 +29,8 @@ func newMeshCache() *meshCache {
 	return &meshCache{
 		geometries: map[[32]byte]*geometry.Geometry{},
 		materials:  map[*models.Material]*material.Standard{},
+		styles:     map[styledKey]*material.Standard{},
+		textures:   map[*models.Material]*texture.Texture2D{},
 	}
 }
 
@@ -79,38 +83,85 @@ func (c *meshCache) material(m *models.Material) *material.Standard {
 		s.Incref()
 		return s
 	}
-	col := math32.Color{R: m.BaseColor[0], G: m.BaseColor[1], B: m.BaseColor[2]}
+	s := c.newStandard(m, nil)
+	c.materials[m] = s
+	return s
+}
+
+// styledKey identifies a material under a color override.
+type styledKey struct {
+	base  *models.Material
+	color [4]float32
+}
+
+// styled returns the material for m under a color override (nil: none).
+// Overridden materials are made on first use and shared afterwards, so a
+// color element costs one material per distinct (material, color).
+func (c *meshCache) styled(m *models.Material, color *[4]float32) *material.Standard {
+	if color == nil {
+		return c.materials[m]
+	}
+	key := styledKey{m, *color}
+	if s, ok := c.styles[key]; ok {
+		return s
+	}
+	s := c.newStandard(m, color)
+	c.styles[key] = s
+	return s
+}
+
+// newStandard makes the g3n material for a model material, with the base
+// color and opacity replaced where override is not nil.
+func (c *meshCache) newStandard(m *models.Material, override *[4]float32) *material.Standard {
+	base := m.BaseColor
+	if override != nil {
+		base = *override
+	}
+	col := math32.Color{R: base[0], G: base[1], B: base[2]}
 	s := material.NewStandard(&col)
 	s.SetSpecularColor(&math32.Color{R: 0.1, G: 0.1, B: 0.1})
 	s.SetShininess(16)
 	if m.DoubleSided {
 		s.SetSide(material.SideDouble)
 	}
-	switch m.AlphaMode {
-	case models.AlphaBlend:
-		s.SetOpacity(m.BaseColor[3])
+	switch {
+	case override != nil && override[3] < 1:
+		s.SetOpacity(override[3])
 		s.SetTransparent(true)
-	case models.AlphaMask:
+	case m.AlphaMode == models.AlphaBlend:
+		s.SetOpacity(base[3])
+		s.SetTransparent(true)
+	case m.AlphaMode == models.AlphaMask:
 		// g3n's standard shader has no alpha test: the texture's alpha is
 		// thresholded at load instead, and blending shows 0 or 1.
 		s.SetTransparent(m.BaseColorTexture != nil)
 	}
 	if m.BaseColorTexture != nil {
-		rgba := toRGBA(m.BaseColorTexture)
-		if m.AlphaMode == models.AlphaMask {
-			threshold(rgba, m.AlphaCutoff)
-		}
-		if m.AlphaMode == models.AlphaOpaque {
-			opaque(rgba)
-		}
-		tex := texture.NewTexture2DFromRGBA(rgba)
-		tex.SetFlipY(false) // glTF's uv origin is the image's top-left, the first row uploaded
-		tex.SetWrapS(gls.REPEAT)
-		tex.SetWrapT(gls.REPEAT)
-		s.AddTexture(tex)
+		s.AddTexture(c.texture(m))
 	}
-	c.materials[m] = s
 	return s
+}
+
+// texture returns the model material's base color texture, uploaded once
+// and shared by the material and its color-overridden variants.
+func (c *meshCache) texture(m *models.Material) *texture.Texture2D {
+	if tex, ok := c.textures[m]; ok {
+		tex.Incref()
+		return tex
+	}
+	rgba := toRGBA(m.BaseColorTexture)
+	if m.AlphaMode == models.AlphaMask {
+		threshold(rgba, m.AlphaCutoff)
+	}
+	if m.AlphaMode == models.AlphaOpaque {
+		opaque(rgba)
+	}
+	tex := texture.NewTexture2DFromRGBA(rgba)
+	tex.SetFlipY(false) // glTF's uv origin is the image's top-left, the first row uploaded
+	tex.SetWrapS(gls.REPEAT)
+	tex.SetWrapT(gls.REPEAT)
+	c.textures[m] = tex
+	return tex
 }
 
 // toRGBA returns the image's pixels with straight (not premultiplied) alpha,

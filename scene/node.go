@@ -27,9 +27,12 @@ const (
 	KindSensor
 	// KindCustom is a node an element added for its own purposes.
 	KindCustom
+	// KindProperty is an element's scope for a property (a color, a switch):
+	// like a transform it holds what follows it in its separator.
+	KindProperty
 )
 
-var kindNames = [...]string{"group", "separator", "insertion_point", "transform", "model", "model_node", "sensor", "custom"}
+var kindNames = [...]string{"group", "separator", "insertion_point", "transform", "model", "model_node", "sensor", "custom", "property"}
 
 func (k NodeKind) String() string {
 	if int(k) < len(kindNames) {
@@ -50,6 +53,10 @@ type Node struct {
 	parent   *Node
 	children []*Node
 	g3n      *core.Node
+
+	color    *[4]float32 // color override for the model meshes below (color element)
+	hidden   bool        // switched off: the subtree is not drawn
+	unsensed bool        // sensed="false": drawn for viewers, not for sensors
 
 	model   *models.Model // KindModel: the loaded model
 	mesh    *models.Mesh  // KindModelNode: the node's mesh, if any

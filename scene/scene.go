@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/g3n/engine/core"
@@ -49,8 +50,11 @@ type Scene struct {
 	byName   map[string]*ElementEntry
 	sensors  []*SensorEntry
 
-	values []float64 // len = slots in use, cap fixed
-	dirty  map[*ElementEntry]bool
+	values  []float64 // the parameter table: len = slots in use, cap fixed
+	applied []float64 // the values each element last accepted, same layout
+
+	flagged     map[*Node]bool // nodes with a switch or sensed flag
+	stylesDirty bool           // colors must be resolved again
 
 	models  map[string]*models.Model
 	meshes  *meshCache
@@ -67,13 +71,14 @@ func New(opts Options) *Scene {
 		capacity = DefaultParamCapacity
 	}
 	s := &Scene{
-		names:  map[string]string{RootName: "the root insertion point", WorldFrame: "the world frame"},
-		points: map[string]*Node{},
-		byName: map[string]*ElementEntry{},
-		values: make([]float64, 0, capacity),
-		dirty:  map[*ElementEntry]bool{},
-		models: map[string]*models.Model{},
-		meshes: newMeshCache(),
+		names:   map[string]string{RootName: "the root insertion point", WorldFrame: "the world frame"},
+		points:  map[string]*Node{},
+		byName:  map[string]*ElementEntry{},
+		values:  make([]float64, 0, capacity),
+		applied: make([]float64, 0, capacity),
+		flagged: map[*Node]bool{},
+		models:  map[string]*models.Model{},
+		meshes:  newMeshCache(),
 	}
 	s.top = newNode(KindGroup, "", "", mgl64.Ident4())
 	root := newNode(KindInsertionPoint, RootName, "", mgl64.Ident4())
@@ -115,6 +120,7 @@ func Load(path string, opts Options) (*Scene, error) {
 
 // Exec executes one command. A command that fails leaves the scene as it was.
 func (s *Scene) Exec(c *Command) error {
+	s.stylesDirty = true // new meshes may sit below a color override
 	s.undo = s.undo[:0]
 	if err := s.exec(c, ""); err != nil {
 		for i := len(s.undo) - 1; i >= 0; i-- {
@@ -206,6 +212,10 @@ func (s *Scene) execPart(c *Command, prefix string) error {
 	if err != nil {
 		return err
 	}
+	sensed, err := c.Bool("sensed", true)
+	if err != nil {
+		return err
+	}
 	if err := c.unused(); err != nil {
 		return err
 	}
@@ -218,6 +228,9 @@ func (s *Scene) execPart(c *Command, prefix string) error {
 	}
 
 	sep := newNode(KindSeparator, name, name, offset.Matrix())
+	if !sensed {
+		s.SetSensed(sep, false)
+	}
 	ip := newNode(KindInsertionPoint, name, name, mgl64.Ident4())
 	sep.appendChild(ip)
 	modelNode := newNode(KindModel, filepath.Base(path), name, mgl64.Ident4())
@@ -321,8 +334,8 @@ func (s *Scene) appendChild(parent, n *Node) {
 // later sibling as children: in the Open Inventor traversal a transformation
 // affects what follows it up to the end of its separator, and with g3n's
 // hierarchical transforms "what follows" must become the node's subtree.
-func (s *Scene) insertTransform(ip *Node, name, owner string, local mgl64.Mat4) *Node {
-	t := newNode(KindTransform, name, owner, local)
+func (s *Scene) insertTransform(ip *Node, kind NodeKind, name, owner string, local mgl64.Mat4) *Node {
+	t := newNode(kind, name, owner, local)
 	parent := ip.parent
 	i := ip.indexInParent()
 	tail := append([]*Node(nil), parent.children[i:]...)
@@ -356,7 +369,11 @@ func (s *Scene) execElement(c *Command, prefix string) error {
 	if err != nil {
 		return err
 	}
-	ctx := &Context{Scene: s, Command: c, Name: name, At: at}
+	sensed, err := c.Bool("sensed", true)
+	if err != nil {
+		return err
+	}
+	ctx := &Context{Scene: s, Command: c, Name: name, At: at, sensed: sensed}
 	el, err := factory(ctx)
 	if err != nil {
 		return wrapCommandError(c, err)
@@ -379,11 +396,13 @@ func (s *Scene) execElement(c *Command, prefix string) error {
 	}
 	entry := &ElementEntry{Name: name, Type: typ, At: at.Name, Command: c, Element: el, Params: params, Start: len(s.values)}
 	s.values = append(s.values, initial...)
+	s.applied = append(s.applied, initial...)
 	s.elements = append(s.elements, entry)
 	s.byName[name] = entry
 	s.claim(name, "element "+quote(name))
 	s.undo = append(s.undo, func() {
 		s.values = s.values[:entry.Start]
+		s.applied = s.applied[:entry.Start]
 		s.elements = s.elements[:len(s.elements)-1]
 		delete(s.byName, name)
 	})
@@ -411,7 +430,7 @@ func (s *Scene) execSensor(c *Command, prefix string) error {
 	frame := newNode(KindSensor, name, name, mgl64.Ident4())
 	sep.appendChild(frame)
 	s.insertBefore(at, sep)
-	ctx := &Context{Scene: s, Command: c, Name: name, At: at, Frame: frame}
+	ctx := &Context{Scene: s, Command: c, Name: name, At: at, Frame: frame, sensed: true}
 	sensor, err := factory(ctx)
 	if err != nil {
 		return wrapCommandError(c, err)
@@ -476,9 +495,11 @@ func (s *Scene) Element(name string) (*ElementEntry, bool) {
 // Sensors lists the sensors in command order.
 func (s *Scene) Sensors() []*SensorEntry { return s.sensors }
 
-// Values returns the parameter table: every element's run of values. It has
-// a fixed capacity and never moves. Write through Set, which also schedules
-// the element's update.
+// Values returns the parameter table: every element's run of values, in
+// element order (ElementEntry.Start), float64. Its backing array has a fixed
+// capacity and never moves, so it may be shared as is; adding elements only
+// extends it. Values written here directly (not through Set) take effect at
+// the next Update, which also rejects non-finite ones.
 func (s *Scene) Values() []float64 { return s.values }
 
 // Value returns the current value of element.param.
@@ -516,24 +537,45 @@ func (s *Scene) Set(element, param string, v float64) error {
 		return err
 	}
 	s.values[e.Start+i] = v
-	s.dirty[e] = true
 	return nil
 }
 
-// Update applies changed parameter values to their elements. Values an
-// element rejects are reported; the element keeps its previous state.
+// Update propagates changed parameter values into the scene graph: every
+// element whose run of the table differs from what it last accepted gets
+// Apply. Values may have been written straight into the table (Values, the
+// shared-array interface), so changes are found by comparison, not by
+// bookkeeping in Set. Rejected values (non-finite, or refused by the
+// element) are reported and reset in the table to the element's last
+// accepted values, so the table always shows the scene's state.
 func (s *Scene) Update() error {
 	var errs []error
 	for _, e := range s.elements {
-		if !s.dirty[e] {
+		run := s.values[e.Start : e.Start+len(e.Params)]
+		last := s.applied[e.Start : e.Start+len(e.Params)]
+		if slices.Equal(run, last) {
 			continue
 		}
-		delete(s.dirty, e)
-		if err := e.Element.Apply(s.values[e.Start : e.Start+len(e.Params)]); err != nil {
-			errs = append(errs, fmt.Errorf("element %q: %w", e.Name, err))
+		err := finiteValues(e, run)
+		if err == nil {
+			err = e.Element.Apply(run)
 		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("element %q: %w", e.Name, err))
+			copy(run, last)
+			continue
+		}
+		copy(last, run)
 	}
 	return errors.Join(errs...)
+}
+
+func finiteValues(e *ElementEntry, v []float64) error {
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("parameter %s: value %v is not finite", e.Params[i].Name, x)
+		}
+	}
+	return nil
 }
 
 // Frame returns the node of a named frame: an insertion point or a sensor.

@@ -55,7 +55,7 @@ func newCamera(ctx *scene.Context) (scene.Sensor, error) {
 	if v.Far <= v.Near {
 		return nil, c.Errorf("far", "%g must be greater than near (%g)", v.Far, v.Near)
 	}
-	v.Background = [3]float32{0.8, 0.82, 0.85}
+	v.Background = DefaultBackground
 	if bg, ok := c.Attr("background"); ok {
 		if v.Background, err = parseColor(bg); err != nil {
 			return nil, c.Errorf("background", "%v", err)
@@ -125,14 +125,19 @@ func (c *Camera) Capture(r *Renderer, s *scene.Scene, dir string) ([]string, err
 		return nil, err
 	}
 	path := filepath.Join(dir, fileName(c.name)+".png")
-	return []string{path}, writePNG(path, img)
+	return []string{path}, WritePNG(path, img)
 }
 
 // fileName makes a sensor name usable as a file name: embedded sensors are
 // named PART/NAME.
 func fileName(sensor string) string { return strings.ReplaceAll(sensor, "/", "__") }
 
-func writePNG(path string, img image.Image) error {
+// DefaultBackground is the color where a view sees no geometry: a light
+// gray-blue sky.
+var DefaultBackground = [3]float32{0.8, 0.82, 0.85}
+
+// WritePNG writes an image as a PNG file.
+func WritePNG(path string, img image.Image) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

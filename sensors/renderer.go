@@ -75,6 +75,9 @@ type View struct {
 	HFOV          float64 // horizontal field of view, degrees
 	Near, Far     float64 // meters
 	Background    [3]float32
+	// Viewer marks a render for people rather than for a simulated sensor:
+	// it also draws geometry marked sensed="false".
+	Viewer bool
 }
 
 // VFOV returns the vertical field of view in degrees implied by HFOV and the
@@ -115,7 +118,7 @@ func (r *Renderer) RenderRGBA(s *scene.Scene, v View) (*image.RGBA, error) {
 	if v.Width <= 0 || v.Height <= 0 {
 		return nil, fmt.Errorf("sensors: image size %dx%d", v.Width, v.Height)
 	}
-	if err := s.Update(); err != nil {
+	if err := s.PrepareRender(v.Viewer); err != nil {
 		return nil, err
 	}
 	img := image.NewRGBA(image.Rect(0, 0, v.Width, v.Height))
