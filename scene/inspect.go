@@ -180,9 +180,15 @@ func (info *Info) WriteSummary(w io.Writer) {
 	if len(info.Elements) > 0 {
 		fmt.Fprintln(w, "\nelements (parameter table order):")
 		for _, e := range info.Elements {
-			vals := make([]string, len(e.Params))
+			// Long runs (point clouds) are cut short; --json has them all.
+			const shown = 12
+			vals := make([]string, 0, shown+1)
 			for i, p := range e.Params {
-				vals[i] = fmt.Sprintf("%s=%g", p, e.Values[i])
+				if i == shown {
+					vals = append(vals, fmt.Sprintf("... (%d parameters, start %d to %d)", len(e.Params), e.Start, e.Start+len(e.Params)-1))
+					break
+				}
+				vals = append(vals, fmt.Sprintf("%s=%g", p, e.Values[i]))
 			}
 			fmt.Fprintf(w, "  %-16s %-10s at %-12s start %-4d %s\n", e.Name, e.Type, e.At, e.Start, strings.Join(vals, " "))
 		}

@@ -34,7 +34,9 @@ type Options struct {
 	// grows, so its values never move under a reader (the shared-array
 	// interface maps it as is).
 	ParamCapacity int
-	// NoDefaultLights leaves out the ambient and sun lights a new scene has.
+	// NoDefaultLights leaves out the default lights (an ambient light and
+	// two directional ones) that a new scene has until it gets lights of its
+	// own (UseOwnLights).
 	NoDefaultLights bool
 }
 
@@ -459,8 +461,20 @@ func (s *Scene) Root() *Node { return s.top }
 // G3N returns the g3n node to render: the scene graph and its lights.
 func (s *Scene) G3N() *core.Node { return s.top.g3n }
 
-// Lights returns the g3n node that holds the scene's lights.
+// Lights returns the g3n node that holds the scene's default lights.
 func (s *Scene) Lights() *core.Node { return s.lights }
+
+// UseOwnLights switches the default lights off: light elements call it, so a
+// scene that places its own lights is lit by them alone. It is undone with
+// the command that called it, and it travels with the command log (a mirror
+// replaying the commands gets the same lighting).
+func (s *Scene) UseOwnLights() {
+	if !s.lights.Visible() {
+		return
+	}
+	s.lights.SetVisible(false)
+	s.undo = append(s.undo, func() { s.lights.SetVisible(true) })
+}
 
 // InsertionPoint returns the named insertion point.
 func (s *Scene) InsertionPoint(name string) (*Node, bool) {

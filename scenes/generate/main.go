@@ -28,6 +28,7 @@ func assets() map[string]*models.Model {
 	return map[string]*models.Model{
 		"quickstart/world.gltf": world(),
 		"quickstart/robot.gltf": robot(),
+		"door/door.gltf":        door(),
 	}
 }
 
@@ -96,5 +97,14 @@ func robot() *models.Model {
 	mast := m.AddNode(base, "mast", at(0.15, 0, 0.45), models.Cylinder("mast", 0.03, 0.65, 16, steel))
 	top := m.AddNode(mast, "mast_top", at(0, 0, 0.35), nil)
 	top.InsertionPoint = "MAST_TOP"
+	return m
+}
+
+// door is a door leaf for the custom-element example (examples/door): 0.9 m
+// wide along +x from its hinge at the origin, 2 m high, with a handle.
+func door() *models.Model {
+	m := models.NewModel("door")
+	leaf := m.AddNode(nil, "leaf", at(0.45, 0, 1.0), models.Box("leaf", 0.9, 0.04, 2.0, wood))
+	m.AddNode(leaf, "handle", at(0.35, -0.04, 0), models.Box("handle", 0.12, 0.04, 0.03, steel))
 	return m
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -14,13 +14,13 @@ import (
 	"github.com/simvis/simvis/models"
 )
 
-const quickstart = "../../scenes/quickstart/scene.xml"
+const quickstart = "../scenes/quickstart/scene.xml"
 
 // simvis runs the command line in-process and returns exit code and outputs.
 func simvis(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := run(args, &out, &errOut)
+	code := Main(args, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 

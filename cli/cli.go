@@ -1,0 +1,457 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	_ "github.com/simvis/simvis/elements"
+	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors"
+)
+
+type command struct {
+	name, args string
+	short      string // one line for the command list
+	summary    string // the full description for 'simvis help COMMAND'
+	run        func(fs *flag.FlagSet, args []string, stdout io.Writer) error
+	flags      func(fs *flag.FlagSet)
+}
+
+var commands []*command
+
+
+// usageError is an error in the command line itself: it exits with 2 and
+// repeats the command's usage line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// Main runs the simvis command line with args (without the program name) and
+// returns the process exit code: 0 success, 1 failure, 2 bad usage.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			if c := find(args[1]); c != nil {
+				usage(c, stdout)
+				return 0
+			}
+			fmt.Fprintf(stderr, "simvis: unknown command %q\n", args[1])
+			return 2
+		}
+		help(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c := find(args[0])
+	if c == nil {
+		fmt.Fprintf(stderr, "simvis: unknown command %q (run 'simvis help')\n", args[0])
+		return 2
+	}
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	pos, err := parseInterspersed(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		usage(c, stdout)
+		return 0
+	}
+	if err == nil {
+		err = c.run(fs, pos, stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "simvis %s: %v\n", c.name, err)
+		if ue := (*usageError)(nil); errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "usage: simvis %s %s\n", c.name, c.args)
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+// parseInterspersed lets flags stand before or after positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usagef("%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func find(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func help(w io.Writer) {
+	fmt.Fprint(w, `simvis: scene-graph visualization and sensor simulation for robots.
+
+usage: simvis COMMAND [flags] SCENE [args]
+
+commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.short)
+	}
+	fmt.Fprint(w, "\nRun 'simvis help COMMAND' or 'simvis COMMAND -h' for a command's flags.\n")
+}
+
+func usage(c *command, w io.Writer) {
+	fmt.Fprintf(w, "usage: simvis %s %s\n\n%s\n", c.name, c.args, c.summary)
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	fs.SetOutput(w)
+	fmt.Fprintln(w, "\nflags (before or after the scene):")
+	fs.PrintDefaults()
+}
+
+// setFlags collects repeated --set ELEMENT.PARAM=VALUE.
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, " ") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+// sceneFlags are the flags every command that loads a scene has.
+type sceneFlags struct {
+	sets setFlags
+}
+
+func (f *sceneFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.sets, "set", "set an element parameter, ELEMENT.PARAM=VALUE (repeatable)")
+}
+
+// load reads the scene and applies --set values.
+func (f *sceneFlags) load(path string) (*scene.Scene, error) {
+	s, err := scene.Load(path, scene.Options{})
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range f.sets {
+		name, param, v, err := parseSet(a)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Set(name, param, v); err != nil {
+			return nil, fmt.Errorf("--set %s: %w", a, err)
+		}
+	}
+	return s, s.Update()
+}
+
+// parseSet splits ELEMENT.PARAM=VALUE; element names hold no dots.
+func parseSet(a string) (element, param string, v float64, err error) {
+	lhs, val, ok := strings.Cut(a, "=")
+	dot := strings.LastIndex(lhs, ".")
+	if !ok || dot <= 0 || dot == len(lhs)-1 {
+		return "", "", 0, usagef("--set %q: want ELEMENT.PARAM=VALUE", a)
+	}
+	v, err = strconv.ParseFloat(strings.TrimSpace(val), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return "", "", 0, fmt.Errorf("--set %s: %q is not a finite number", a, val)
+	}
+	return lhs[:dot], lhs[dot+1:], v, nil
+}
+
+func oneScene(args []string) (string, []string, error) {
+	if len(args) == 0 {
+		return "", nil, usagef("no scene file given")
+	}
+	return args[0], args[1:], nil
+}
+
+func init() {
+	var sf sceneFlags
+	var asJSON bool
+	commands = append(commands, &command{
+		name: "inspect", args: "[--json] [--set E.P=V ...] SCENE",
+		short:   "print the scene graph, elements, sensors and mesh sharing",
+		summary: "Print the scene graph (separators, insertion points, transforms, models, sensors),\nthe elements with their parameter table indices and values, the sensors, and how\nmany GPU geometries the scene's meshes share.",
+		flags: func(fs *flag.FlagSet) {
+			sf = sceneFlags{}
+			sf.register(fs)
+			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			path, rest, err := oneScene(args)
+			if err != nil {
+				return err
+			}
+			if len(rest) > 0 {
+				return usagef("unexpected argument %q", rest[0])
+			}
+			s, err := sf.load(path)
+			if err != nil {
+				return err
+			}
+			info, err := s.Inspect()
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(w, info)
+			}
+			info.WriteTree(w)
+			info.WriteSummary(w)
+			return nil
+		},
+	})
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func init() {
+	var sf sceneFlags
+	var out string
+	commands = append(commands, &command{
+		name: "capture", args: "SCENE -o DIR [--set E.P=V ...]",
+		short:   "render every sensor headless into a directory",
+		summary: "Render every sensor of the scene headless and write its output into DIR\n(a camera NAME as DIR/NAME.png).",
+		flags: func(fs *flag.FlagSet) {
+			sf = sceneFlags{}
+			sf.register(fs)
+			fs.StringVar(&out, "o", "", "output directory (required)")
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			path, rest, err := oneScene(args)
+			if err != nil {
+				return err
+			}
+			if len(rest) > 0 {
+				return usagef("unexpected argument %q", rest[0])
+			}
+			if out == "" {
+				return usagef("-o DIR is required")
+			}
+			s, err := sf.load(path)
+			if err != nil {
+				return err
+			}
+			if len(s.Sensors()) == 0 {
+				return fmt.Errorf("%s has no sensors to capture", path)
+			}
+			r, err := sensors.NewRenderer()
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			written, err := sensors.CaptureAll(r, s, out)
+			for _, p := range written {
+				fmt.Fprintln(w, p)
+			}
+			return err
+		},
+	})
+}
+
+func init() {
+	var sf sceneFlags
+	var out string
+	commands = append(commands, &command{
+		name: "export", args: "SCENE -o FILE.glb|FILE.gltf [--set E.P=V ...]",
+		short:   "write the composed scene as one glTF file (y-up)",
+		summary: "Write the composed scene (current parameter values applied) as one glTF file,\nconverted back to glTF's y-up, for checking in other tools.",
+		flags: func(fs *flag.FlagSet) {
+			sf = sceneFlags{}
+			sf.register(fs)
+			fs.StringVar(&out, "o", "", "output .glb or .gltf file (required)")
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			path, rest, err := oneScene(args)
+			if err != nil {
+				return err
+			}
+			if len(rest) > 0 {
+				return usagef("unexpected argument %q", rest[0])
+			}
+			if out == "" {
+				return usagef("-o FILE is required")
+			}
+			s, err := sf.load(path)
+			if err != nil {
+				return err
+			}
+			m, err := s.Export()
+			if err != nil {
+				return err
+			}
+			if err := models.Write(out, m); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%s: %d meshes, %d triangles\n", out, len(m.Meshes), m.TriangleCount())
+			return nil
+		},
+	})
+}
+
+// framePose is one frame's pose in the output of `simvis frames`.
+type framePose struct {
+	Frame    string        `json:"frame"`
+	Relative string        `json:"relative_to"`
+	Pose     scene.Pose    `json:"pose"`
+	Matrix   [4][4]float64 `json:"matrix"` // row-major
+}
+
+func init() {
+	var sf sceneFlags
+	var asJSON bool
+	commands = append(commands, &command{
+		name: "frames", args: "SCENE [FRAME [REFERENCE]] [--json] [--set E.P=V ...]",
+		short:   "print the pose of a frame relative to another",
+		summary: "Print the pose of FRAME relative to REFERENCE (default: world), i.e. the transform\nthat maps FRAME coordinates into REFERENCE coordinates, as x y z (m) roll pitch yaw (deg)\nand as a 4x4 matrix. Without FRAME, list the world pose of every frame. Frames are\ninsertion points and sensors; 'world' is the world frame.",
+		flags: func(fs *flag.FlagSet) {
+			sf = sceneFlags{}
+			sf.register(fs)
+			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			path, rest, err := oneScene(args)
+			if err != nil {
+				return err
+			}
+			if len(rest) > 2 {
+				return usagef("unexpected argument %q", rest[2])
+			}
+			s, err := sf.load(path)
+			if err != nil {
+				return err
+			}
+			names := rest[:min(1, len(rest))]
+			ref := scene.WorldFrame
+			if len(rest) == 2 {
+				ref = rest[1]
+			}
+			if len(rest) == 0 {
+				names = s.FrameNames()
+			}
+			var out []framePose
+			for _, n := range names {
+				m, err := s.Transform(n, ref)
+				if err != nil {
+					return err
+				}
+				fp := framePose{Frame: n, Relative: ref, Pose: scene.PoseFromMatrix(m)}
+				for r := 0; r < 4; r++ {
+					for c := 0; c < 4; c++ {
+						fp.Matrix[r][c] = m.At(r, c)
+					}
+				}
+				out = append(out, fp)
+			}
+			if asJSON {
+				return writeJSON(w, out)
+			}
+			for _, fp := range out {
+				fmt.Fprintf(w, "%s in %s: xyz rpy = %s\n", fp.Frame, fp.Relative, fp.Pose)
+				if len(rest) > 0 {
+					for r := 0; r < 4; r++ {
+						fmt.Fprintf(w, "  % .6f % .6f % .6f % .6f\n", fp.Matrix[r][0], fp.Matrix[r][1], fp.Matrix[r][2], fp.Matrix[r][3])
+					}
+				}
+			}
+			return nil
+		},
+	})
+}
+
+func init() {
+	var sf sceneFlags
+	var out, from, frame, size string
+	var fov float64
+	commands = append(commands, &command{
+		name: "view", args: "SCENE -o FILE.png [--from \"x y z roll pitch yaw\"] [--frame FRAME] [--size WxH] [--fov DEG] [--set E.P=V ...]",
+		short: "render the scene for people from a viewpoint, overlays included",
+		summary: "Render the scene from a viewpoint into a PNG, as a viewer sees it: unlike sensor\n" +
+			"captures it also draws geometry marked sensed=\"false\" (beams, scan points, labels).\n" +
+			"The viewpoint is a pose in FRAME (default world) that looks along its +x with +z up.",
+		flags: func(fs *flag.FlagSet) {
+			sf = sceneFlags{}
+			sf.register(fs)
+			fs.StringVar(&out, "o", "", "output PNG file (required)")
+			fs.StringVar(&from, "from", "-4.7 -3.7 2.4 0 25 38", "viewpoint pose x y z (m) roll pitch yaw (deg)")
+			fs.StringVar(&frame, "frame", scene.WorldFrame, "frame the viewpoint pose is given in")
+			fs.StringVar(&size, "size", "1280x720", "image size WxH in pixels")
+			fs.Float64Var(&fov, "fov", 70, "horizontal field of view, degrees")
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			path, rest, err := oneScene(args)
+			if err != nil {
+				return err
+			}
+			if len(rest) > 0 {
+				return usagef("unexpected argument %q", rest[0])
+			}
+			if out == "" {
+				return usagef("-o FILE.png is required")
+			}
+			pose, err := scene.ParsePose(from)
+			if err != nil {
+				return usagef("--from: %v", err)
+			}
+			var width, height int
+			if _, err := fmt.Sscanf(size, "%dx%d", &width, &height); err != nil || width <= 0 || height <= 0 || width > 16384 || height > 16384 {
+				return usagef("--size %q: want WxH, e.g. 1280x720", size)
+			}
+			if !(fov > 0 && fov < 180) {
+				return usagef("--fov %v: want degrees in (0, 180)", fov)
+			}
+			s, err := sf.load(path)
+			if err != nil {
+				return err
+			}
+			base, err := s.Transform(frame, scene.WorldFrame)
+			if err != nil {
+				return err
+			}
+			r, err := sensors.NewRenderer()
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			img, err := r.RenderRGBA(s, sensors.View{
+				Pose: base.Mul4(pose.Matrix()), Width: width, Height: height, HFOV: fov,
+				Near: 0.05, Far: 500, Background: sensors.DefaultBackground, Viewer: true,
+			})
+			if err != nil {
+				return err
+			}
+			if err := sensors.WritePNG(out, img); err != nil {
+				return err
+			}
+			fmt.Fprintln(w, out)
+			return nil
+		},
+	})
+}
