@@ -26,7 +26,6 @@ type command struct {
 
 var commands []*command
 
-
 // usageError is an error in the command line itself: it exits with 2 and
 // repeats the command's usage line.
 type usageError struct{ msg string }

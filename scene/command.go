@@ -114,7 +114,7 @@ func (c *Command) Attr(name string) (string, bool) {
 // Has reports whether the attribute is present (without marking it read).
 func (c *Command) Has(name string) bool { return c.Elem.SelectAttr(name) != nil }
 
-// String returns a required attribute.
+// Required returns an attribute that must be present and not empty.
 func (c *Command) Required(name string) (string, error) {
 	v, ok := c.Attr(name)
 	if !ok {

@@ -215,3 +215,45 @@ func TestCameraIntrinsics(t *testing.T) {
 		t.Errorf("intrinsics %+v", in)
 	}
 }
+
+// A part marked sensed="false" is drawn in viewer renders and absent from
+// sensor renders; the same part sensed stays in both.
+func TestUnsensedPartOnlyForViewers(t *testing.T) {
+	dir := t.TempDir()
+	writeModel(t, dir, "red.glb", func(m *models.Model) {
+		m.AddNode(nil, "red", mgl64.Ident4(), models.Box("red", 0.5, 0.5, 0.5, [4]float32{1, 0, 0, 1}))
+	})
+	s := loadScene(t, dir, `<scene>
+  <part file="red.glb" name="OVERLAY" pose_offset="3 0 1 0 0 0" sensed="false"/>
+  <part file="red.glb" name="SOLID" pose_offset="3 1.2 1 0 0 0"/>
+  <sensor type="camera" name="CAM" pose_offset="0 0 1 0 0 0" width="160" height="120" fov="60" background="0.2 0.4 0.6"/>
+</scene>`)
+	cam := camera(t, s, "CAM")
+	img, err := cam.Image(renderer(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := img.RGBAAt(80, 60); !isBackground(c) {
+		t.Errorf("sensor render: center %v, want background (OVERLAY is not sensed)", c)
+	}
+	if c := img.RGBAAt(25, 60); !reddish(c) {
+		t.Errorf("sensor render: (25,60) %v, want SOLID", c)
+	}
+	view := cam.View()
+	view.Viewer = true
+	img, err = renderer(t).RenderRGBA(s, view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := img.RGBAAt(80, 60); !reddish(c) {
+		t.Errorf("viewer render: center %v, want OVERLAY", c)
+	}
+	// And back: the flag is applied per render, not left over.
+	img, err = cam.Image(renderer(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := img.RGBAAt(80, 60); !isBackground(c) {
+		t.Errorf("sensor render after viewer render: center %v, want background", c)
+	}
+}
