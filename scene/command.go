@@ -209,6 +209,10 @@ func (c *Command) Path(name string) (string, error) {
 
 var namePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 
+// ValidName reports whether s may name a part, element, sensor or parameter:
+// letters, digits, '_' and '-', not starting with a digit or '-'.
+func ValidName(s string) bool { return namePattern.MatchString(s) }
+
 // checkName validates a name attribute: names appear in NAME.PARAM syntax and
 // in PART/NAME paths, so dots, slashes and spaces are reserved.
 func (c *Command) checkName(attr, v string) error {
@@ -237,4 +241,26 @@ func (c *Command) typeDesc() string {
 		return fmt.Sprintf("%s type %q", c.Kind(), t)
 	}
 	return c.Kind()
+}
+
+// Floats returns an attribute holding exactly n finite numbers separated by
+// spaces or commas ("0 0 1"), or def when it is absent.
+func (c *Command) Floats(name string, n int, def []float64) ([]float64, error) {
+	v, ok := c.Attr(name)
+	if !ok {
+		return def, nil
+	}
+	fields := splitNumbers(v)
+	if len(fields) != n {
+		return nil, c.Errorf(name, "want %d numbers, got %d in %q", n, len(fields), v)
+	}
+	out := make([]float64, n)
+	for i, f := range fields {
+		x, err := parseFinite(f)
+		if err != nil {
+			return nil, c.Errorf(name, "value %d: %v", i+1, err)
+		}
+		out[i] = x
+	}
+	return out, nil
 }

@@ -1,6 +1,9 @@
 package scene
 
-import "github.com/go-gl/mathgl/mgl64"
+import (
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/models"
+)
 
 // Param declares one parameter an element exports: a named float whose
 // initial value comes from the XML attribute of the same name, else Default.
@@ -18,6 +21,14 @@ type Element interface {
 	// parameter table, in Params order) into the scene graph. An error
 	// rejects the values; the element must then keep its previous state.
 	Apply(values []float64) error
+}
+
+// Preparer is implemented by elements whose drawing depends on world state
+// that other elements change, such as a directional light whose direction is
+// its frame's world +x: the scene calls Prepare before every render, after
+// changed parameters were applied.
+type Preparer interface {
+	Prepare()
 }
 
 // Sensor produces data from the scene (paper III-E). The scene package only
@@ -116,5 +127,15 @@ func (c *Context) AddChild(parent *Node, kind NodeKind, name string, local mgl64
 		c.Scene.SetSensed(n, false)
 	}
 	c.Scene.appendChild(parent, n)
+	return n
+}
+
+// AddMesh adds a node under parent (one the element inserted) that draws
+// mesh like a model's meshes: identical geometry shares GPU buffers, color
+// elements above it recolor it, and sensors see it unless the command says
+// sensed="false". Undone if the command fails.
+func (c *Context) AddMesh(parent *Node, name string, local mgl64.Mat4, mesh *models.Mesh) *Node {
+	n := c.AddChild(parent, KindCustom, name, local)
+	c.Scene.attachMesh(n, mesh)
 	return n
 }

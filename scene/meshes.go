@@ -22,7 +22,6 @@ type meshCache struct {
 	materials  map[*models.Material]*material.Standard
 	styles     map[styledKey]*material.Standard
 	textures   map[*models.Material]*texture.Texture2D
-	instances  int // g3n meshes created
 }
 
 func newMeshCache() *meshCache {
@@ -49,7 +48,6 @@ func (c *meshCache) graphics(m *models.Mesh) []core.INode {
 		mat := c.material(p.Material)
 		mesh := graphic.NewMesh(g, mat)
 		mesh.SetName(m.Name)
-		c.instances++
 		out = append(out, mesh)
 	}
 	return out

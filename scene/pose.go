@@ -66,9 +66,7 @@ func (p Pose) String() string {
 // ParsePose reads "x y z roll pitch yaw" (meters, degrees), separated by
 // spaces, tabs or commas.
 func ParsePose(s string) (Pose, error) {
-	fields := strings.FieldsFunc(s, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ','
-	})
+	fields := splitNumbers(s)
 	if len(fields) != 6 {
 		return Pose{}, fmt.Errorf("want 6 numbers \"x y z roll pitch yaw\", got %d", len(fields))
 	}
@@ -94,4 +92,11 @@ func parseFinite(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not finite", s)
 	}
 	return x, nil
+}
+
+// splitNumbers splits a list of numbers separated by spaces, tabs or commas.
+func splitNumbers(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ','
+	})
 }

@@ -288,16 +288,21 @@ func (s *Scene) buildModelNode(parent *Node, mn *models.Node, part string, point
 		points = append(points, ip)
 	}
 	if mn.Mesh != nil {
-		n.mesh = mn.Mesh
-		n.meshG3N = s.meshes.graphics(mn.Mesh)
-		for _, g := range n.meshG3N {
-			n.g3n.Add(g)
-		}
+		s.attachMesh(n, mn.Mesh)
 	}
 	for _, c := range mn.Children {
 		points = s.buildModelNode(n, c, part, points)
 	}
 	return points
+}
+
+// attachMesh gives n the g3n graphics of mesh, shared through the mesh cache.
+func (s *Scene) attachMesh(n *Node, mesh *models.Mesh) {
+	n.mesh = mesh
+	n.meshG3N = s.meshes.graphics(mesh)
+	for _, g := range n.meshG3N {
+		n.g3n.Add(g)
+	}
 }
 
 func (s *Scene) loadModel(path string) (*models.Model, error) {
@@ -637,8 +642,11 @@ func (s *Scene) Transform(of, rel string) (mgl64.Mat4, error) {
 
 // MeshStats reports how much geometry the scene shares.
 func (s *Scene) MeshStats() MeshStats {
-	st := MeshStats{Instances: s.meshes.instances, Geometries: len(s.meshes.geometries), Materials: len(s.meshes.materials)}
+	// Instances are counted in the graph, not the cache, so meshes of a
+	// command that failed and was undone do not count.
+	st := MeshStats{Geometries: len(s.meshes.geometries), Materials: len(s.meshes.materials)}
 	s.top.Walk(func(n *Node) error {
+		st.Instances += len(n.meshG3N)
 		if n.mesh != nil {
 			for _, p := range n.mesh.Primitives {
 				st.Triangles += len(p.Indices) / 3

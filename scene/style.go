@@ -60,6 +60,11 @@ func (n *Node) Sensed() bool { return !n.unsensed }
 // for people, which show sensed="false" geometry; sensor renders pass false.
 func (s *Scene) PrepareRender(viewer bool) error {
 	err := s.Update()
+	for _, e := range s.elements {
+		if p, ok := e.Element.(Preparer); ok {
+			p.Prepare()
+		}
+	}
 	if s.stylesDirty {
 		s.resolveColors()
 		s.stylesDirty = false

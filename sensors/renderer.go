@@ -133,6 +133,7 @@ func (r *Renderer) RenderRGBA(s *scene.Scene, v View) (*image.RGBA, error) {
 		if err := r.g3n.Render(s.G3N(), cam); err != nil {
 			return fmt.Errorf("sensors: render: %w", err)
 		}
+		fb.OpaqueAlpha(gs)
 		return fb.ReadRGBA(gs, img)
 	})
 	return img, err

@@ -1,0 +1,304 @@
+package elements
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/g3n/engine/geometry"
+	"github.com/g3n/engine/gls"
+	"github.com/g3n/engine/graphic"
+	"github.com/g3n/engine/material"
+	"github.com/g3n/engine/math32"
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/scene"
+)
+
+func init() {
+	scene.RegisterElement("pointcloud", newPointCloud)
+	scene.RegisterElement("lines", newLines)
+}
+
+// readRGB reads an "r g b" attribute with components in 0..1.
+func readRGB(c *scene.Command, name string, def [3]float64) (math32.Color, error) {
+	v, err := c.Floats(name, 3, def[:])
+	if err != nil {
+		return math32.Color{}, err
+	}
+	for i, x := range v {
+		if x < 0 || x > 1 {
+			return math32.Color{}, c.Errorf(name, "component %d = %g is outside 0..1", i+1, x)
+		}
+	}
+	return math32.Color{R: float32(v[0]), G: float32(v[1]), B: float32(v[2])}, nil
+}
+
+// pointParams names count, then x0 y0 z0 x1 ... for n points, with the
+// initial positions of the optional "points" attribute as defaults, so a
+// scene file can give a whole cloud in one attribute.
+func pointParams(c *scene.Command, n int, countPer int) ([]scene.Param, error) {
+	ps := make([]scene.Param, 1+3*n)
+	ps[0] = scene.Param{Name: "count"}
+	for i := 0; i < n; i++ {
+		s := strconv.Itoa(i)
+		ps[1+3*i] = scene.Param{Name: "x" + s}
+		ps[2+3*i] = scene.Param{Name: "y" + s}
+		ps[3+3*i] = scene.Param{Name: "z" + s}
+	}
+	if !c.Has("points") {
+		return ps, nil
+	}
+	v, _ := c.Attr("points")
+	fields, err := c.Floats("points", countFields(v), nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(fields)%(3*countPer) != 0 || len(fields)/3 > n {
+		return nil, c.Errorf("points", "want up to %d points as x y z triples (in groups of %d), got %d numbers", n, countPer, len(fields))
+	}
+	for i, x := range fields {
+		ps[1+i].Default = x
+	}
+	ps[0].Default = float64(len(fields) / 3 / countPer)
+	return ps, nil
+}
+
+// countFields counts the numbers in a list so Floats can be asked for all of them.
+func countFields(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		sep := r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ','
+		if !sep && !in {
+			n++
+		}
+		in = !sep
+	}
+	return n
+}
+
+// checkCount validates a count parameter against the element's capacity.
+func checkCount(v float64, max int, what string) (int, error) {
+	if v != math.Trunc(v) || v < 0 || v > float64(max) {
+		return 0, fmt.Errorf("count = %g: want a whole number of %s from 0 to %d (max_%s)", v, what, max, what)
+	}
+	return int(v), nil
+}
+
+// pointCloud draws up to max_points points as small cubes of point_size
+// meters, unlit in one color, at positions given as parameters in the
+// insertion point's frame. Optional gaussian noise (noise = sigma in
+// meters, seed) is added to what is drawn, not to the parameter table.
+type pointCloud struct {
+	params    []scene.Param
+	max       int
+	half      float32
+	color     math32.Color
+	noise     float64
+	rng       *rand.Rand
+	mesh      *graphic.Mesh
+	geom      *geometry.Geometry
+	positions *gls.VBO
+	colors    *gls.VBO
+	posBuf    math32.ArrayF32
+	colBuf    math32.ArrayF32
+	indices   math32.ArrayU32
+}
+
+// cubeCorners and cubeTriangles draw one point; both sides of the faces are
+// drawn, so winding does not matter.
+var cubeCorners = [8][3]float32{{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}, {-1, -1, 1}, {1, -1, 1}, {1, 1, 1}, {-1, 1, 1}}
+
+var cubeTriangles = [36]uint32{
+	0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+	1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7,
+}
+
+func newPointCloud(ctx *scene.Context) (scene.Element, error) {
+	c := ctx.Command
+	p := &pointCloud{}
+	var err error
+	if p.max, err = c.Int("max_points", 1000, 1, 100000); err != nil {
+		return nil, err
+	}
+	if p.params, err = pointParams(c, p.max, 1); err != nil {
+		return nil, err
+	}
+	size, err := c.Float("point_size", 0.03)
+	if err != nil {
+		return nil, err
+	}
+	if size <= 0 || size > 10 {
+		return nil, c.Errorf("point_size", "%g m is not in (0, 10]", size)
+	}
+	p.half = float32(size / 2)
+	if p.color, err = readRGB(c, "color", [3]float64{1, 0.1, 0.1}); err != nil {
+		return nil, err
+	}
+	if p.noise, err = c.FloatIn("noise", 0, 0, 100); err != nil {
+		return nil, err
+	}
+	seed, err := c.Int("seed", 1, math.MinInt64, math.MaxInt64)
+	if err != nil {
+		return nil, err
+	}
+	p.rng = rand.New(rand.NewPCG(uint64(seed), 0x5eed))
+
+	p.posBuf = make(math32.ArrayF32, 0, 24*p.max)
+	p.colBuf = make(math32.ArrayF32, 24*p.max)
+	for i := 0; i < 8*p.max; i++ {
+		p.colBuf[3*i], p.colBuf[3*i+1], p.colBuf[3*i+2] = p.color.R, p.color.G, p.color.B
+	}
+	p.indices = make(math32.ArrayU32, 36*p.max)
+	for i := 0; i < p.max; i++ {
+		for j, k := range cubeTriangles {
+			p.indices[36*i+j] = uint32(8*i) + k
+		}
+	}
+	p.geom = geometry.NewGeometry()
+	p.positions = gls.NewVBO(p.posBuf).AddAttrib(gls.VertexPosition)
+	p.positions.SetUsage(gls.DYNAMIC_DRAW)
+	p.colors = gls.NewVBO(p.colBuf).AddAttrib(gls.VertexColor)
+	p.geom.AddVBO(p.positions)
+	p.geom.AddVBO(p.colors)
+	mat := material.NewBasic()
+	mat.SetSide(material.SideDouble)
+	p.mesh = graphic.NewMesh(p.geom, mat)
+	// The bounds change with every update; g3n caches them for culling.
+	p.mesh.SetCullable(false)
+	sep := ctx.InsertSeparator(mgl64.Ident4())
+	sep.G3N().Add(p.mesh)
+	return p, nil
+}
+
+func (p *pointCloud) Params() []scene.Param { return p.params }
+
+func (p *pointCloud) Apply(v []float64) error {
+	n, err := checkCount(v[0], p.max, "points")
+	if err != nil {
+		return err
+	}
+	buf := p.posBuf[:0]
+	for i := 0; i < n; i++ {
+		var c [3]float32
+		for k := range c {
+			x := v[1+3*i+k]
+			if p.noise > 0 {
+				x += p.noise * p.rng.NormFloat64()
+			}
+			c[k] = float32(x)
+		}
+		for _, d := range cubeCorners {
+			buf = append(buf, c[0]+p.half*d[0], c[1]+p.half*d[1], c[2]+p.half*d[2])
+		}
+	}
+	p.posBuf = buf
+	p.positions.SetBuffer(buf)
+	p.colors.SetBuffer(p.colBuf[:len(buf)])
+	p.geom.SetIndices(p.indices[:36*n])
+	p.mesh.SetRenderable(n > 0)
+	return nil
+}
+
+// drawn returns the point centers drawn (noise included) in the insertion
+// point's frame.
+func (p *pointCloud) drawn() []mgl64.Vec3 {
+	out := make([]mgl64.Vec3, len(p.posBuf)/24)
+	for i := range out {
+		// The first corner is center - half.
+		out[i] = mgl64.Vec3{float64(p.posBuf[24*i] + p.half), float64(p.posBuf[24*i+1] + p.half), float64(p.posBuf[24*i+2] + p.half)}
+	}
+	return out
+}
+
+// lines draws up to max_lines segments (laser beams, paths) in one color and
+// a width in pixels. Segment i runs from point 2i to point 2i+1, given as
+// parameters x0 y0 z0 x1 y1 z1 ... in the insertion point's frame.
+type lines struct {
+	params []scene.Param
+	max    int
+	set    *lineSet
+}
+
+func newLines(ctx *scene.Context) (scene.Element, error) {
+	c := ctx.Command
+	l := &lines{}
+	var err error
+	if l.max, err = c.Int("max_lines", 100, 1, 100000); err != nil {
+		return nil, err
+	}
+	if l.params, err = pointParams(c, 2*l.max, 2); err != nil {
+		return nil, err
+	}
+	col, err := readRGB(c, "color", [3]float64{0.1, 0.9, 0.1})
+	if err != nil {
+		return nil, err
+	}
+	width, err := c.FloatIn("width", 1, 1, 32)
+	if err != nil {
+		return nil, err
+	}
+	l.set = newLineSet(l.max, col, float32(width))
+	sep := ctx.InsertSeparator(mgl64.Ident4())
+	sep.G3N().Add(l.set.graphic)
+	return l, nil
+}
+
+func (l *lines) Params() []scene.Param { return l.params }
+
+func (l *lines) Apply(v []float64) error {
+	n, err := checkCount(v[0], l.max, "lines")
+	if err != nil {
+		return err
+	}
+	buf := l.set.buffer()
+	for _, x := range v[1 : 1+6*n] {
+		buf = append(buf, float32(x))
+	}
+	l.set.set(buf)
+	return nil
+}
+
+// lineSet is a g3n line graphic of up to a fixed number of segments in one
+// color, whose segments are replaced on every update.
+type lineSet struct {
+	graphic   *graphic.Lines
+	positions *gls.VBO
+	colors    *gls.VBO
+	posBuf    math32.ArrayF32
+	colBuf    math32.ArrayF32
+}
+
+func newLineSet(maxSegments int, col math32.Color, width float32) *lineSet {
+	l := &lineSet{
+		posBuf: make(math32.ArrayF32, 0, 6*maxSegments),
+		colBuf: make(math32.ArrayF32, 6*maxSegments),
+	}
+	for i := 0; i < 2*maxSegments; i++ {
+		l.colBuf[3*i], l.colBuf[3*i+1], l.colBuf[3*i+2] = col.R, col.G, col.B
+	}
+	geom := geometry.NewGeometry()
+	l.positions = gls.NewVBO(l.posBuf).AddAttrib(gls.VertexPosition)
+	l.positions.SetUsage(gls.DYNAMIC_DRAW)
+	l.colors = gls.NewVBO(l.colBuf).AddAttrib(gls.VertexColor)
+	geom.AddVBO(l.positions)
+	geom.AddVBO(l.colors)
+	mat := material.NewBasic()
+	mat.SetLineWidth(width)
+	l.graphic = graphic.NewLines(geom, mat)
+	// The bounds change with every update; g3n caches them for culling.
+	l.graphic.SetCullable(false)
+	l.graphic.SetRenderable(false)
+	return l
+}
+
+// buffer returns the empty position buffer to fill with 6 floats a segment.
+func (l *lineSet) buffer() math32.ArrayF32 { return l.posBuf[:0] }
+
+// set draws the segments in buf.
+func (l *lineSet) set(buf math32.ArrayF32) {
+	l.posBuf = buf
+	l.positions.SetBuffer(buf)
+	l.colors.SetBuffer(l.colBuf[:len(buf)])
+	l.graphic.SetRenderable(len(buf) > 0)
+}
