@@ -7,11 +7,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/scene"
 )
 
 const quickstart = "../scenes/quickstart/scene.xml"
@@ -185,4 +187,90 @@ func TestCaptureWritesCameraImage(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != 640 || b.Dy() != 480 {
 		t.Errorf("image %v, want 640x480", b)
 	}
+}
+
+const showcase = "../scenes/showcase/scene.xml"
+
+// The showcase scene holds every built-in element type, and --set reaches
+// every one of them: each element's last parameter, set through the command
+// line, shows in inspect's parameter table.
+func TestSetEveryBuiltInElement(t *testing.T) {
+	code, out, errOut := simvis(t, "inspect", "--json", showcase)
+	if code != 0 {
+		t.Fatalf("inspect: exit %d: %s", code, errOut)
+	}
+	var info scene.Info
+	if err := json.Unmarshal([]byte(out), &info); err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]bool{}
+	for _, e := range info.Elements {
+		types[e.Type] = true
+	}
+	for _, typ := range scene.ElementTypes() {
+		if !types[typ] {
+			t.Errorf("the showcase scene has no %q element: add one so that every built-in type is exercised", typ)
+		}
+	}
+	for _, e := range info.Elements {
+		param := e.Params[len(e.Params)-1]
+		value := validValue(e.Type, param)
+		arg := e.Name + "." + param + "=" + strconv.FormatFloat(value, 'g', -1, 64)
+		code, out, errOut := simvis(t, "inspect", "--json", "--set", arg, showcase)
+		if code != 0 {
+			t.Errorf("--set %s: exit %d: %s", arg, code, errOut)
+			continue
+		}
+		var after scene.Info
+		if err := json.Unmarshal([]byte(out), &after); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range after.Elements {
+			if a.Name == e.Name && a.Values[len(a.Values)-1] != value {
+				t.Errorf("--set %s: inspect shows %v", arg, a.Values[len(a.Values)-1])
+			}
+		}
+	}
+	// And captures: the cart in the lower right of MAST_CAM's view is gone
+	// once switched off from the command line.
+	orange := func(sets ...string) bool {
+		dir := t.TempDir()
+		args := append([]string{"capture", showcase, "-o", dir}, sets...)
+		if code, _, errOut := simvis(t, args...); code != 0 {
+			t.Fatalf("capture %q: %s", sets, errOut)
+		}
+		f, err := os.Open(filepath.Join(dir, "MAST_CAM.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, g, b, _ := img.At(470, 358).RGBA()
+		return r > 3*b && r > g+g/4
+	}
+	if !orange() {
+		t.Error("MAST_CAM does not see the orange cart at (470,358)")
+	}
+	if orange("--set", "CART_ON.on=0") {
+		t.Error("with --set CART_ON.on=0 MAST_CAM still sees the cart")
+	}
+}
+
+// validValue is a value each element type accepts for param, different
+// from the showcase's own values.
+func validValue(typ, param string) float64 {
+	switch {
+	case typ == "switch":
+		return 0
+	case typ == "color" || typ == "light" && param != "yaw" && param != "cutoff":
+		return 0.25
+	case param == "count":
+		return 1
+	case param == "size", param == "sz":
+		return 0.5
+	}
+	return 1.5
 }
