@@ -191,7 +191,6 @@ static void (*sv_glDrawBuffers)(sv_GLsizei, const sv_GLenum *);
 static void (*sv_glPixelStorei)(sv_GLenum, sv_GLint);
 static sv_GLenum (*sv_glGetError)(void);
 static void (*sv_glGetIntegerv)(sv_GLenum, sv_GLint *);
-static void (*sv_glColorMask)(unsigned char, unsigned char, unsigned char, unsigned char);
 
 #define SV_LOAD(name) \
 	if (!(*(void **)&sv_##name = sv_eglGetProcAddress(#name))) { \
@@ -225,7 +224,6 @@ static int sv_gl_load(void) {
 	SV_LOAD(glPixelStorei)
 	SV_LOAD(glGetError)
 	SV_LOAD(glGetIntegerv)
-	SV_LOAD(glColorMask)
 	return 0;
 }
 
@@ -260,7 +258,6 @@ static void sv_ReadBuffer(sv_GLenum mode) { sv_glReadBuffer(mode); }
 static void sv_DrawBuffer1(sv_GLenum buf) { sv_glDrawBuffers(1, &buf); }
 static void sv_PixelStorei(sv_GLenum pname, sv_GLint v) { sv_glPixelStorei(pname, v); }
 static sv_GLenum sv_GetGLError(void) { return sv_glGetError(); }
-static void sv_ColorMask(int r, int g, int b, int a) { sv_glColorMask(r, g, b, a); }
 static sv_GLint sv_GetInteger(sv_GLenum pname) { sv_GLint v[4] = {0, 0, 0, 0}; sv_glGetIntegerv(pname, v); return v[0]; }
 */
 import "C"
@@ -429,13 +426,3 @@ func glDrawBuffer1(buf uint32)        { C.sv_DrawBuffer1(C.sv_GLenum(buf)) }
 func glPixelStorei(p uint32, v int32) { C.sv_PixelStorei(C.sv_GLenum(p), C.sv_GLint(v)) }
 func glGetError() uint32              { return uint32(C.sv_GetGLError()) }
 func glGetInteger(pname uint32) int   { return int(C.sv_GetInteger(C.sv_GLenum(pname))) }
-func glColorMask(r, g, b, a bool) {
-	C.sv_ColorMask(cBool(r), cBool(g), cBool(b), cBool(a))
-}
-
-func cBool(v bool) C.int {
-	if v {
-		return 1
-	}
-	return 0
-}

@@ -186,18 +186,6 @@ func (f *Framebuffer) Clear(gs *gls.GLS, r, g, b, a float32) {
 	gs.Clear(gls.COLOR_BUFFER_BIT | gls.DEPTH_BUFFER_BIT)
 }
 
-// OpaqueAlpha sets the alpha of every pixel of f to 1, keeping the color.
-// Blended drawing (transparent materials, text) leaves alpha below 1 where
-// it blends, and an image meant as a camera picture must be opaque; this
-// does it on the GPU instead of touching every pixel after read-back.
-func (f *Framebuffer) OpaqueAlpha(gs *gls.GLS) {
-	f.Bind(gs)
-	glColorMask(false, false, false, true)
-	gs.ClearColor(0, 0, 0, 1)
-	gs.Clear(gls.COLOR_BUFFER_BIT)
-	glColorMask(true, true, true, true)
-}
-
 // Unbind makes the default framebuffer (0) the draw and read target. A
 // surfaceless context has no usable default framebuffer; this only detaches
 // offscreen targets.
