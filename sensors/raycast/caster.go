@@ -1,0 +1,213 @@
+package raycast
+
+import (
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/scene"
+)
+
+// triangle is stored as a vertex and two edges, the form the
+// Möller-Trumbore test uses.
+type triangle struct {
+	v0, e1, e2 [3]float64
+}
+
+// geometry is the hierarchy over one primitive's triangles, in the
+// primitive's own coordinates; instances share it.
+type geometry struct {
+	tris   []triangle // in leaf order
+	bvh    *bvh
+	bounds box
+}
+
+func newGeometry(p *models.Primitive) *geometry {
+	n := len(p.Indices) / 3
+	tris := make([]triangle, n)
+	boxes := make([]box, n)
+	for i := 0; i < n; i++ {
+		var v [3][3]float64
+		bx := emptyBox()
+		for k := 0; k < 3; k++ {
+			q := p.Positions[p.Indices[3*i+k]]
+			v[k] = [3]float64{float64(q[0]), float64(q[1]), float64(q[2])}
+			bx.grow(v[k])
+		}
+		tris[i] = triangle{v0: v[0], e1: sub(v[1], v[0]), e2: sub(v[2], v[0])}
+		boxes[i] = bx
+	}
+	g := &geometry{bvh: buildBVH(boxes)}
+	g.tris = make([]triangle, n)
+	for i, it := range g.bvh.items {
+		g.tris[i] = tris[it]
+		g.bvh.items[i] = int32(i)
+	}
+	g.bounds = g.bvh.nodes[0].bounds
+	return g
+}
+
+// instance is a geometry placed in the world.
+type instance struct {
+	geom    *geometry
+	toLocal mgl64.Mat4
+}
+
+// Caster intersects rays with a scene's sensed surfaces. Sync takes a
+// snapshot of the scene; Cast may then be called from many goroutines.
+type Caster struct {
+	geoms     map[[32]byte]*geometry
+	instances []instance
+	top       *bvh
+	meshes    []scene.MeshInstance
+	triangles int
+}
+
+// New returns an empty caster.
+func New() *Caster {
+	return &Caster{geoms: map[[32]byte]*geometry{}, top: buildBVH(nil)}
+}
+
+// Sync takes the current world placement of every sensed mesh of s. Call
+// s.Update first if parameters changed. Hierarchies over geometry are built
+// once per distinct geometry and kept across calls; only the one over the
+// instances is rebuilt.
+func (c *Caster) Sync(s *scene.Scene) {
+	c.meshes = s.SensedMeshes(c.meshes[:0])
+	c.instances = c.instances[:0]
+	c.triangles = 0
+	var boxes []box
+	for _, m := range c.meshes {
+		inv := m.World.Inv()
+		for _, p := range m.Mesh.Primitives {
+			if len(p.Indices) < 3 {
+				continue
+			}
+			g, ok := c.geoms[p.Key]
+			if !ok {
+				g = newGeometry(p)
+				c.geoms[p.Key] = g
+			}
+			c.instances = append(c.instances, instance{geom: g, toLocal: inv})
+			boxes = append(boxes, transformBox(g.bounds, m.World))
+			c.triangles += len(g.tris)
+		}
+	}
+	c.top = buildBVH(boxes)
+}
+
+// Triangles returns the number of triangles placed by the last Sync.
+func (c *Caster) Triangles() int { return c.triangles }
+
+// Cast returns the distance along the unit direction dir from origin to
+// the first surface within tmax, and whether there is one. Distances are
+// exact to float64 rounding.
+func (c *Caster) Cast(origin, dir mgl64.Vec3, tmax float64) (float64, bool) {
+	r := newRay(origin, dir)
+	best := tmax
+	best = c.top.traverse(&r, best, func(items []int32, tmax float64) float64 {
+		for _, it := range items {
+			in := &c.instances[it]
+			lo := in.toLocal.Mul4x1(origin.Vec4(1)).Vec3()
+			ld := in.toLocal.Mul4x1(dir.Vec4(0)).Vec3()
+			lr := newRay(lo, ld)
+			tmax = in.geom.intersect(&lr, tmax)
+		}
+		return tmax
+	})
+	if best < tmax {
+		return best, true
+	}
+	return math.Inf(1), false
+}
+
+// CastAll casts rays from one origin along dirs, writing distances (+Inf
+// where nothing is hit within tmax) into out, on all cores.
+func (c *Caster) CastAll(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out []float64) {
+	workers := min(runtime.GOMAXPROCS(0), (len(dirs)+63)/64)
+	if workers <= 1 {
+		for i, d := range dirs {
+			out[i], _ = c.Cast(origin, d, tmax)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (len(dirs) + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, len(dirs))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				out[i], _ = c.Cast(origin, dirs[i], tmax)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// intersect returns the nearest hit closer than tmax (tmax if none). The
+// ray's direction need not be unit length: with an instance's transform
+// applied, t stays the world distance along the world's unit direction.
+func (g *geometry) intersect(r *ray, tmax float64) float64 {
+	return g.bvh.traverse(r, tmax, func(items []int32, tmax float64) float64 {
+		for _, it := range items {
+			if t, ok := g.tris[it].hit(r, tmax); ok {
+				tmax = t
+			}
+		}
+		return tmax
+	})
+}
+
+// hit is the Möller-Trumbore test, two-sided.
+func (tr *triangle) hit(r *ray, tmax float64) (float64, bool) {
+	p := cross(r.d, tr.e2)
+	det := dot(tr.e1, p)
+	if det == 0 {
+		return 0, false
+	}
+	inv := 1 / det
+	s := sub(r.o, tr.v0)
+	u := dot(s, p) * inv
+	if u < 0 || u > 1 {
+		return 0, false
+	}
+	q := cross(s, tr.e1)
+	v := dot(r.d, q) * inv
+	if v < 0 || u+v > 1 {
+		return 0, false
+	}
+	t := dot(tr.e2, q) * inv
+	if t <= 0 || t >= tmax {
+		return 0, false
+	}
+	return t, true
+}
+
+func transformBox(b box, m mgl64.Mat4) box {
+	out := emptyBox()
+	for i := 0; i < 8; i++ {
+		p := mgl64.Vec4{b.min[0], b.min[1], b.min[2], 1}
+		if i&1 != 0 {
+			p[0] = b.max[0]
+		}
+		if i&2 != 0 {
+			p[1] = b.max[1]
+		}
+		if i&4 != 0 {
+			p[2] = b.max[2]
+		}
+		w := m.Mul4x1(p)
+		out.grow([3]float64{w[0], w[1], w[2]})
+	}
+	return out
+}
+
+func sub(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
+func dot(a, b [3]float64) float64    { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+func cross(a, b [3]float64) [3]float64 {
+	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+}

@@ -1,0 +1,10 @@
+// Package raycast is simvis's exact CPU ray caster: it intersects rays with
+// the triangles that simulated range sensors see (scene.SensedMeshes) in
+// float64, through a bounding volume hierarchy per distinct geometry and one
+// over the mesh instances of the scene.
+//
+// It is the reference that the GPU range sensors are tested against, and a
+// backend of its own where rendering is not worth it (a single PSD beam).
+// Triangles are hit from both sides, as a laser hits a surface whatever the
+// winding of its triangles.
+package raycast
