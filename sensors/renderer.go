@@ -20,6 +20,10 @@ type Renderer struct {
 	ctx  *gpu.Context
 	g3n  *renderer.Renderer
 	fbos map[fboKey]*gpu.Framebuffer
+
+	surf    *surfaceState        // range-sensor rendering, made on first use
+	meshBuf []scene.MeshInstance // reused by renderSurfaces
+	caster  casterState          // the CPU backend of range sensors
 }
 
 type fboKey struct {

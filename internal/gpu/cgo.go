@@ -191,6 +191,7 @@ static void (*sv_glDrawBuffers)(sv_GLsizei, const sv_GLenum *);
 static void (*sv_glPixelStorei)(sv_GLenum, sv_GLint);
 static sv_GLenum (*sv_glGetError)(void);
 static void (*sv_glGetIntegerv)(sv_GLenum, sv_GLint *);
+static void (*sv_glClipControl)(sv_GLenum, sv_GLenum); // GL 4.5; may be NULL
 
 #define SV_LOAD(name) \
 	if (!(*(void **)&sv_##name = sv_eglGetProcAddress(#name))) { \
@@ -224,6 +225,7 @@ static int sv_gl_load(void) {
 	SV_LOAD(glPixelStorei)
 	SV_LOAD(glGetError)
 	SV_LOAD(glGetIntegerv)
+	*(void **)&sv_glClipControl = sv_eglGetProcAddress("glClipControl");
 	return 0;
 }
 
@@ -258,6 +260,8 @@ static void sv_ReadBuffer(sv_GLenum mode) { sv_glReadBuffer(mode); }
 static void sv_DrawBuffer1(sv_GLenum buf) { sv_glDrawBuffers(1, &buf); }
 static void sv_PixelStorei(sv_GLenum pname, sv_GLint v) { sv_glPixelStorei(pname, v); }
 static sv_GLenum sv_GetGLError(void) { return sv_glGetError(); }
+static int sv_HasClipControl(void) { return sv_glClipControl != NULL; }
+static void sv_ClipControl(sv_GLenum origin, sv_GLenum depth) { sv_glClipControl(origin, depth); }
 static sv_GLint sv_GetInteger(sv_GLenum pname) { sv_GLint v[4] = {0, 0, 0, 0}; sv_glGetIntegerv(pname, v); return v[0]; }
 */
 import "C"
@@ -426,3 +430,7 @@ func glDrawBuffer1(buf uint32)        { C.sv_DrawBuffer1(C.sv_GLenum(buf)) }
 func glPixelStorei(p uint32, v int32) { C.sv_PixelStorei(C.sv_GLenum(p), C.sv_GLint(v)) }
 func glGetError() uint32              { return uint32(C.sv_GetGLError()) }
 func glGetInteger(pname uint32) int   { return int(C.sv_GetInteger(C.sv_GLenum(pname))) }
+func glHasClipControl() bool          { return C.sv_HasClipControl() != 0 }
+func glClipControl(origin, depth uint32) {
+	C.sv_ClipControl(C.sv_GLenum(origin), C.sv_GLenum(depth))
+}

@@ -1,0 +1,258 @@
+package sensors
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors/raycast"
+)
+
+// Backends of the range sensors.
+const (
+	// BackendGPU renders the scene (surface planes, see surfaces.go).
+	BackendGPU = "gpu"
+	// BackendCPU casts every beam with the exact ray caster.
+	BackendCPU = "cpu"
+)
+
+// Noise is the measurement noise of a range sensor, applied to every range
+// that hit something: r + bias + N(mean, stddev), then rounded to a
+// multiple of precision (if > 0). The generator is seeded, so a run
+// reproduces bit for bit.
+type Noise struct {
+	Mean, Stddev, Bias, Precision float64
+	Seed                          int64
+	rng                           *rand.Rand
+}
+
+func readNoise(c *scene.Command) (Noise, error) {
+	var n Noise
+	var err error
+	if n.Mean, err = c.Float("noise_mean", 0); err != nil {
+		return n, err
+	}
+	if n.Stddev, err = c.FloatIn("noise_stddev", 0, 0, 1e3); err != nil {
+		return n, err
+	}
+	if n.Bias, err = c.Float("noise_bias", 0); err != nil {
+		return n, err
+	}
+	if n.Precision, err = c.FloatIn("noise_precision", 0, 0, 1e3); err != nil {
+		return n, err
+	}
+	seed, err := c.Int("seed", 1, math.MinInt64, math.MaxInt64)
+	if err != nil {
+		return n, err
+	}
+	n.Seed = int64(seed)
+	n.rng = rand.New(rand.NewPCG(uint64(seed), 0x51a5))
+	return n, nil
+}
+
+func (n *Noise) active() bool {
+	return n.Mean != 0 || n.Stddev != 0 || n.Bias != 0 || n.Precision != 0
+}
+
+func (n *Noise) apply(r float64) float64 {
+	r += n.Bias + n.Mean
+	if n.Stddev > 0 {
+		r += n.Stddev * n.rng.NormFloat64()
+	}
+	if n.Precision > 0 {
+		r = math.Round(r/n.Precision) * n.Precision
+	}
+	return r
+}
+
+func (n *Noise) describe(m map[string]any) {
+	if n.active() {
+		m["noise"] = map[string]any{"mean": n.Mean, "stddev": n.Stddev, "bias": n.Bias, "precision": n.Precision, "seed": n.Seed}
+	}
+}
+
+// beamSet is what every range sensor shares: its beams (unit directions in
+// the sensor frame), limits, noise and backend, and the views that the GPU
+// backend renders them from.
+type beamSet struct {
+	name     string
+	frame    *scene.Node
+	dirs     []mgl64.Vec3
+	rangeMin float64
+	rangeMax float64
+	noise    Noise
+	backend  string
+	views    []surfaceView
+	images   []*surfaceImage
+	worldDir []mgl64.Vec3 // scratch for the CPU backend
+}
+
+// readBeamSettings reads range_min, range_max, the noise attributes and
+// backend; defBackend is the sensor type's default.
+func readBeamSettings(ctx *scene.Context, defMin, defMax float64, defBackend string) (*beamSet, error) {
+	c := ctx.Command
+	b := &beamSet{name: ctx.Name, frame: ctx.Frame}
+	var err error
+	if b.rangeMin, err = c.FloatIn("range_min", defMin, 0, 1e6); err != nil {
+		return nil, err
+	}
+	if b.rangeMax, err = c.FloatIn("range_max", defMax, 0, 1e6); err != nil {
+		return nil, err
+	}
+	if b.rangeMax <= b.rangeMin {
+		return nil, c.Errorf("range_max", "%g m must be greater than range_min (%g m)", b.rangeMax, b.rangeMin)
+	}
+	if b.noise, err = readNoise(c); err != nil {
+		return nil, err
+	}
+	b.backend = defBackend
+	if v, ok := c.Attr("backend"); ok {
+		if v != BackendGPU && v != BackendCPU {
+			return nil, c.Errorf("backend", "%q is not a backend (want %s or %s)", v, BackendGPU, BackendCPU)
+		}
+		b.backend = v
+	}
+	return b, nil
+}
+
+// oversample is how many pixels the GPU views give each beam spacing, so
+// that beams next to each other fall in different pixels.
+const oversample = 2
+
+// planViews splits the beams into views of at most 90° around the sensor's
+// z axis (a perspective view cannot see 180°), each fine enough that
+// adjacent beams (res radians apart horizontally, vres vertically; vres 0
+// for a single plane) fall in different pixels.
+func (b *beamSet) planViews(res, vres float64) error {
+	type sector struct{ lo, hi, elev float64 }
+	azimuth := func(d mgl64.Vec3) float64 { return math.Atan2(d[1], d[0]) }
+	// Azimuths relative to the first beam, unwrapped into [0, 2π).
+	a0 := azimuth(b.dirs[0])
+	span := 0.0
+	for _, d := range b.dirs {
+		if math.Abs(d[2]) > math.Sin(80*math.Pi/180) {
+			return fmt.Errorf("beam elevation %.1f° is beyond ±80°", math.Asin(d[2])*180/math.Pi)
+		}
+		span = math.Max(span, math.Mod(azimuth(d)-a0+4*math.Pi, 2*math.Pi))
+	}
+	k := max(1, int(math.Ceil(span/(math.Pi/2)-1e-9)))
+	width := span / float64(k)
+	if width == 0 {
+		width = math.Max(res, 1e-3)
+	}
+	near := math.Max(1e-3, b.rangeMin*0.5*math.Cos(math.Pi/4))
+	b.views = b.views[:0]
+	for i := 0; i < k; i++ {
+		mid := a0 + width*(float64(i)+0.5)
+		if span == 0 {
+			mid = a0
+		}
+		rot := mgl64.HomogRotate3DZ(mid)
+		// Half a beam spacing of margin so beams on a sector border fall
+		// inside both views.
+		half := width/2 + res/2
+		tanX := math.Tan(half)
+		tanY := 0.0
+		for _, d := range b.dirs {
+			rel := math.Mod(azimuth(d)-mid+5*math.Pi, 2*math.Pi) - math.Pi
+			if math.Abs(rel) <= half+1e-9 {
+				horiz := math.Hypot(d[0], d[1])
+				tanY = math.Max(tanY, math.Abs(d[2])/(horiz*math.Cos(rel)))
+			}
+		}
+		w := max(1, int(math.Ceil(2*tanX*oversample/math.Max(res, 1e-6))))
+		h := 1
+		if tanY == 0 || vres == 0 {
+			// One row through the scan plane, square pixels.
+			tanY = math.Max(tanY, tanX/float64(w))
+		} else {
+			tanY += math.Tan(vres / 2)
+			h = max(1, int(math.Ceil(2*tanY*oversample/vres)))
+		}
+		if w*h > 16384*16384 {
+			return fmt.Errorf("the beams need a %dx%d view", w, h)
+		}
+		far := b.rangeMax * math.Sqrt(1+tanX*tanX+tanY*tanY) * 1.01
+		b.views = append(b.views, surfaceView{rot: rot, w: w, h: h, tanX: tanX, tanY: tanY, near: near, far: far})
+	}
+	b.images = make([]*surfaceImage, len(b.views))
+	for i := range b.images {
+		b.images[i] = &surfaceImage{}
+	}
+	return nil
+}
+
+// ranges measures every beam into out: +Inf where no surface is within
+// range_max, -Inf where the surface is closer than range_min (REP-117),
+// noise applied to the rest. It returns the sensor's world pose.
+func (b *beamSet) ranges(r *Renderer, s *scene.Scene, out []float64) (mgl64.Mat4, error) {
+	if err := s.Update(); err != nil {
+		return mgl64.Mat4{}, err
+	}
+	world := b.frame.World()
+	switch b.backend {
+	case BackendGPU:
+		if err := r.renderSurfaces(s, world, b.views, b.images); err != nil {
+			return world, err
+		}
+		for i, d := range b.dirs {
+			rg, ok := rangeAlong(b.images, d)
+			if !ok {
+				return world, fmt.Errorf("sensor %q: beam %d is outside every view", b.name, i)
+			}
+			out[i] = rg
+		}
+	case BackendCPU:
+		if cap(b.worldDir) < len(b.dirs) {
+			b.worldDir = make([]mgl64.Vec3, len(b.dirs))
+		}
+		wd := b.worldDir[:len(b.dirs)]
+		for i, d := range b.dirs {
+			wd[i] = world.Mul4x1(d.Vec4(0)).Vec3().Normalize()
+		}
+		r.castAll(s, world.Col(3).Vec3(), wd, out)
+	}
+	for i, rg := range out {
+		switch {
+		case math.IsInf(rg, 1):
+		case rg < b.rangeMin:
+			out[i] = math.Inf(-1)
+		default:
+			if b.noise.active() {
+				rg = b.noise.apply(rg)
+			}
+			if rg > b.rangeMax {
+				rg = math.Inf(1)
+			}
+			out[i] = rg
+		}
+	}
+	return world, nil
+}
+
+func (b *beamSet) describe(m map[string]any) {
+	m["range_min"], m["range_max"], m["backend"] = b.rangeMin, b.rangeMax, b.backend
+	b.noise.describe(m)
+}
+
+// casterState is the renderer's exact ray caster, shared by CPU-backend
+// sensors; geometry hierarchies are kept between scans.
+type casterState struct {
+	sync.Mutex
+	c *raycast.Caster
+}
+
+// castAll syncs the renderer's ray caster to s and casts rays from origin
+// along the unit world directions dirs.
+func (r *Renderer) castAll(s *scene.Scene, origin mgl64.Vec3, dirs []mgl64.Vec3, out []float64) {
+	r.caster.Lock()
+	defer r.caster.Unlock()
+	if r.caster.c == nil {
+		r.caster.c = raycast.New()
+	}
+	r.caster.c.Sync(s)
+	r.caster.c.CastAll(origin, dirs, math.Inf(1), out)
+}
