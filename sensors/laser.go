@@ -122,7 +122,7 @@ func (l *Laser) Beams() int { return len(l.dirs) }
 func (l *Laser) Describe() map[string]any {
 	m := map[string]any{
 		"beams": len(l.dirs), "angle_min": l.angleMin * 180 / math.Pi,
-		"angle_max": (l.angleMin + float64(len(l.dirs)-1)*l.increment) * 180 / math.Pi,
+		"angle_max":  (l.angleMin + float64(len(l.dirs)-1)*l.increment) * 180 / math.Pi,
 		"resolution": l.increment * 180 / math.Pi,
 	}
 	l.describe(m)
