@@ -172,8 +172,24 @@ func TestCaptureWritesCameraImage(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	path := filepath.Join(dir, "ROBOT_CAM.png")
-	if strings.TrimSpace(out) != path {
-		t.Errorf("capture printed %q, want %q", out, path)
+	meta := filepath.Join(dir, "ROBOT_CAM.json")
+	if strings.TrimSpace(out) != path+"\n"+meta {
+		t.Errorf("capture printed %q, want %q and %q", out, path, meta)
+	}
+	var info struct {
+		Intrinsics struct{ Fx, Cx float64 }
+		Pose       struct{ X, Yaw float64 }
+	}
+	data, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &info); err != nil {
+		t.Fatal(err)
+	}
+	// fov 70 at 640 px: fx = 320 / tan 35° = 457.0; the camera rides on the robot at yaw 20.
+	if math.Abs(info.Intrinsics.Fx-320/math.Tan(35*math.Pi/180)) > 1e-9 || info.Intrinsics.Cx != 320 || math.Abs(info.Pose.Yaw-20) > 1e-9 {
+		t.Errorf("ROBOT_CAM.json: %s", data)
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -5,9 +5,9 @@ import (
 	"image"
 	"image/png"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/simvis/simvis/scene"
@@ -18,31 +18,60 @@ func init() { scene.RegisterSensor("camera", newCamera) }
 // Camera is an RGB pinhole camera looking along its frame's +x with +z up.
 //
 // XML: width, height (pixels, default 640x480), fov (horizontal, degrees,
-// default 60), near, far (meters, default 0.05 and 100), background ("r g b"
-// in 0..1, default a light gray).
+// default 60) or vfov (vertical) instead, near, far (meters, default 0.05
+// and 100), background ("r g b" in 0..1, default a light gray),
+// noise_stddev (gaussian pixel noise in 0..1 intensity units, default 0)
+// and seed (1).
 type Camera struct {
 	name  string
 	frame *scene.Node
 	view  View
+	noise float64
+	rng   *rand.Rand
+	seed  int64
+}
+
+// readPinhole reads width, height and fov or vfov (square pixels).
+func readPinhole(c *scene.Command, v *View) error {
+	var err error
+	if v.Width, err = c.Int("width", 640, 1, 16384); err != nil {
+		return err
+	}
+	if v.Height, err = c.Int("height", 480, 1, 16384); err != nil {
+		return err
+	}
+	if c.Has("vfov") {
+		if c.Has("fov") {
+			return c.Errorf("vfov", "give fov (horizontal) or vfov (vertical), not both")
+		}
+		vfov, err := c.Float("vfov", 0)
+		if err != nil {
+			return err
+		}
+		if vfov <= 0 || vfov >= 180 {
+			return c.Errorf("vfov", "%g is not in (0, 180) degrees", vfov)
+		}
+		t := math.Tan(vfov*math.Pi/360) * float64(v.Width) / float64(v.Height)
+		v.HFOV = 2 * math.Atan(t) * 180 / math.Pi
+		return nil
+	}
+	if v.HFOV, err = c.Float("fov", 60); err != nil {
+		return err
+	}
+	if v.HFOV <= 0 || v.HFOV >= 180 {
+		return c.Errorf("fov", "%g is not in (0, 180) degrees", v.HFOV)
+	}
+	return nil
 }
 
 func newCamera(ctx *scene.Context) (scene.Sensor, error) {
 	c := ctx.Command
 	cam := &Camera{name: ctx.Name, frame: ctx.Frame}
-	var err error
 	v := &cam.view
-	if v.Width, err = c.Int("width", 640, 1, 16384); err != nil {
+	if err := readPinhole(c, v); err != nil {
 		return nil, err
 	}
-	if v.Height, err = c.Int("height", 480, 1, 16384); err != nil {
-		return nil, err
-	}
-	if v.HFOV, err = c.Float("fov", 60); err != nil {
-		return nil, err
-	}
-	if v.HFOV <= 0 || v.HFOV >= 180 {
-		return nil, c.Errorf("fov", "%g is not in (0, 180) degrees", v.HFOV)
-	}
+	var err error
 	if v.Near, err = c.Float("near", 0.05); err != nil {
 		return nil, err
 	}
@@ -61,6 +90,15 @@ func newCamera(ctx *scene.Context) (scene.Sensor, error) {
 			return nil, c.Errorf("background", "%v", err)
 		}
 	}
+	if cam.noise, err = c.FloatIn("noise_stddev", 0, 0, 1); err != nil {
+		return nil, err
+	}
+	seed, err := c.Int("seed", 1, math.MinInt64, math.MaxInt64)
+	if err != nil {
+		return nil, err
+	}
+	cam.seed = int64(seed)
+	cam.rng = rand.New(rand.NewPCG(uint64(seed), 0xca3e7a))
 	return cam, nil
 }
 
@@ -71,8 +109,8 @@ func parseColor(s string) ([3]float32, error) {
 		return col, fmt.Errorf("want 3 numbers \"r g b\" in 0..1, got %d", len(f))
 	}
 	for i, x := range f {
-		v, err := strconv.ParseFloat(x, 32)
-		if err != nil || v < 0 || v > 1 || math.IsNaN(v) {
+		var v float64
+		if _, err := fmt.Sscan(x, &v); err != nil || v < 0 || v > 1 || math.IsNaN(v) {
 			return col, fmt.Errorf("%q is not a number in 0..1", x)
 		}
 		col[i] = float32(v)
@@ -82,18 +120,24 @@ func parseColor(s string) ([3]float32, error) {
 
 // Intrinsics are the pinhole parameters of an image in pixels.
 type Intrinsics struct {
-	Width, Height  int
-	Fx, Fy, Cx, Cy float64
+	Width  int     `json:"width"`
+	Height int     `json:"height"`
+	Fx     float64 `json:"fx"`
+	Fy     float64 `json:"fy"`
+	Cx     float64 `json:"cx"`
+	Cy     float64 `json:"cy"`
 }
 
-// Intrinsics returns the camera's pinhole parameters (square pixels,
-// principal point at the image center).
-func (c *Camera) Intrinsics() Intrinsics {
-	v := c.view
+// intrinsics of a view: square pixels, principal point at the center.
+func (v View) intrinsics() Intrinsics {
 	fx := float64(v.Width) / (2 * math.Tan(v.HFOV*math.Pi/360))
 	fy := float64(v.Height) / (2 * math.Tan(v.VFOV()*math.Pi/360))
 	return Intrinsics{Width: v.Width, Height: v.Height, Fx: fx, Fy: fy, Cx: float64(v.Width) / 2, Cy: float64(v.Height) / 2}
 }
+
+// Intrinsics returns the camera's pinhole parameters (square pixels,
+// principal point at the image center).
+func (c *Camera) Intrinsics() Intrinsics { return c.view.intrinsics() }
 
 // View returns the camera's view at the scene graph's current state; call
 // Scene.Update first if parameters changed since (Image does).
@@ -106,26 +150,57 @@ func (c *Camera) View() View {
 // Describe implements scene.Sensor.
 func (c *Camera) Describe() map[string]any {
 	v := c.view
-	return map[string]any{"width": v.Width, "height": v.Height, "fov": v.HFOV, "near": v.Near, "far": v.Far}
+	m := map[string]any{"width": v.Width, "height": v.Height, "fov": v.HFOV, "near": v.Near, "far": v.Far}
+	if c.noise > 0 {
+		m["noise_stddev"], m["seed"] = c.noise, c.seed
+	}
+	return m
 }
 
-// Image renders the camera's current view.
+// Image renders the camera's current view, with pixel noise if set.
 func (c *Camera) Image(r *Renderer, s *scene.Scene) (*image.RGBA, error) {
 	// Apply pending parameter changes first: they may move the camera itself.
 	if err := s.Update(); err != nil {
 		return nil, err
 	}
-	return r.RenderRGBA(s, c.View())
+	img, err := r.RenderRGBA(s, c.View())
+	if err != nil || c.noise == 0 {
+		return img, err
+	}
+	sigma := c.noise * 255
+	for i, p := range img.Pix {
+		if i%4 == 3 {
+			continue
+		}
+		img.Pix[i] = uint8(math.Max(0, math.Min(255, math.Round(float64(p)+sigma*c.rng.NormFloat64()))))
+	}
+	return img, nil
 }
 
-// Capture renders the image and writes it to dir/NAME.png.
+// FrameInfo is what a camera or depth camera reports with every frame:
+// its intrinsics and its world pose.
+type FrameInfo struct {
+	Sensor     string     `json:"sensor"`
+	Intrinsics Intrinsics `json:"intrinsics"`
+	Pose       scene.Pose `json:"pose"`
+	Near       float64    `json:"near,omitempty"`
+	Far        float64    `json:"far,omitempty"`
+}
+
+// Capture renders the image and writes DIR/NAME.png and DIR/NAME.json
+// (intrinsics and pose).
 func (c *Camera) Capture(r *Renderer, s *scene.Scene, dir string) ([]string, error) {
 	img, err := c.Image(r, s)
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, fileName(c.name)+".png")
-	return []string{path}, WritePNG(path, img)
+	base := filepath.Join(dir, fileName(c.name))
+	if err := WritePNG(base+".png", img); err != nil {
+		return nil, err
+	}
+	v := c.View()
+	info := FrameInfo{Sensor: c.name, Intrinsics: c.Intrinsics(), Pose: scene.PoseFromMatrix(v.Pose)}
+	return []string{base + ".png", base + ".json"}, writeJSONFile(base+".json", info)
 }
 
 // fileName makes a sensor name usable as a file name: embedded sensors are

@@ -195,7 +195,7 @@ func (b *beamSet) ranges(r *Renderer, s *scene.Scene, out []float64) (mgl64.Mat4
 	world := b.frame.World()
 	switch b.backend {
 	case BackendGPU:
-		if err := r.renderSurfaces(s, world, b.views, b.images); err != nil {
+		if err := r.renderSurfaces(s, world, b.views, b.images, modePlanes); err != nil {
 			return world, err
 		}
 		for i, d := range b.dirs {

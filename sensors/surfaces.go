@@ -54,7 +54,30 @@ void main() {
 }
 `
 
-const surfaceProgram = "simvis_surface"
+// The depth program writes the depth along the view's axis (+x) of the
+// point seen at each pixel center: the interpolated position there lies
+// exactly on the triangle, on that pixel's ray.
+const depthFragmentShader = `
+precision highp float;
+in vec3 P;
+out vec4 Depth;
+void main() {
+    Depth = vec4(P.x, 0.0, 0.0, 0.0);
+}
+`
+
+const (
+	surfaceProgram = "simvis_surface"
+	depthProgram   = "simvis_depth"
+)
+
+// surfaceMode selects what a surface render writes per pixel.
+type surfaceMode int
+
+const (
+	modePlanes surfaceMode = iota // nx ny nz d (RGBA32F)
+	modeDepth                     // depth along the view's x (R32F), 0 where nothing was hit
+)
 
 // surfaceView is one pinhole view of a range sensor. It looks along the +x
 // of its frame, rot (view frame -> sensor frame), with +z up; u runs to the
@@ -77,8 +100,8 @@ func (v *surfaceView) project(d mgl64.Vec3) (u, vv float64, ok bool) {
 	return u, vv, true
 }
 
-// surfaceImage is a rendered view: four floats (nx ny nz d) per pixel, top
-// row first; n = 0 where nothing was hit.
+// surfaceImage is a rendered view, top row first: in modePlanes four floats
+// (nx ny nz d) per pixel, n = 0 where nothing was hit; in modeDepth one.
 type surfaceImage struct {
 	view   surfaceView
 	planes []float32
@@ -156,7 +179,9 @@ func (r *Renderer) surfaces(gs *gls.GLS) *surfaceState {
 	st.clipFrom.Init("ClipFromSensor")
 	r.g3n.AddShader(surfaceProgram+"_vertex", surfaceVertexShader)
 	r.g3n.AddShader(surfaceProgram+"_fragment", surfaceFragmentShader)
+	r.g3n.AddShader(depthProgram+"_fragment", depthFragmentShader)
 	r.g3n.AddProgram(surfaceProgram, surfaceProgram+"_vertex", surfaceProgram+"_fragment")
+	r.g3n.AddProgram(depthProgram, surfaceProgram+"_vertex", depthProgram+"_fragment")
 	r.surf = st
 	return st
 }
@@ -198,19 +223,23 @@ func (st *surfaceState) geometry(gs *gls.GLS, p *models.Primitive) *gpuGeometry 
 // renderSurfaces renders each view of a sensor at sensorWorld into out
 // (one image per view, reused between calls when sizes match). The scene
 // must be up to date (Scene.Update).
-func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views []surfaceView, out []*surfaceImage) error {
+func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views []surfaceView, out []*surfaceImage, mode surfaceMode) error {
 	r.meshBuf = s.SensedMeshes(r.meshBuf[:0])
 	sensorFromWorld := sensorWorld.Inv()
+	program, format, channels := surfaceProgram, gpu.ColorRGBA32F, 4
+	if mode == modeDepth {
+		program, format, channels = depthProgram, gpu.ColorR32F, 1
+	}
 	for i, v := range views {
-		if len(out[i].planes) != 4*v.w*v.h {
-			out[i].planes = make([]float32, 4*v.w*v.h)
+		if len(out[i].planes) != channels*v.w*v.h {
+			out[i].planes = make([]float32, channels*v.w*v.h)
 		}
 		out[i].view = v
 	}
 	return r.ctx.Do(func(gs *gls.GLS) error {
 		st := r.surfaces(gs)
-		if _, err := r.g3n.SetProgram(&renderer.ShaderSpecs{Name: surfaceProgram, ShaderUnique: true}); err != nil {
-			return fmt.Errorf("sensors: surface shader: %w", err)
+		if _, err := r.g3n.SetProgram(&renderer.ShaderSpecs{Name: program, ShaderUnique: true}); err != nil {
+			return fmt.Errorf("sensors: %s shader: %w", program, err)
 		}
 		if st.reversedZ {
 			gpu.SetZeroToOneDepth(gs, true)
@@ -222,7 +251,7 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 		gs.DepthMask(true)
 		gs.PolygonMode(gls.FRONT_AND_BACK, gls.FILL)
 		for i, v := range views {
-			fb, err := r.framebuffer(gs, v.w, v.h, gpu.ColorRGBA32F)
+			fb, err := r.framebuffer(gs, v.w, v.h, format)
 			if err != nil {
 				return err
 			}

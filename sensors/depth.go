@@ -1,0 +1,176 @@
+package sensors
+
+import (
+	"encoding/binary"
+	"image"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/scene"
+)
+
+func init() { scene.RegisterSensor("depth", newDepthCamera) }
+
+// DepthCamera measures, per pixel, the depth along its optical axis (its
+// frame's +x) of the surface seen through the pixel center (REP-118).
+//
+// XML: width, height (640x480), fov (60, horizontal) or vfov, range_min
+// (0.1 m) and range_max (10 m) on the depth, the noise attributes and
+// seed, backend ("gpu" or "cpu").
+type DepthCamera struct {
+	*beamSet
+	view  View // size and field of view; Pose set per frame
+	image []*surfaceImage
+	yTan  []float64 // per column: the pixel center ray's y over x
+	zTan  []float64 // per row: z over x
+}
+
+func newDepthCamera(ctx *scene.Context) (scene.Sensor, error) {
+	b, err := readBeamSettings(ctx, 0.1, 10, BackendGPU)
+	if err != nil {
+		return nil, err
+	}
+	d := &DepthCamera{beamSet: b}
+	if err := readPinhole(ctx.Command, &d.view); err != nil {
+		return nil, err
+	}
+	v := &d.view
+	v.Near, v.Far = b.rangeMin, b.rangeMax
+	in := v.intrinsics()
+	d.yTan = make([]float64, v.Width)
+	for i := range d.yTan {
+		d.yTan[i] = (in.Cx - (float64(i) + 0.5)) / in.Fx
+	}
+	d.zTan = make([]float64, v.Height)
+	for j := range d.zTan {
+		d.zTan[j] = (in.Cy - (float64(j) + 0.5)) / in.Fy
+	}
+	tanX, tanY := in.Cx/in.Fx, in.Cy/in.Fy
+	near := math.Max(1e-3, b.rangeMin*0.5)
+	far := b.rangeMax * math.Sqrt(1+tanX*tanX+tanY*tanY) * 1.01
+	d.views = []surfaceView{{rot: mgl64.Ident4(), w: v.Width, h: v.Height, tanX: tanX, tanY: tanY, near: near, far: far}}
+	d.image = []*surfaceImage{{}}
+	return d, nil
+}
+
+// DepthImage is one depth frame: Width x Height depths in meters, top row
+// first; +Inf where nothing is within range_max, -Inf where the surface is
+// closer than range_min.
+type DepthImage struct {
+	Info  FrameInfo
+	Depth []float32
+}
+
+// Intrinsics returns the depth camera's pinhole parameters.
+func (d *DepthCamera) Intrinsics() Intrinsics { return d.view.intrinsics() }
+
+// Depth measures a frame at the scene's current state.
+func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
+	if err := s.Update(); err != nil {
+		return nil, err
+	}
+	world := d.frame.World()
+	v := d.view
+	out := &DepthImage{
+		Info:  FrameInfo{Sensor: d.name, Intrinsics: v.intrinsics(), Pose: scene.PoseFromMatrix(world), Near: d.rangeMin, Far: d.rangeMax},
+		Depth: make([]float32, v.Width*v.Height),
+	}
+	switch d.backend {
+	case BackendGPU:
+		if err := r.renderSurfaces(s, world, d.views, d.image, modeDepth); err != nil {
+			return nil, err
+		}
+		for i, z := range d.image[0].planes {
+			out.Depth[i] = d.limit(float64(z))
+		}
+	case BackendCPU:
+		dirs := make([]mgl64.Vec3, len(out.Depth))
+		for j, zt := range d.zTan {
+			for i, yt := range d.yTan {
+				dirs[j*v.Width+i] = world.Mul4x1(mgl64.Vec4{1, yt, zt, 0}).Vec3().Normalize()
+			}
+		}
+		ranges := make([]float64, len(dirs))
+		r.castAll(s, world.Col(3).Vec3(), dirs, ranges)
+		for j, zt := range d.zTan {
+			for i, yt := range d.yTan {
+				k := j*v.Width + i
+				z := ranges[k] / math.Sqrt(1+yt*yt+zt*zt) // range along the ray -> depth along x
+				if math.IsInf(ranges[k], 1) {
+					z = 0
+				}
+				out.Depth[k] = d.limit(z)
+			}
+		}
+	}
+	return out, nil
+}
+
+// limit turns a raw depth (0: nothing seen) into the sensor's reading.
+func (d *DepthCamera) limit(z float64) float32 {
+	switch {
+	case z <= 0:
+		return float32(math.Inf(1))
+	case z < d.rangeMin:
+		return float32(math.Inf(-1))
+	}
+	if d.noise.active() {
+		z = d.noise.apply(z)
+	}
+	if z > d.rangeMax {
+		return float32(math.Inf(1))
+	}
+	return float32(z)
+}
+
+// Describe implements scene.Sensor.
+func (d *DepthCamera) Describe() map[string]any {
+	m := map[string]any{"width": d.view.Width, "height": d.view.Height, "fov": d.view.HFOV}
+	d.describe(m)
+	return m
+}
+
+// Capture writes DIR/NAME.depth.png (16-bit millimeters, 0 where there is
+// no valid depth), DIR/NAME.depth.f32 (float32 meters, little-endian, row
+// by row from the top, ±Inf as in DepthImage) and DIR/NAME.json
+// (intrinsics, pose, range limits).
+func (d *DepthCamera) Capture(r *Renderer, s *scene.Scene, dir string) ([]string, error) {
+	img, err := d.Depth(r, s)
+	if err != nil {
+		return nil, err
+	}
+	base := filepath.Join(dir, fileName(d.name))
+	files := []string{base + ".depth.png", base + ".depth.f32", base + ".json"}
+	if err := WritePNG(files[0], img.Millimeters()); err != nil {
+		return nil, err
+	}
+	raw := make([]byte, 4*len(img.Depth))
+	for i, z := range img.Depth {
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(z))
+	}
+	if err := os.WriteFile(files[1], raw, 0o644); err != nil {
+		return nil, err
+	}
+	return files, writeJSONFile(files[2], img.Info)
+}
+
+// Millimeters returns the depth as a 16-bit image in millimeters, 0 where
+// the depth is not valid or does not fit (beyond 65.535 m).
+func (im *DepthImage) Millimeters() *image.Gray16 {
+	w, h := im.Info.Intrinsics.Width, im.Info.Intrinsics.Height
+	g := image.NewGray16(image.Rect(0, 0, w, h))
+	for j := 0; j < h; j++ {
+		for i := 0; i < w; i++ {
+			z := float64(im.Depth[j*w+i])
+			mm := math.Round(z * 1000)
+			if math.IsInf(z, 0) || math.IsNaN(z) || mm > 65535 {
+				mm = 0
+			}
+			g.SetGray16(i, j, color.Gray16{Y: uint16(mm)})
+		}
+	}
+	return g
+}

@@ -1,0 +1,110 @@
+package sensors_test
+
+import (
+	"encoding/binary"
+	"image/png"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors"
+)
+
+func depthCamera(t *testing.T, s *scene.Scene, name string) *sensors.DepthCamera {
+	t.Helper()
+	for _, se := range s.Sensors() {
+		if se.Name == name {
+			return se.Sensor.(*sensors.DepthCamera)
+		}
+	}
+	t.Fatalf("no sensor %q", name)
+	return nil
+}
+
+// A wall 4 m ahead, turned 25° about z and 10° about y, seen by a depth
+// camera: every pixel's depth is the closed form c / n·(1, y, z) of the
+// pixel center's ray, on both backends.
+func TestDepthCameraTiltedWall(t *testing.T) {
+	dir := t.TempDir()
+	writeModel(t, dir, "wall.glb", func(m *models.Model) {
+		m.AddNode(nil, "wall", mgl64.Ident4(), models.Box("wall", 0.2, 40, 40, [4]float32{1, 1, 1, 1}))
+	})
+	for _, backend := range []string{"gpu", "cpu"} {
+		s := loadScene(t, dir, `<scene>
+  <part file="wall.glb" name="WALL" pose_offset="4.1 0 0 0 10 25"/>
+  <sensor type="depth" name="D" width="160" height="120" fov="70" range_max="20" backend="`+backend+`"/>
+</scene>`)
+		cam := depthCamera(t, s, "D")
+		img, err := cam.Depth(renderer(t), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rot := scene.Pose{Pitch: 10, Yaw: 25}.Matrix()
+		n := rot.Mul4x1(mgl64.Vec4{1, 0, 0, 0}).Vec3()
+		c := mgl64.Vec3{4.1, 0, 0}.Dot(n) - 0.1
+		in := cam.Intrinsics()
+		worst := 0.0
+		for j := 0; j < in.Height; j++ {
+			for i := 0; i < in.Width; i++ {
+				b := mgl64.Vec3{1, (in.Cx - float64(i) - 0.5) / in.Fx, (in.Cy - float64(j) - 0.5) / in.Fy}
+				want := c / n.Dot(b)
+				worst = math.Max(worst, math.Abs(float64(img.Depth[j*in.Width+i])-want))
+			}
+		}
+		tol := 1e-4
+		if worst > tol {
+			t.Errorf("%s: worst depth error %.3g m, want <= %g", backend, worst, tol)
+		}
+		t.Logf("%s: worst depth error %.3g m", backend, worst)
+	}
+}
+
+// Capture writes the 16-bit millimeter PNG, the float32 file and the
+// metadata; nothing in view is +Inf in the float file and 0 in the PNG.
+func TestDepthCapture(t *testing.T) {
+	s := roomScene(t, `<sensor type="depth" name="D" pose_offset="0 0 1.5 0 0 0" width="64" height="48" fov="60" range_max="20"/>
+  <sensor type="depth" name="SKY" pose_offset="0 0 1.5 0 -90 0" width="8" height="8" range_max="1"/>`)
+	dir := t.TempDir()
+	files, err := sensors.CaptureAll(renderer(t), s, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 6 {
+		t.Fatalf("files %v", files)
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The center pixel looks at the wall 4 m ahead (a hair off axis).
+	if r, _, _, _ := img.At(32, 24).RGBA(); math.Abs(float64(r)-4000) > 1 {
+		t.Errorf("PNG center %d mm, want 4000", r)
+	}
+	raw, err := os.ReadFile(files[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != 4*64*48 {
+		t.Fatalf("float file has %d bytes", len(raw))
+	}
+	z := math.Float32frombits(binary.LittleEndian.Uint32(raw[4*(24*64+32):]))
+	if math.Abs(float64(z)-4) > 1e-4 {
+		t.Errorf("float center %v, want 4", z)
+	}
+	// SKY looks up at the ceiling 1.5 m away, beyond its 1 m range.
+	raw, err = os.ReadFile(files[4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z := math.Float32frombits(binary.LittleEndian.Uint32(raw)); !math.IsInf(float64(z), 1) {
+		t.Errorf("beyond range_max: %v, want +Inf", z)
+	}
+}
