@@ -46,13 +46,9 @@ func pointParams(c *scene.Command, n int, countPer int) ([]scene.Param, error) {
 		ps[2+3*i] = scene.Param{Name: "y" + s}
 		ps[3+3*i] = scene.Param{Name: "z" + s}
 	}
-	if !c.Has("points") {
-		return ps, nil
-	}
-	v, _ := c.Attr("points")
-	fields, err := c.Floats("points", countFields(v), nil)
-	if err != nil {
-		return nil, err
+	fields, ok, err := c.FloatList("points")
+	if err != nil || !ok {
+		return ps, err
 	}
 	if len(fields)%(3*countPer) != 0 || len(fields)/3 > n {
 		return nil, c.Errorf("points", "want up to %d points as x y z triples (in groups of %d), got %d numbers", n, countPer, len(fields))
@@ -62,19 +58,6 @@ func pointParams(c *scene.Command, n int, countPer int) ([]scene.Param, error) {
 	}
 	ps[0].Default = float64(len(fields) / 3 / countPer)
 	return ps, nil
-}
-
-// countFields counts the numbers in a list so Floats can be asked for all of them.
-func countFields(s string) int {
-	n, in := 0, false
-	for _, r := range s {
-		sep := r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ','
-		if !sep && !in {
-			n++
-		}
-		in = !sep
-	}
-	return n
 }
 
 // checkCount validates a count parameter against the element's capacity.

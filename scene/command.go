@@ -264,3 +264,14 @@ func (c *Command) Floats(name string, n int, def []float64) ([]float64, error) {
 	}
 	return out, nil
 }
+
+// FloatList returns an attribute holding any number of finite numbers
+// separated by spaces or commas, and whether it is present.
+func (c *Command) FloatList(name string) ([]float64, bool, error) {
+	v, ok := c.Attr(name)
+	if !ok {
+		return nil, false, nil
+	}
+	out, err := c.Floats(name, len(splitNumbers(v)), nil)
+	return out, true, err
+}

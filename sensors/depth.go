@@ -22,10 +22,10 @@ func init() { scene.RegisterSensor("depth", newDepthCamera) }
 // seed, backend ("gpu" or "cpu").
 type DepthCamera struct {
 	*beamSet
-	view  View // size and field of view; Pose set per frame
-	image []*surfaceImage
-	yTan  []float64 // per column: the pixel center ray's y over x
-	zTan  []float64 // per row: z over x
+	view View // size and field of view; Pose set per frame
+	gpu  surfaceFrame
+	yTan []float64 // per column: the pixel center ray's y over x
+	zTan []float64 // per row: z over x
 }
 
 func newDepthCamera(ctx *scene.Context) (scene.Sensor, error) {
@@ -52,7 +52,6 @@ func newDepthCamera(ctx *scene.Context) (scene.Sensor, error) {
 	near := math.Max(1e-3, b.rangeMin*0.5)
 	far := b.rangeMax * math.Sqrt(1+tanX*tanX+tanY*tanY) * 1.01
 	d.views = []surfaceView{{rot: mgl64.Ident4(), w: v.Width, h: v.Height, tanX: tanX, tanY: tanY, near: near, far: far}}
-	d.image = []*surfaceImage{{}}
 	return d, nil
 }
 
@@ -80,10 +79,10 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 	}
 	switch d.backend {
 	case BackendGPU:
-		if err := r.renderSurfaces(s, world, d.views, d.image, modeDepth); err != nil {
+		if err := r.renderSurfaces(s, world, d.views, &d.gpu, modeDepth); err != nil {
 			return nil, err
 		}
-		for i, z := range d.image[0].planes {
+		for i, z := range d.gpu.images[0].pixels {
 			out.Depth[i] = d.limit(float64(z))
 		}
 	case BackendCPU:

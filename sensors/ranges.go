@@ -86,7 +86,7 @@ type beamSet struct {
 	noise    Noise
 	backend  string
 	views    []surfaceView
-	images   []*surfaceImage
+	frame3d  surfaceFrame // the GPU backend's last render
 	worldDir []mgl64.Vec3 // scratch for the CPU backend
 }
 
@@ -178,10 +178,6 @@ func (b *beamSet) planViews(res, vres float64) error {
 		far := b.rangeMax * math.Sqrt(1+tanX*tanX+tanY*tanY) * 1.01
 		b.views = append(b.views, surfaceView{rot: rot, w: w, h: h, tanX: tanX, tanY: tanY, near: near, far: far})
 	}
-	b.images = make([]*surfaceImage, len(b.views))
-	for i := range b.images {
-		b.images[i] = &surfaceImage{}
-	}
 	return nil
 }
 
@@ -195,11 +191,11 @@ func (b *beamSet) ranges(r *Renderer, s *scene.Scene, out []float64) (mgl64.Mat4
 	world := b.frame.World()
 	switch b.backend {
 	case BackendGPU:
-		if err := r.renderSurfaces(s, world, b.views, b.images, modePlanes); err != nil {
+		if err := r.renderSurfaces(s, world, b.views, &b.frame3d, modeIDs); err != nil {
 			return world, err
 		}
 		for i, d := range b.dirs {
-			rg, ok := rangeAlong(b.images, d)
+			rg, ok := b.frame3d.rangeAlong(d)
 			if !ok {
 				return world, fmt.Errorf("sensor %q: beam %d is outside every view", b.name, i)
 			}

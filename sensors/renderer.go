@@ -21,9 +21,8 @@ type Renderer struct {
 	g3n  *renderer.Renderer
 	fbos map[fboKey]*gpu.Framebuffer
 
-	surf    *surfaceState        // range-sensor rendering, made on first use
-	meshBuf []scene.MeshInstance // reused by renderSurfaces
-	caster  casterState          // the CPU backend of range sensors
+	surf   *surfaceState // range-sensor rendering, made on first use
+	caster casterState   // the CPU backend of range sensors
 }
 
 type fboKey struct {

@@ -12,15 +12,22 @@ import (
 	"github.com/simvis/simvis/scene"
 )
 
-// Range sensors do not read the depth buffer. They render, for every pixel,
-// the plane of the surface seen there (unit normal n and offset d, n·p = d,
-// in the sensor's frame), and then intersect each beam's exact direction b
-// with the plane of the pixel the beam falls in: range = d / n·b. On a flat
-// surface this is exact to float rounding wherever the beam falls in the
-// pixel, where a depth image gives the range of the pixel center's ray; and
-// a beam always takes one surface's plane, so there are no mixed pixels at
-// depth edges. The depth buffer only decides which surface is in front; it
-// is reversed-Z float (near at 1, infinity at 0) where GL 4.5 allows.
+// How range sensors measure. They do not read ranges from a depth buffer:
+// the GPU renders, for every pixel, which triangle is seen there (a draw
+// index and gl_PrimitiveID), and each beam is then intersected exactly, in
+// float64, with the triangles seen in the 2x2 pixels around the point where
+// the beam's own direction falls. The nearest true hit is the beam's range:
+// exact on any surface, wherever the beam falls in the pixel (a depth image
+// gives the range of the pixel center's ray instead), and at a depth edge a
+// beam returns the one surface it really meets, never a mix. Only if none of
+// those triangles is hit (a sliver the raster missed) does the beam take
+// the plane of the triangle seen in its own pixel. The depth buffer only
+// decides which triangle is in front; it is reversed-Z float (near at 1,
+// infinity at 0) where GL 4.5 allows.
+//
+// Depth cameras measure the pixel center's ray itself, so their shader
+// writes the depth of the interpolated position, which lies exactly on the
+// triangle and on that ray.
 
 const surfaceVertexShader = `
 layout(location = 0) in vec3 VertexPosition;
@@ -34,29 +41,18 @@ void main() {
 }
 `
 
-// The derivatives of the interpolated position span the triangle's plane:
-// P is linear over a triangle, and a 2x2 quad's helper pixels extrapolate
-// the same triangle.
-const surfaceFragmentShader = `
+// Float channels hold integers exactly up to 2^24: draws and triangles per
+// draw stay far below.
+const idFragmentShader = `
 precision highp float;
+uniform float DrawID;
 in vec3 P;
-out vec4 Plane;
+out vec4 ID;
 void main() {
-    vec3 c = cross(dFdx(P), dFdy(P));
-    float l = length(c);
-    vec3 n = l > 0.0 ? c / l : -normalize(P);
-    float d = dot(n, P);
-    if (d < 0.0) {
-        n = -n;
-        d = -d;
-    }
-    Plane = vec4(n, d);
+    ID = vec4(DrawID, float(gl_PrimitiveID), 0.0, 0.0);
 }
 `
 
-// The depth program writes the depth along the view's axis (+x) of the
-// point seen at each pixel center: the interpolated position there lies
-// exactly on the triangle, on that pixel's ray.
 const depthFragmentShader = `
 precision highp float;
 in vec3 P;
@@ -67,16 +63,16 @@ void main() {
 `
 
 const (
-	surfaceProgram = "simvis_surface"
-	depthProgram   = "simvis_depth"
+	idProgram    = "simvis_triangle_id"
+	depthProgram = "simvis_depth"
 )
 
 // surfaceMode selects what a surface render writes per pixel.
 type surfaceMode int
 
 const (
-	modePlanes surfaceMode = iota // nx ny nz d (RGBA32F)
-	modeDepth                     // depth along the view's x (R32F), 0 where nothing was hit
+	modeIDs   surfaceMode = iota // draw index + 1 and triangle index (RGBA32F); 0 where nothing was hit
+	modeDepth                    // depth along the view's x (R32F); 0 where nothing was hit
 )
 
 // surfaceView is one pinhole view of a range sensor. It looks along the +x
@@ -100,57 +96,121 @@ func (v *surfaceView) project(d mgl64.Vec3) (u, vv float64, ok bool) {
 	return u, vv, true
 }
 
-// surfaceImage is a rendered view, top row first: in modePlanes four floats
-// (nx ny nz d) per pixel, n = 0 where nothing was hit; in modeDepth one.
+// surfaceImage is a rendered view, top row first: in modeIDs four floats
+// per pixel, in modeDepth one.
 type surfaceImage struct {
 	view   surfaceView
-	planes []float32
+	pixels []float32
 }
 
-// rangeAt returns the range along the unit direction b (sensor frame) from
-// the plane of the pixel at (px, py), +Inf where the pixel saw nothing.
-func (im *surfaceImage) rangeAt(px, py int, b mgl64.Vec3) float64 {
-	i := 4 * (py*im.view.w + px)
-	p := im.planes[i : i+4 : i+4]
-	n := mgl64.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}
-	if n[0] == 0 && n[1] == 0 && n[2] == 0 {
-		return math.Inf(1)
+// drawRecord is one primitive drawn in a surface frame.
+type drawRecord struct {
+	prim            *models.Primitive
+	sensorFromModel mgl64.Mat4
+}
+
+// surfaceFrame is what one sensor's render needs between the render and
+// reading its pixels; each sensor owns one, so sensors may render from
+// different goroutines.
+type surfaceFrame struct {
+	meshes []scene.MeshInstance
+	draws  []drawRecord
+	images []*surfaceImage
+}
+
+// triangle returns triangle i of a draw in the sensor frame.
+func (d *drawRecord) triangle(i int) (v0, v1, v2 mgl64.Vec3, ok bool) {
+	idx := d.prim.Indices
+	if 3*i+2 >= len(idx) {
+		return v0, v1, v2, false
 	}
-	cos := n.Dot(b)
-	if cos <= 1e-6 {
-		// The beam grazes the pixel's plane; fall back to the range of the
-		// pixel center's ray, which the pixel did see.
-		c := im.view.rot.Mul4x1(im.view.pixelDir(px, py).Vec4(0)).Vec3()
-		cos = n.Dot(c)
-		if cos <= 1e-12 {
-			return math.Inf(1)
-		}
-		return float64(p[3]) / cos
+	at := func(k uint32) mgl64.Vec3 {
+		p := d.prim.Positions[k]
+		return d.sensorFromModel.Mul4x1(mgl64.Vec4{float64(p[0]), float64(p[1]), float64(p[2]), 1}).Vec3()
 	}
-	return float64(p[3]) / cos
+	return at(idx[3*i]), at(idx[3*i+1]), at(idx[3*i+2]), true
 }
 
-// pixelDir returns the unit direction of pixel (px, py)'s center in the view frame.
-func (v *surfaceView) pixelDir(px, py int) mgl64.Vec3 {
-	y := (1 - (float64(px)+0.5)*2/float64(v.w)) * v.tanX
-	z := (1 - (float64(py)+0.5)*2/float64(v.h)) * v.tanY
-	return mgl64.Vec3{1, y, z}.Normalize()
+// hitEps lets a beam through a triangle's edge count as a hit on both
+// triangles sharing it, so that it cannot slip between them.
+const hitEps = 1e-9
+
+// intersect returns the distance along b (from the sensor origin) to the
+// triangle's plane, and whether the point lies within the triangle.
+func intersect(b, v0, v1, v2 mgl64.Vec3) (t float64, inside bool) {
+	e1, e2 := v1.Sub(v0), v2.Sub(v0)
+	p := b.Cross(e2)
+	det := e1.Dot(p)
+	if det == 0 {
+		return math.Inf(1), false
+	}
+	s := v0.Mul(-1)
+	u := s.Dot(p) / det
+	q := s.Cross(e1)
+	w := b.Dot(q) / det
+	t = e2.Dot(q) / det
+	return t, u >= -hitEps && w >= -hitEps && u+w <= 1+hitEps
 }
 
-// rangeAlong returns the range along the unit direction b (sensor frame)
-// from the first of the views that sees it, and whether one does.
-func rangeAlong(images []*surfaceImage, b mgl64.Vec3) (float64, bool) {
-	for _, im := range images {
+// rangeAlong returns the range along the unit direction b (sensor frame),
+// +Inf where nothing was seen, and whether one of the views sees b.
+func (f *surfaceFrame) rangeAlong(b mgl64.Vec3) (float64, bool) {
+	for _, im := range f.images {
 		d := im.view.rot.Transpose().Mul4x1(b.Vec4(0)).Vec3()
 		u, v, ok := im.view.project(d)
-		if !ok || u < 0 || v < 0 || u > float64(im.view.w) || v > float64(im.view.h) {
+		w, h := im.view.w, im.view.h
+		if !ok || u < 0 || v < 0 || u > float64(w) || v > float64(h) {
 			continue
 		}
-		px := min(int(u), im.view.w-1)
-		py := min(int(v), im.view.h-1)
-		return im.rangeAt(px, py, b), true
+		// The 2x2 pixels whose centers surround (u, v), and the pixel
+		// that contains it.
+		x0, y0 := int(math.Floor(u-0.5)), int(math.Floor(v-0.5))
+		own := [2]int{min(int(u), w-1), min(int(v), h-1)}
+		best := math.Inf(1)
+		var seen [4][2]float32
+		n := 0
+		for dy := 0; dy <= 1; dy++ {
+			for dx := 0; dx <= 1; dx++ {
+				px, py := min(max(x0+dx, 0), w-1), min(max(y0+dy, 0), h-1)
+				k := 4 * (py*w + px)
+				id := [2]float32{im.pixels[k], im.pixels[k+1]}
+				if id[0] == 0 || containsID(seen[:n], id) {
+					continue
+				}
+				seen[n] = id
+				n++
+				if v0, v1, v2, ok := f.draws[int(id[0])-1].triangle(int(id[1])); ok {
+					if t, inside := intersect(b, v0, v1, v2); inside && t > 0 && t < best {
+						best = t
+					}
+				}
+			}
+		}
+		if !math.IsInf(best, 1) {
+			return best, true
+		}
+		k := 4 * (own[1]*w + own[0])
+		if im.pixels[k] == 0 {
+			return math.Inf(1), true
+		}
+		// A sliver the raster missed: the plane of the pixel's own triangle.
+		if v0, v1, v2, ok := f.draws[int(im.pixels[k])-1].triangle(int(im.pixels[k+1])); ok {
+			if t, _ := intersect(b, v0, v1, v2); t > 0 {
+				return t, true
+			}
+		}
+		return math.Inf(1), true
 	}
 	return 0, false
+}
+
+func containsID(ids [][2]float32, id [2]float32) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
 }
 
 // gpuGeometry is one primitive's triangles uploaded for surface rendering.
@@ -167,6 +227,7 @@ type surfaceState struct {
 	reversedZ  bool
 	sensorFrom gls.Uniform
 	clipFrom   gls.Uniform
+	drawID     gls.Uniform
 	geoms      map[[32]byte]*gpuGeometry
 }
 
@@ -177,11 +238,12 @@ func (r *Renderer) surfaces(gs *gls.GLS) *surfaceState {
 	st := &surfaceState{geoms: map[[32]byte]*gpuGeometry{}, reversedZ: gpu.HasZeroToOneDepth(gs)}
 	st.sensorFrom.Init("SensorFromModel")
 	st.clipFrom.Init("ClipFromSensor")
-	r.g3n.AddShader(surfaceProgram+"_vertex", surfaceVertexShader)
-	r.g3n.AddShader(surfaceProgram+"_fragment", surfaceFragmentShader)
+	st.drawID.Init("DrawID")
+	r.g3n.AddShader("simvis_surface_vertex", surfaceVertexShader)
+	r.g3n.AddShader(idProgram+"_fragment", idFragmentShader)
 	r.g3n.AddShader(depthProgram+"_fragment", depthFragmentShader)
-	r.g3n.AddProgram(surfaceProgram, surfaceProgram+"_vertex", surfaceProgram+"_fragment")
-	r.g3n.AddProgram(depthProgram, surfaceProgram+"_vertex", depthProgram+"_fragment")
+	r.g3n.AddProgram(idProgram, "simvis_surface_vertex", idProgram+"_fragment")
+	r.g3n.AddProgram(depthProgram, "simvis_surface_vertex", depthProgram+"_fragment")
 	r.surf = st
 	return st
 }
@@ -220,21 +282,34 @@ func (st *surfaceState) geometry(gs *gls.GLS, p *models.Primitive) *gpuGeometry 
 	return g
 }
 
-// renderSurfaces renders each view of a sensor at sensorWorld into out
-// (one image per view, reused between calls when sizes match). The scene
-// must be up to date (Scene.Update).
-func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views []surfaceView, out []*surfaceImage, mode surfaceMode) error {
-	r.meshBuf = s.SensedMeshes(r.meshBuf[:0])
+// renderSurfaces renders each view of a sensor at sensorWorld into
+// f.images (one per view, reused between frames when sizes match). The
+// scene must be up to date (Scene.Update).
+func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views []surfaceView, f *surfaceFrame, mode surfaceMode) error {
+	f.meshes = s.SensedMeshes(f.meshes[:0])
+	f.draws = f.draws[:0]
 	sensorFromWorld := sensorWorld.Inv()
-	program, format, channels := surfaceProgram, gpu.ColorRGBA32F, 4
+	for _, m := range f.meshes {
+		sensorFromModel := sensorFromWorld.Mul4(m.World)
+		for _, p := range m.Mesh.Primitives {
+			if len(p.Indices) >= 3 {
+				f.draws = append(f.draws, drawRecord{prim: p, sensorFromModel: sensorFromModel})
+			}
+		}
+	}
+	program, format, channels := idProgram, gpu.ColorRGBA32F, 4
 	if mode == modeDepth {
 		program, format, channels = depthProgram, gpu.ColorR32F, 1
 	}
+	for len(f.images) < len(views) {
+		f.images = append(f.images, &surfaceImage{})
+	}
+	f.images = f.images[:len(views)]
 	for i, v := range views {
-		if len(out[i].planes) != channels*v.w*v.h {
-			out[i].planes = make([]float32, channels*v.w*v.h)
+		if len(f.images[i].pixels) != channels*v.w*v.h {
+			f.images[i].pixels = make([]float32, channels*v.w*v.h)
 		}
-		out[i].view = v
+		f.images[i].view = v
 	}
 	return r.ctx.Do(func(gs *gls.GLS) error {
 		st := r.surfaces(gs)
@@ -265,31 +340,27 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 				gs.DepthFunc(gls.LESS)
 			}
 			gs.Clear(gls.COLOR_BUFFER_BIT | gls.DEPTH_BUFFER_BIT)
-			clipFromSensor := v.projection(st.reversedZ).Mul4(glFromSensor).Mul4(v.rot.Transpose())
-			clip32 := mat32(clipFromSensor)
-			gs.UniformMatrix4fv(st.clipFrom.Location(gs), 1, false, &clip32[0])
+			viewFromSensor := v.rot.Transpose()
+			clip := mat32(v.projection(st.reversedZ).Mul4(glFromSensor).Mul4(viewFromSensor))
+			gs.UniformMatrix4fv(st.clipFrom.Location(gs), 1, false, &clip[0])
 			planes := v.frustumPlanes()
-			for _, m := range r.meshBuf {
-				sensorFromModel := sensorFromWorld.Mul4(m.World)
-				viewFromModel := v.rot.Transpose().Mul4(sensorFromModel)
-				scale := maxScale(m.World)
-				for _, p := range m.Mesh.Primitives {
-					if len(p.Indices) < 3 {
-						continue
-					}
-					g := st.geometry(gs, p)
-					c := viewFromModel.Mul4x1(g.center.Vec4(1)).Vec3()
-					if outside(planes, c, g.radius*scale) {
-						continue
-					}
-					m32 := mat32(sensorFromModel)
-					gs.UniformMatrix4fv(st.sensorFrom.Location(gs), 1, false, &m32[0])
-					gs.BindVertexArray(g.vao)
-					gs.DrawElements(gls.TRIANGLES, g.count, gls.UNSIGNED_INT, 0)
+			for di := range f.draws {
+				d := &f.draws[di]
+				g := st.geometry(gs, d.prim)
+				c := viewFromSensor.Mul4(d.sensorFromModel).Mul4x1(g.center.Vec4(1)).Vec3()
+				if outside(planes, c, g.radius*maxScale(d.sensorFromModel)) {
+					continue
 				}
+				m32 := mat32(d.sensorFromModel)
+				gs.UniformMatrix4fv(st.sensorFrom.Location(gs), 1, false, &m32[0])
+				if mode == modeIDs {
+					gs.Uniform1f(st.drawID.Location(gs), float32(di+1))
+				}
+				gs.BindVertexArray(g.vao)
+				gs.DrawElements(gls.TRIANGLES, g.count, gls.UNSIGNED_INT, 0)
 			}
 			gs.BindVertexArray(0)
-			if err := fb.ReadFloat(gs, out[i].planes); err != nil {
+			if err := fb.ReadFloat(gs, f.images[i].pixels); err != nil {
 				return err
 			}
 		}
@@ -313,7 +384,7 @@ func (v *surfaceView) projection(reversed bool) mgl64.Mat4 {
 }
 
 // frustumPlanes returns the view's side, near and far planes in the view
-// frame as (normal, offset) with inside where normal·p >= offset.
+// frame as (normal, offset), inside where normal·p >= offset.
 func (v *surfaceView) frustumPlanes() [6]mgl64.Vec4 {
 	left := mgl64.Vec3{v.tanX, -1, 0}.Normalize() // inside: y <= x tanX
 	right := mgl64.Vec3{v.tanX, 1, 0}.Normalize()
@@ -325,6 +396,7 @@ func (v *surfaceView) frustumPlanes() [6]mgl64.Vec4 {
 	}
 }
 
+// outside reports whether a sphere lies entirely outside one of the planes.
 func outside(planes [6]mgl64.Vec4, c mgl64.Vec3, radius float64) bool {
 	for _, p := range planes {
 		if p.Vec3().Dot(c)-p[3] < -radius {
@@ -334,8 +406,8 @@ func outside(planes [6]mgl64.Vec4, c mgl64.Vec3, radius float64) bool {
 	return false
 }
 
-// maxScale bounds how much m stretches lengths (the largest column norm
-// times sqrt 3 would be safe for any shear; scale elements only scale axes).
+// maxScale bounds how much m stretches lengths: the largest of its axes'
+// lengths (exact for the rotations and axis scales elements make).
 func maxScale(m mgl64.Mat4) float64 {
 	s := 0.0
 	for c := 0; c < 3; c++ {
