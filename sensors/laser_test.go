@@ -243,3 +243,37 @@ func TestCaptureRangeSensors(t *testing.T) {
 		t.Errorf("PSD 0.5 m from the wall reads %s", data)
 	}
 }
+
+// sensed="false" geometry never appears in range data, on either backend:
+// a part 1 m ahead marked so leaves the scan as the empty room.
+func TestUnsensedPartNotInRanges(t *testing.T) {
+	dir := t.TempDir()
+	writeModel(t, dir, "room.glb", func(m *models.Model) {
+		m.AddNode(nil, "room", mgl64.Translate3D(0, 0, 1.5), models.Box("room", 8, 6, 3, [4]float32{1, 1, 1, 1}))
+	})
+	writeModel(t, dir, "post.glb", func(m *models.Model) {
+		m.AddNode(nil, "post", mgl64.Ident4(), models.Box("post", 0.5, 0.5, 3, [4]float32{1, 0, 0, 1}))
+	})
+	for _, backend := range []string{"gpu", "cpu"} {
+		s := loadScene(t, dir, `<scene>
+  <part file="room.glb" name="ROOM"/>
+  <part file="post.glb" name="GHOST" pose_offset="1 0 1 0 0 0" sensed="false"/>
+  <sensor type="laser" name="L" pose_offset="0 0 1 0 0 0" backend="`+backend+`"/>
+  <sensor type="depth" name="D" pose_offset="0 0 1 0 0 0" width="32" height="24" backend="`+backend+`"/>
+</scene>`)
+		sc, err := laser(t, s, "L").Scan(renderer(t), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := sc.Ranges[180]; r != 4 {
+			t.Errorf("%s: beam straight at the unsensed post reads %v, want the wall at 4", backend, r)
+		}
+		img, err := depthCamera(t, s, "D").Depth(renderer(t), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if z := img.Depth[12*32+16]; math.Abs(float64(z)-4) > 1e-4 {
+			t.Errorf("%s: depth behind the unsensed post %v, want 4", backend, z)
+		}
+	}
+}

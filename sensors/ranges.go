@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors/raycast"
 )
@@ -118,9 +119,14 @@ func readBeamSettings(ctx *scene.Context, defMin, defMax float64, defBackend str
 	return b, nil
 }
 
-// oversample is how many pixels the GPU views give each beam spacing, so
-// that beams next to each other fall in different pixels.
-const oversample = 2
+// oversample is how many pixels the GPU views give each beam spacing:
+// a mesh is found by a beam if it covers a pixel center next to the beam,
+// so thin things (chair legs) need pixels finer than the beams. A planar
+// scan's views are one row high, so horizontal pixels are cheap.
+const (
+	oversample         = 4
+	verticalOversample = 2
+)
 
 // planViews splits the beams into views of at most 90° around the sensor's
 // z axis (a perspective view cannot see 180°), each fine enough that
@@ -170,7 +176,7 @@ func (b *beamSet) planViews(res, vres float64) error {
 			tanY = math.Max(tanY, tanX/float64(w))
 		} else {
 			tanY += math.Tan(vres / 2)
-			h = max(1, int(math.Ceil(2*tanY*oversample/vres)))
+			h = max(1, int(math.Ceil(2*tanY*verticalOversample/vres)))
 		}
 		if w*h > 16384*16384 {
 			return fmt.Errorf("the beams need a %dx%d view", w, h)
@@ -235,10 +241,27 @@ func (b *beamSet) describe(m map[string]any) {
 }
 
 // casterState is the renderer's exact ray caster, shared by CPU-backend
-// sensors; geometry hierarchies are kept between scans.
+// sensors, and the hierarchies GPU-backend beams are intersected with;
+// both are kept between scans.
 type casterState struct {
 	sync.Mutex
-	c *raycast.Caster
+	c     *raycast.Caster
+	geoms map[[32]byte]*raycast.Geometry
+}
+
+// beamGeometry returns the hierarchy over a primitive's triangles.
+func (r *Renderer) beamGeometry(p *models.Primitive) *raycast.Geometry {
+	r.caster.Lock()
+	defer r.caster.Unlock()
+	if g, ok := r.caster.geoms[p.Key]; ok {
+		return g
+	}
+	if r.caster.geoms == nil {
+		r.caster.geoms = map[[32]byte]*raycast.Geometry{}
+	}
+	g := raycast.NewGeometry(p)
+	r.caster.geoms[p.Key] = g
+	return g
 }
 
 // castAll syncs the renderer's ray caster to s and casts rays from origin
@@ -252,3 +275,17 @@ func (r *Renderer) castAll(s *scene.Scene, origin mgl64.Vec3, dirs []mgl64.Vec3,
 	r.caster.c.Sync(s)
 	r.caster.c.CastAll(origin, dirs, math.Inf(1), out)
 }
+
+// SetBackend switches a range sensor (laser, laser3d, psd, depth) to
+// BackendGPU or BackendCPU; other sensors are left alone.
+func SetBackend(sensor scene.Sensor, backend string) error {
+	if backend != BackendGPU && backend != BackendCPU {
+		return fmt.Errorf("%q is not a backend (want %s or %s)", backend, BackendGPU, BackendCPU)
+	}
+	if b, ok := sensor.(interface{ beams() *beamSet }); ok {
+		b.beams().backend = backend
+	}
+	return nil
+}
+
+func (b *beamSet) beams() *beamSet { return b }

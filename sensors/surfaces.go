@@ -10,20 +10,22 @@ import (
 	"github.com/simvis/simvis/internal/gpu"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors/raycast"
 )
 
 // How range sensors measure. They do not read ranges from a depth buffer:
-// the GPU renders, for every pixel, which triangle is seen there (a draw
-// index and gl_PrimitiveID), and each beam is then intersected exactly, in
-// float64, with the triangles seen in the 2x2 pixels around the point where
-// the beam's own direction falls. The nearest true hit is the beam's range:
-// exact on any surface, wherever the beam falls in the pixel (a depth image
-// gives the range of the pixel center's ray instead), and at a depth edge a
-// beam returns the one surface it really meets, never a mix. Only if none of
-// those triangles is hit (a sliver the raster missed) does the beam take
-// the plane of the triangle seen in its own pixel. The depth buffer only
-// decides which triangle is in front; it is reversed-Z float (near at 1,
-// infinity at 0) where GL 4.5 allows.
+// the GPU renders, for every pixel, which mesh (draw) and triangle is seen
+// there, and each beam is then intersected exactly, in float64, with the
+// meshes seen in the 3x3 pixels around the pixel its own direction falls
+// in (through each mesh's bounding volume hierarchy). The nearest hit is
+// the beam's range: exact on any surface, wherever the beam falls in the
+// pixel (a depth image gives the range of the pixel center's ray instead),
+// and at a depth edge a beam returns the one surface it really meets, never
+// a mix. A mesh is found if it covers a pixel center near the beam, so the
+// views have several pixels per beam spacing (oversample). If no nearby
+// mesh is hit, the beam takes the plane of the triangle seen in its own
+// pixel. The depth buffer only decides what is in front; it is reversed-Z
+// float (near at 1, infinity at 0) where GL 4.5 allows.
 //
 // Depth cameras measure the pixel center's ray itself, so their shader
 // writes the depth of the interpolated position, which lies exactly on the
@@ -107,6 +109,8 @@ type surfaceImage struct {
 type drawRecord struct {
 	prim            *models.Primitive
 	sensorFromModel mgl64.Mat4
+	modelFromSensor mgl64.Mat4
+	geom            *raycast.Geometry // for exact beams (modeIDs only)
 }
 
 // surfaceFrame is what one sensor's render needs between the render and
@@ -131,27 +135,6 @@ func (d *drawRecord) triangle(i int) (v0, v1, v2 mgl64.Vec3, ok bool) {
 	return at(idx[3*i]), at(idx[3*i+1]), at(idx[3*i+2]), true
 }
 
-// hitEps lets a beam through a triangle's edge count as a hit on both
-// triangles sharing it, so that it cannot slip between them.
-const hitEps = 1e-9
-
-// intersect returns the distance along b (from the sensor origin) to the
-// triangle's plane, and whether the point lies within the triangle.
-func intersect(b, v0, v1, v2 mgl64.Vec3) (t float64, inside bool) {
-	e1, e2 := v1.Sub(v0), v2.Sub(v0)
-	p := b.Cross(e2)
-	det := e1.Dot(p)
-	if det == 0 {
-		return math.Inf(1), false
-	}
-	s := v0.Mul(-1)
-	u := s.Dot(p) / det
-	q := s.Cross(e1)
-	w := b.Dot(q) / det
-	t = e2.Dot(q) / det
-	return t, u >= -hitEps && w >= -hitEps && u+w <= 1+hitEps
-}
-
 // rangeAlong returns the range along the unit direction b (sensor frame),
 // +Inf where nothing was seen, and whether one of the views sees b.
 func (f *surfaceFrame) rangeAlong(b mgl64.Vec3) (float64, bool) {
@@ -162,40 +145,37 @@ func (f *surfaceFrame) rangeAlong(b mgl64.Vec3) (float64, bool) {
 		if !ok || u < 0 || v < 0 || u > float64(w) || v > float64(h) {
 			continue
 		}
-		// The 2x2 pixels whose centers surround (u, v), and the pixel
-		// that contains it.
-		x0, y0 := int(math.Floor(u-0.5)), int(math.Floor(v-0.5))
-		own := [2]int{min(int(u), w-1), min(int(v), h-1)}
+		ox, oy := min(int(u), w-1), min(int(v), h-1)
 		best := math.Inf(1)
-		var seen [4][2]float32
+		var tried [9]float32
 		n := 0
-		for dy := 0; dy <= 1; dy++ {
-			for dx := 0; dx <= 1; dx++ {
-				px, py := min(max(x0+dx, 0), w-1), min(max(y0+dy, 0), h-1)
-				k := 4 * (py*w + px)
-				id := [2]float32{im.pixels[k], im.pixels[k+1]}
-				if id[0] == 0 || containsID(seen[:n], id) {
+		for py := max(oy-1, 0); py <= min(oy+1, h-1); py++ {
+			for px := max(ox-1, 0); px <= min(ox+1, w-1); px++ {
+				id := im.pixels[4*(py*w+px)]
+				if id == 0 || containsID(tried[:n], id) {
 					continue
 				}
-				seen[n] = id
+				tried[n] = id
 				n++
-				if v0, v1, v2, ok := f.draws[int(id[0])-1].triangle(int(id[1])); ok {
-					if t, inside := intersect(b, v0, v1, v2); inside && t > 0 && t < best {
-						best = t
-					}
+				dr := &f.draws[int(id)-1]
+				o := dr.modelFromSensor.Col(3).Vec3()
+				dir := dr.modelFromSensor.Mul4x1(b.Vec4(0)).Vec3()
+				if t, hit := dr.geom.Intersect(o, dir, best); hit {
+					best = t
 				}
 			}
 		}
 		if !math.IsInf(best, 1) {
 			return best, true
 		}
-		k := 4 * (own[1]*w + own[0])
+		k := 4 * (oy*w + ox)
 		if im.pixels[k] == 0 {
 			return math.Inf(1), true
 		}
-		// A sliver the raster missed: the plane of the pixel's own triangle.
+		// A sliver too thin for the hierarchy's hit test at the pixel's own
+		// triangle: take that triangle's plane.
 		if v0, v1, v2, ok := f.draws[int(im.pixels[k])-1].triangle(int(im.pixels[k+1])); ok {
-			if t, _ := intersect(b, v0, v1, v2); t > 0 {
+			if t := planeHit(b, v0, v1, v2); t > 0 {
 				return t, true
 			}
 		}
@@ -204,7 +184,18 @@ func (f *surfaceFrame) rangeAlong(b mgl64.Vec3) (float64, bool) {
 	return 0, false
 }
 
-func containsID(ids [][2]float32, id [2]float32) bool {
+// planeHit returns the distance along b from the sensor origin to the plane
+// of a triangle (+Inf if parallel).
+func planeHit(b, v0, v1, v2 mgl64.Vec3) float64 {
+	n := v1.Sub(v0).Cross(v2.Sub(v0))
+	c := n.Dot(b)
+	if c == 0 {
+		return math.Inf(1)
+	}
+	return n.Dot(v0) / c
+}
+
+func containsID(ids []float32, id float32) bool {
 	for _, x := range ids {
 		if x == id {
 			return true
@@ -291,10 +282,16 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 	sensorFromWorld := sensorWorld.Inv()
 	for _, m := range f.meshes {
 		sensorFromModel := sensorFromWorld.Mul4(m.World)
+		modelFromSensor := sensorFromModel.Inv()
 		for _, p := range m.Mesh.Primitives {
-			if len(p.Indices) >= 3 {
-				f.draws = append(f.draws, drawRecord{prim: p, sensorFromModel: sensorFromModel})
+			if len(p.Indices) < 3 {
+				continue
 			}
+			d := drawRecord{prim: p, sensorFromModel: sensorFromModel, modelFromSensor: modelFromSensor}
+			if mode == modeIDs {
+				d.geom = r.beamGeometry(p)
+			}
+			f.draws = append(f.draws, d)
 		}
 	}
 	program, format, channels := idProgram, gpu.ColorRGBA32F, 4

@@ -16,15 +16,16 @@ type triangle struct {
 	v0, e1, e2 [3]float64
 }
 
-// geometry is the hierarchy over one primitive's triangles, in the
+// Geometry is the hierarchy over one primitive's triangles, in the
 // primitive's own coordinates; instances share it.
-type geometry struct {
+type Geometry struct {
 	tris   []triangle // in leaf order
 	bvh    *bvh
 	bounds box
 }
 
-func newGeometry(p *models.Primitive) *geometry {
+// NewGeometry builds the hierarchy over a primitive's triangles.
+func NewGeometry(p *models.Primitive) *Geometry {
 	n := len(p.Indices) / 3
 	tris := make([]triangle, n)
 	boxes := make([]box, n)
@@ -39,7 +40,7 @@ func newGeometry(p *models.Primitive) *geometry {
 		tris[i] = triangle{v0: v[0], e1: sub(v[1], v[0]), e2: sub(v[2], v[0])}
 		boxes[i] = bx
 	}
-	g := &geometry{bvh: buildBVH(boxes)}
+	g := &Geometry{bvh: buildBVH(boxes)}
 	g.tris = make([]triangle, n)
 	for i, it := range g.bvh.items {
 		g.tris[i] = tris[it]
@@ -51,14 +52,14 @@ func newGeometry(p *models.Primitive) *geometry {
 
 // instance is a geometry placed in the world.
 type instance struct {
-	geom    *geometry
+	geom    *Geometry
 	toLocal mgl64.Mat4
 }
 
 // Caster intersects rays with a scene's sensed surfaces. Sync takes a
 // snapshot of the scene; Cast may then be called from many goroutines.
 type Caster struct {
-	geoms     map[[32]byte]*geometry
+	geoms     map[[32]byte]*Geometry
 	instances []instance
 	top       *bvh
 	meshes    []scene.MeshInstance
@@ -67,7 +68,7 @@ type Caster struct {
 
 // New returns an empty caster.
 func New() *Caster {
-	return &Caster{geoms: map[[32]byte]*geometry{}, top: buildBVH(nil)}
+	return &Caster{geoms: map[[32]byte]*Geometry{}, top: buildBVH(nil)}
 }
 
 // Sync takes the current world placement of every sensed mesh of s. Call
@@ -87,7 +88,7 @@ func (c *Caster) Sync(s *scene.Scene) {
 			}
 			g, ok := c.geoms[p.Key]
 			if !ok {
-				g = newGeometry(p)
+				g = NewGeometry(p)
 				c.geoms[p.Key] = g
 			}
 			c.instances = append(c.instances, instance{geom: g, toLocal: inv})
@@ -148,10 +149,21 @@ func (c *Caster) CastAll(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out
 	wg.Wait()
 }
 
-// intersect returns the nearest hit closer than tmax (tmax if none). The
-// ray's direction need not be unit length: with an instance's transform
-// applied, t stays the world distance along the world's unit direction.
-func (g *geometry) intersect(r *ray, tmax float64) float64 {
+// Intersect returns the distance along dir from origin (both in the
+// primitive's coordinates) to the nearest triangle within tmax, and whether
+// there is one. dir need not be unit length: t is in units of dir, so a ray
+// mapped from another frame keeps that frame's distances.
+func (g *Geometry) Intersect(origin, dir mgl64.Vec3, tmax float64) (float64, bool) {
+	r := newRay(origin, dir)
+	t := g.intersect(&r, tmax)
+	return t, t < tmax
+}
+
+// Triangles returns the number of triangles.
+func (g *Geometry) Triangles() int { return len(g.tris) }
+
+// intersect returns the nearest hit closer than tmax (tmax if none).
+func (g *Geometry) intersect(r *ray, tmax float64) float64 {
 	return g.bvh.traverse(r, tmax, func(items []int32, tmax float64) float64 {
 		for _, it := range items {
 			if t, ok := g.tris[it].hit(r, tmax); ok {

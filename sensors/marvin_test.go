@@ -1,0 +1,137 @@
+package sensors_test
+
+import (
+	"math"
+	"strconv"
+	"testing"
+
+	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors"
+)
+
+const marvin = "../scenes/marvin/scene.xml"
+
+func loadMarvin(t *testing.T) *scene.Scene {
+	t.Helper()
+	s, err := scene.Load(marvin, scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// withBackend loads the MARVIN scene with every range sensor on backend.
+func withBackend(t *testing.T, backend string) *scene.Scene {
+	t.Helper()
+	s := loadMarvin(t)
+	for _, se := range s.Sensors() {
+		if err := sensors.SetBackend(se.Sensor, backend); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// Every range sensor of the MARVIN scene agrees with the exact ray caster:
+// the three scanners beam for beam, the depth camera pixel for pixel.
+func TestMarvinSensorsAgreeWithRayCaster(t *testing.T) {
+	gpuScene, cpuScene := withBackend(t, "gpu"), withBackend(t, "cpu")
+	r := renderer(t)
+	for _, name := range []string{"FRONT_LASER", "REAR_LASER", "TILT_LASER"} {
+		g, err := laser(t, gpuScene, name).Scan(r, gpuScene)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := laser(t, cpuScene, name).Scan(r, cpuScene)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits := 0
+		for i := range g.Ranges {
+			if !math.IsInf(c.Ranges[i], 0) {
+				hits++
+			}
+			if g.Ranges[i] != c.Ranges[i] && math.Abs(g.Ranges[i]-c.Ranges[i]) > 1e-9 {
+				t.Errorf("%s beam %d: GPU %v, ray caster %v", name, i, g.Ranges[i], c.Ranges[i])
+			}
+		}
+		if hits < 100 {
+			t.Errorf("%s: only %d beams hit something", name, hits)
+		}
+	}
+	g, err := depthCamera(t, gpuScene, "DEPTH").Depth(r, gpuScene)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := depthCamera(t, cpuScene, "DEPTH").Depth(r, cpuScene)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Pixel centers on depth edges may fall to either side of the edge on
+	// the GPU (rasterization rules); everywhere else depths agree to float32.
+	close, worst := 0, 0.0
+	for i := range g.Depth {
+		a, b := float64(g.Depth[i]), float64(c.Depth[i])
+		if a == b || math.Abs(a-b) <= 1e-3 {
+			close++
+			if !math.IsInf(a, 0) {
+				worst = math.Max(worst, math.Abs(a-b))
+			}
+		}
+	}
+	if share := float64(close) / float64(len(g.Depth)); share < 0.99 || worst > 1e-4 {
+		t.Errorf("depth camera: %.3f %% of pixels within 1 mm (want >= 99 %%), worst of those %.3g m", 100*share, worst)
+	}
+}
+
+// The tilt unit's rotation tilts the third scanner's plane: at 30° the beam
+// straight ahead meets the floor 1 m below at 1 / sin 30° = 2 m.
+func TestMarvinTiltUnit(t *testing.T) {
+	s := loadMarvin(t)
+	l := laser(t, s, "TILT_LASER")
+	level, err := l.Scan(renderer(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set("TILT", "angle", 30); err != nil {
+		t.Fatal(err)
+	}
+	tilted, err := l.Scan(renderer(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tilted.Ranges[180]; math.Abs(got-2) > 1e-9 {
+		t.Errorf("tilted 30°: center beam %v, want 2 (the floor)", got)
+	}
+	if level.Ranges[180] == tilted.Ranges[180] || math.Abs(tilted.Pose.Pitch-30) > 1e-9 {
+		t.Errorf("level %v, tilted %v (pitch %v)", level.Ranges[180], tilted.Ranges[180], tilted.Pose.Pitch)
+	}
+}
+
+// The FRONT_SCAN overlay holds the front scanner's scan at the scene's pose
+// (written into scene.xml from a scan): it must still match the scan.
+func TestMarvinOverlayShowsFrontScan(t *testing.T) {
+	s := loadMarvin(t)
+	sc, err := laser(t, s, "FRONT_LASER").Scan(renderer(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count, _ := s.Value("FRONT_SCAN", "count")
+	k := 0
+	for i, rg := range sc.Ranges {
+		if math.IsInf(rg, 0) {
+			continue
+		}
+		a := sc.AngleMin + float64(i)*sc.AngleIncrement
+		x, _ := s.Value("FRONT_SCAN", "x"+strconv.Itoa(k))
+		y, _ := s.Value("FRONT_SCAN", "y"+strconv.Itoa(k))
+		if math.Abs(x-rg*math.Cos(a)) > 1e-4 || math.Abs(y-rg*math.Sin(a)) > 1e-4 {
+			t.Fatalf("FRONT_SCAN point %d (%v, %v) is not beam %d's hit (%v, %v); recompute the points in %s",
+				k, x, y, i, rg*math.Cos(a), rg*math.Sin(a), marvin)
+		}
+		k++
+	}
+	if float64(k) != count {
+		t.Errorf("FRONT_SCAN has %v points, the scan %d hits", count, k)
+	}
+}
