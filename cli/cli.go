@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	_ "github.com/simvis/simvis/elements"
 	"github.com/simvis/simvis/models"
@@ -450,6 +451,101 @@ func init() {
 				return err
 			}
 			fmt.Fprintln(w, out)
+			return nil
+		},
+	})
+}
+
+func init() {
+	var sf sceneFlags
+	var seconds float64
+	var asJSON bool
+	commands = append(commands, &command{
+		name: "bench", args: "SCENE [--seconds S] [--json] [--set E.P=V ...]",
+		short: "measure each sensor's rate, and range sensors' speed and accuracy against the ray caster",
+		summary: "Render each sensor of the scene repeatedly and print frames per second; for range\n" +
+			"sensors also beams per second, the rate of the exact CPU ray caster on the same beams\n" +
+			"(speed ratio = sensor rate / ray caster rate), how many beams agree with it within 1 mm\n" +
+			"and 1 cm, the largest difference, and the triangles drawn per frame after culling out of\n" +
+			"those the sensor could see. Then the rate of all scanners (laser, laser3d, psd) together\nand of all sensors,"+
+			"one after the other as in one simulation cycle.",
+		flags: func(fs *flag.FlagSet) {
+			sf = sceneFlags{}
+			sf.register(fs)
+			fs.Float64Var(&seconds, "seconds", 2, "time to spend on each measurement")
+			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			path, rest, err := oneScene(args)
+			if err != nil {
+				return err
+			}
+			if len(rest) > 0 {
+				return usagef("unexpected argument %q", rest[0])
+			}
+			if !(seconds > 0 && seconds <= 600) {
+				return usagef("--seconds %v: want (0, 600]", seconds)
+			}
+			s, err := sf.load(path)
+			if err != nil {
+				return err
+			}
+			if len(s.Sensors()) == 0 {
+				return fmt.Errorf("%s has no sensors to benchmark", path)
+			}
+			r, err := sensors.NewRenderer()
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			d := time.Duration(seconds * float64(time.Second))
+			results, err := sensors.Bench(r, s, d)
+			if err != nil {
+				return err
+			}
+			var scanners, all []string
+			for _, se := range s.Sensors() {
+				all = append(all, se.Name)
+				if se.Type == "laser" || se.Type == "laser3d" || se.Type == "psd" {
+					scanners = append(scanners, se.Name)
+				}
+			}
+			sets := map[string][]string{"all sensors": all}
+			if len(scanners) > 1 && len(scanners) < len(all) {
+				sets["all scanners"] = scanners
+			}
+			for _, name := range []string{"all scanners", "all sensors"} {
+				names, ok := sets[name]
+				if !ok {
+					continue
+				}
+				res, err := sensors.BenchSet(r, s, names, d)
+				if err != nil {
+					return err
+				}
+				res.Sensor = name
+				results = append(results, res)
+			}
+			info := r.Info()
+			if asJSON {
+				return writeJSON(w, map[string]any{"renderer": info.Renderer, "gl_version": info.Version, "results": results})
+			}
+			fmt.Fprintf(w, "renderer: %s (%s)\n\n", info.Renderer, info.Version)
+			fmt.Fprintf(w, "%-14s %-8s %10s %12s %10s %8s %9s %9s %10s %s\n",
+				"sensor", "type", "frames/s", "beams/s", "cpu fr/s", "speedup", "<=1mm", "<=1cm", "max err", "triangles drawn/sensed")
+			for _, res := range results {
+				fmt.Fprintf(w, "%-14s %-8s %10.1f", res.Sensor, res.Type, res.FPS)
+				if res.Beams == 0 {
+					fmt.Fprintln(w)
+					continue
+				}
+				fmt.Fprintf(w, " %12.0f", res.BeamsPerSec)
+				if res.CPUFPS > 0 {
+					fmt.Fprintf(w, " %10.1f %7.2fx %8.3f%% %8.3f%% %10.2g %d/%d", res.CPUFPS, res.SpeedRatio,
+						100*res.Within1mm, 100*res.Within1cm, res.MaxError, res.Drawn, res.Triangles)
+				}
+				fmt.Fprintln(w)
+			}
 			return nil
 		},
 	})

@@ -1,9 +1,15 @@
 package sensors_test
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 )
@@ -64,4 +70,55 @@ func BenchmarkShowcaseCamera(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "frames/s")
+}
+
+// BenchmarkLaserCulling scans a room holding 20 dense objects (10,000
+// triangles each) either 1 m above the scan plane, outside the scanner's
+// one-row views and culled, or in the plane, drawn: the cost of a planar
+// scan follows the triangles in its thin frustum, not the scene.
+func BenchmarkLaserCulling(b *testing.B) {
+	for _, placement := range []struct {
+		name string
+		z    float64
+	}{{"above_plane", 1.3}, {"in_plane", 0.3}} {
+		b.Run(placement.name, func(b *testing.B) {
+			dir := b.TempDir()
+			room := models.NewModel("room")
+			room.AddNode(nil, "room", mgl64.Translate3D(0, 0, 1.5), models.Box("room", 12, 8, 3, [4]float32{1, 1, 1, 1}))
+			if err := models.Write(filepath.Join(dir, "room.glb"), room); err != nil {
+				b.Fatal(err)
+			}
+			dense := models.NewModel("dense")
+			dense.AddNode(nil, "dense", mgl64.Ident4(), models.Cylinder("dense", 0.2, 0.1, 2500, [4]float32{1, 0, 0, 1}))
+			if err := models.Write(filepath.Join(dir, "dense.glb"), dense); err != nil {
+				b.Fatal(err)
+			}
+			var xml strings.Builder
+			xml.WriteString(`<scene><part file="room.glb" name="ROOM"/>`)
+			for i := 0; i < 20; i++ {
+				fmt.Fprintf(&xml, `<part file="dense.glb" name="D%d" pose_offset="%g %g %g 0 0 0"/>`, i, 1+float64(i%5), -2+float64(i/5), placement.z)
+			}
+			xml.WriteString(`<sensor type="laser" name="L" pose_offset="-3 0 0.3 0 0 0"/></scene>`)
+			path := filepath.Join(dir, "scene.xml")
+			if err := os.WriteFile(path, []byte(xml.String()), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			s, err := scene.Load(path, scene.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			r, err := sensors.NewRenderer()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			l := s.Sensors()[0].Sensor.(*sensors.Laser)
+			for b.Loop() {
+				if _, err := l.Scan(r, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "scans/s")
+		})
+	}
 }

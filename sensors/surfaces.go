@@ -120,6 +120,8 @@ type surfaceFrame struct {
 	meshes []scene.MeshInstance
 	draws  []drawRecord
 	images []*surfaceImage
+	drawn  int // triangles drawn in the last render, all views (after culling)
+	total  int // triangles of the sensed meshes
 }
 
 // triangle returns triangle i of a draw in the sensor frame.
@@ -279,6 +281,7 @@ func (st *surfaceState) geometry(gs *gls.GLS, p *models.Primitive) *gpuGeometry 
 func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views []surfaceView, f *surfaceFrame, mode surfaceMode) error {
 	f.meshes = s.SensedMeshes(f.meshes[:0])
 	f.draws = f.draws[:0]
+	f.drawn, f.total = 0, 0
 	sensorFromWorld := sensorWorld.Inv()
 	for _, m := range f.meshes {
 		sensorFromModel := sensorFromWorld.Mul4(m.World)
@@ -287,6 +290,7 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 			if len(p.Indices) < 3 {
 				continue
 			}
+			f.total += len(p.Indices) / 3
 			d := drawRecord{prim: p, sensorFromModel: sensorFromModel, modelFromSensor: modelFromSensor}
 			if mode == modeIDs {
 				d.geom = r.beamGeometry(p)
@@ -355,6 +359,7 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 				}
 				gs.BindVertexArray(g.vao)
 				gs.DrawElements(gls.TRIANGLES, g.count, gls.UNSIGNED_INT, 0)
+				f.drawn += int(g.count) / 3
 			}
 			gs.BindVertexArray(0)
 			if err := fb.ReadFloat(gs, f.images[i].pixels); err != nil {

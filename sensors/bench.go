@@ -1,0 +1,217 @@
+package sensors
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/simvis/simvis/scene"
+)
+
+// BenchResult is what Bench measured for one sensor, or for a set of them.
+type BenchResult struct {
+	Sensor string  `json:"sensor"`
+	Type   string  `json:"type"`
+	Frames int     `json:"frames"`
+	FPS    float64 `json:"frames_per_s"`
+	// Range sensors only.
+	Beams       int     `json:"beams_per_frame,omitempty"`
+	BeamsPerSec float64 `json:"beams_per_s,omitempty"`
+	CPUFPS      float64 `json:"cpu_frames_per_s,omitempty"` // the exact ray caster on the same beams
+	SpeedRatio  float64 `json:"speed_ratio,omitempty"`      // FPS / CPUFPS
+	Within1mm   float64 `json:"within_1mm,omitempty"`       // share of beams within 1 mm of the ray caster
+	Within1cm   float64 `json:"within_1cm,omitempty"`
+	MaxError    float64 `json:"max_error_m,omitempty"` // over beams where both saw a surface
+	Drawn       int     `json:"triangles_drawn,omitempty"`
+	Triangles   int     `json:"triangles_sensed,omitempty"`
+}
+
+// rangeReader is a sensor whose frame is a set of ranges (or depths).
+type rangeReader interface {
+	scene.Sensor
+	beams() *beamSet
+	read(r *Renderer, s *scene.Scene) ([]float64, error)
+}
+
+func (l *Laser) read(r *Renderer, s *scene.Scene) ([]float64, error) {
+	sc, err := l.Scan(r, s)
+	if err != nil {
+		return nil, err
+	}
+	return sc.Ranges, nil
+}
+
+func (l *Laser3D) read(r *Renderer, s *scene.Scene) ([]float64, error) {
+	cl, err := l.Scan(r, s)
+	if err != nil {
+		return nil, err
+	}
+	return cl.Ranges, nil
+}
+
+func (p *PSD) read(r *Renderer, s *scene.Scene) ([]float64, error) {
+	rd, err := p.Measure(r, s)
+	if err != nil {
+		return nil, err
+	}
+	return []float64{rd.Range}, nil
+}
+
+func (d *DepthCamera) read(r *Renderer, s *scene.Scene) ([]float64, error) {
+	img, err := d.Depth(r, s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(img.Depth))
+	for i, z := range img.Depth {
+		out[i] = float64(z)
+	}
+	return out, nil
+}
+
+// frame renders one frame of any sensor and returns its ranges (nil for
+// cameras).
+func frame(r *Renderer, s *scene.Scene, se scene.Sensor) ([]float64, error) {
+	switch x := se.(type) {
+	case rangeReader:
+		return x.read(r, s)
+	case *Camera:
+		_, err := x.Image(r, s)
+		return nil, err
+	}
+	return nil, fmt.Errorf("cannot benchmark %T", se)
+}
+
+// timeFrames renders frames of fn for at least d (and at least one frame).
+func timeFrames(d time.Duration, fn func() error) (int, time.Duration, error) {
+	if err := fn(); err != nil { // warm-up: shaders, buffers, hierarchies
+		return 0, 0, err
+	}
+	start := time.Now()
+	n := 0
+	for n == 0 || time.Since(start) < d {
+		if err := fn(); err != nil {
+			return n, time.Since(start), err
+		}
+		n++
+	}
+	return n, time.Since(start), nil
+}
+
+// Bench renders each sensor of s repeatedly for about d and reports its
+// rate; range sensors are also run on the exact ray caster, for the speed
+// ratio and the accuracy of their own backend against it. The scene is not
+// changed between frames. Sensors keep their configured backends.
+func Bench(r *Renderer, s *scene.Scene, d time.Duration) ([]BenchResult, error) {
+	var out []BenchResult
+	for _, se := range s.Sensors() {
+		res := BenchResult{Sensor: se.Name, Type: se.Type}
+		var ranges []float64
+		n, el, err := timeFrames(d, func() error {
+			var err error
+			ranges, err = frame(r, s, se.Sensor)
+			return err
+		})
+		if err != nil {
+			return out, fmt.Errorf("sensor %q: %w", se.Name, err)
+		}
+		res.Frames, res.FPS = n, float64(n)/el.Seconds()
+		if rr, ok := se.Sensor.(rangeReader); ok {
+			b := rr.beams()
+			res.Beams = len(ranges)
+			res.BeamsPerSec = res.FPS * float64(len(ranges))
+			res.Drawn, res.Triangles = b.frame3d.drawn, b.frame3d.total
+			if dc, ok := se.Sensor.(*DepthCamera); ok {
+				res.Drawn, res.Triangles = dc.gpu.drawn, dc.gpu.total
+			}
+			// Accuracy is compared without noise, which would differ between
+			// two runs of the generator.
+			own, noise := b.backend, b.noise
+			b.noise = Noise{}
+			ranges, err = rr.read(r, s)
+			b.backend = BackendCPU
+			var exact []float64
+			cn, cel, cerr := timeFrames(d/4, func() error {
+				var err error
+				exact, err = rr.read(r, s)
+				return err
+			})
+			b.backend, b.noise = own, noise
+			if err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return out, fmt.Errorf("sensor %q on the ray caster: %w", se.Name, err)
+			}
+			res.CPUFPS = float64(cn) / cel.Seconds()
+			res.SpeedRatio = res.FPS / res.CPUFPS
+			res.Within1mm, res.Within1cm, res.MaxError = compareRanges(ranges, exact)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// BenchSet renders the named sensors one after the other, as one cycle of
+// a simulation would, and reports the cycle rate.
+func BenchSet(r *Renderer, s *scene.Scene, names []string, d time.Duration) (BenchResult, error) {
+	res := BenchResult{Type: "set"}
+	var set []scene.Sensor
+	for _, se := range s.Sensors() {
+		for _, n := range names {
+			if se.Name == n {
+				set = append(set, se.Sensor)
+			}
+		}
+	}
+	if len(set) != len(names) {
+		return res, fmt.Errorf("sensor set %v: not all found in the scene", names)
+	}
+	beams := 0
+	n, el, err := timeFrames(d, func() error {
+		beams = 0
+		for _, se := range set {
+			rg, err := frame(r, s, se)
+			if err != nil {
+				return err
+			}
+			beams += len(rg)
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	res.Frames, res.FPS, res.Beams = n, float64(n)/el.Seconds(), beams
+	res.BeamsPerSec = res.FPS * float64(beams)
+	return res, nil
+}
+
+// compareRanges returns the shares of readings within 1 mm and 1 cm of the
+// reference (both non-finite and equal counts as agreeing) and the largest
+// difference where both are finite.
+func compareRanges(got, ref []float64) (mm, cm, worst float64) {
+	if len(got) == 0 {
+		return 0, 0, 0
+	}
+	nmm, ncm := 0, 0
+	for i := range got {
+		a, b := got[i], ref[i]
+		if math.IsInf(a, 0) || math.IsInf(b, 0) {
+			if a == b {
+				nmm++
+				ncm++
+			}
+			continue
+		}
+		e := math.Abs(a - b)
+		worst = math.Max(worst, e)
+		if e <= 1e-3 {
+			nmm++
+		}
+		if e <= 1e-2 {
+			ncm++
+		}
+	}
+	return float64(nmm) / float64(len(got)), float64(ncm) / float64(len(got)), worst
+}
