@@ -232,17 +232,53 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// sweep is one --sweep ELEMENT.PARAM=FROM:TO.
+type sweep struct {
+	element, param string
+	from, to       float64
+}
+
+func parseSweep(a string) (sweep, error) {
+	lhs, rng, ok := strings.Cut(a, "=")
+	dot := strings.LastIndex(lhs, ".")
+	fromS, toS, ok2 := strings.Cut(rng, ":")
+	if !ok || !ok2 || dot <= 0 || dot == len(lhs)-1 {
+		return sweep{}, usagef("--sweep %q: want ELEMENT.PARAM=FROM:TO", a)
+	}
+	from, err1 := strconv.ParseFloat(strings.TrimSpace(fromS), 64)
+	to, err2 := strconv.ParseFloat(strings.TrimSpace(toS), 64)
+	if err1 != nil || err2 != nil || math.IsNaN(from) || math.IsInf(from, 0) || math.IsNaN(to) || math.IsInf(to, 0) {
+		return sweep{}, usagef("--sweep %q: FROM and TO must be finite numbers", a)
+	}
+	return sweep{lhs[:dot], lhs[dot+1:], from, to}, nil
+}
+
 func init() {
 	var sf sceneFlags
 	var out string
+	var frames int
+	var rate float64
+	var sweeps setFlags
 	commands = append(commands, &command{
-		name: "capture", args: "SCENE -o DIR [--set E.P=V ...]",
-		short:   "render every sensor headless into a directory",
-		summary: "Render every sensor of the scene headless and write its output into DIR\n(a camera NAME as DIR/NAME.png).",
+		name: "capture", args: "SCENE -o DIR [--frames N [--sweep E.P=FROM:TO ...] [--rate HZ]] [--set E.P=V ...]",
+		short: "render every sensor headless into a directory, once or as a sequence",
+		summary: "Render every sensor of the scene headless and write its output into DIR:\n" +
+			"  camera   NAME.png, NAME.json (intrinsics, world pose)\n" +
+			"  depth    NAME.depth.png (16-bit mm), NAME.depth.f32 (float32 m), NAME.json\n" +
+			"  laser    NAME.scan.json (like sensor_msgs/LaserScan, null for no return)\n" +
+			"  laser3d  NAME.pcd (PCD v0.7, organized, NaN for no return)\n" +
+			"  psd      NAME.psd.json\n" +
+			"With --frames N it writes a sequence, NAME_0000.png ... with the frame number and time\n" +
+			"(frame / rate) recorded in the JSON outputs; each --sweep moves a parameter linearly from\n" +
+			"FROM at the first frame to TO at the last. Progress goes to the output, a line a frame.",
 		flags: func(fs *flag.FlagSet) {
 			sf = sceneFlags{}
+			sweeps = nil
 			sf.register(fs)
 			fs.StringVar(&out, "o", "", "output directory (required)")
+			fs.IntVar(&frames, "frames", 0, "write a sequence of N frames")
+			fs.Float64Var(&rate, "rate", 10, "frames per second of the sequence, for its time stamps")
+			fs.Var(&sweeps, "sweep", "sweep a parameter over the sequence, ELEMENT.PARAM=FROM:TO (repeatable)")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			path, rest, err := oneScene(args)
@@ -255,6 +291,23 @@ func init() {
 			if out == "" {
 				return usagef("-o DIR is required")
 			}
+			if frames < 0 || frames > 1000000 {
+				return usagef("--frames %d: want 1 to 1000000", frames)
+			}
+			if len(sweeps) > 0 && frames == 0 {
+				return usagef("--sweep needs --frames N")
+			}
+			if !(rate > 0) || math.IsInf(rate, 0) {
+				return usagef("--rate %v: want frames per second > 0", rate)
+			}
+			var sw []sweep
+			for _, a := range sweeps {
+				x, err := parseSweep(a)
+				if err != nil {
+					return err
+				}
+				sw = append(sw, x)
+			}
 			s, err := sf.load(path)
 			if err != nil {
 				return err
@@ -262,16 +315,43 @@ func init() {
 			if len(s.Sensors()) == 0 {
 				return fmt.Errorf("%s has no sensors to capture", path)
 			}
+			for _, x := range sw {
+				if _, err := s.Value(x.element, x.param); err != nil {
+					return fmt.Errorf("--sweep %s.%s: %w", x.element, x.param, err)
+				}
+			}
 			r, err := sensors.NewRenderer()
 			if err != nil {
 				return err
 			}
 			defer r.Close()
-			written, err := sensors.CaptureAll(r, s, out)
-			for _, p := range written {
-				fmt.Fprintln(w, p)
+			if frames == 0 {
+				written, err := sensors.CaptureAll(r, s, out)
+				for _, p := range written {
+					fmt.Fprintln(w, p)
+				}
+				return err
 			}
-			return err
+			total := 0
+			for i := 0; i < frames; i++ {
+				f := 0.0
+				if frames > 1 {
+					f = float64(i) / float64(frames-1)
+				}
+				for _, x := range sw {
+					if err := s.Set(x.element, x.param, x.from+(x.to-x.from)*f); err != nil {
+						return err
+					}
+				}
+				written, err := sensors.CaptureFrame(r, s, out, &sensors.Stamp{Frame: i, Time: float64(i) / rate})
+				total += len(written)
+				if err != nil {
+					return fmt.Errorf("frame %d: %w", i, err)
+				}
+				fmt.Fprintf(w, "frame %d/%d: %d files\n", i+1, frames, len(written))
+			}
+			fmt.Fprintf(w, "%d files in %s\n", total, out)
+			return nil
 		},
 	})
 }
@@ -467,7 +547,7 @@ func init() {
 			"sensors also beams per second, the rate of the exact CPU ray caster on the same beams\n" +
 			"(speed ratio = sensor rate / ray caster rate), how many beams agree with it within 1 mm\n" +
 			"and 1 cm, the largest difference, and the triangles drawn per frame after culling out of\n" +
-			"those the sensor could see. Then the rate of all scanners (laser, laser3d, psd) together\nand of all sensors,"+
+			"those the sensor could see. Then the rate of all scanners (laser, laser3d, psd) together\nand of all sensors," +
 			"one after the other as in one simulation cycle.",
 		flags: func(fs *flag.FlagSet) {
 			sf = sceneFlags{}

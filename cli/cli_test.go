@@ -290,3 +290,98 @@ func validValue(typ, param string) float64 {
 	}
 	return 1.5
 }
+
+const marvinScene = "../scenes/marvin/scene.xml"
+
+// A sequence: numbered files, stamps, and a swept parameter moving the
+// sensors frame by frame.
+func TestCaptureSequenceWithSweep(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := simvis(t, "capture", marvinScene, "-o", dir, "--frames", "3", "--rate", "4", "--sweep", "M_POSE.x=-2:-1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "frame 3/3: 8 files") || !strings.Contains(out, "24 files in") {
+		t.Errorf("progress output:\n%s", out)
+	}
+	for i, want := range []float64{-2, -1.5, -1} {
+		data, err := os.ReadFile(filepath.Join(dir, "REAR_LASER_000"+strconv.Itoa(i)+".scan.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sc struct {
+			Stamp struct {
+				Frame int
+				Time  float64
+			}
+			Pose struct{ X float64 }
+		}
+		if err := json.Unmarshal(data, &sc); err != nil {
+			t.Fatal(err)
+		}
+		// The rear scanner sits 0.42 m behind the robot's origin, turned
+		// 20° with it: x = robot x - 0.42·cos 20°.
+		if sc.Stamp.Frame != i || sc.Stamp.Time != float64(i)/4 || math.Abs(sc.Pose.X-(want-0.42*math.Cos(20*math.Pi/180))) > 1e-9 {
+			t.Errorf("frame %d: %s", i, data)
+		}
+	}
+	for _, args := range [][]string{
+		{"capture", marvinScene, "-o", dir, "--sweep", "M_POSE.x=0:1"},                     // no --frames
+		{"capture", marvinScene, "-o", dir, "--frames", "2", "--sweep", "M_POSE.x=0"},      // no range
+		{"capture", marvinScene, "-o", dir, "--frames", "2", "--sweep", "NOPE.x=0:1"},      // unknown element
+		{"capture", marvinScene, "-o", dir, "--frames", "2", "--rate", "0"},                // bad rate
+		{"capture", marvinScene, "-o", dir, "--frames", "2", "--sweep", "TILT.angle=0:90"}, // beyond the joint's limits
+	} {
+		if code, _, errOut := simvis(t, args...); code == 0 || errOut == "" {
+			t.Errorf("%q: exit %d, want an error", args, code)
+		}
+	}
+}
+
+// simvis bench reports every sensor, the sets, and agreement with the
+// exact ray caster within the accuracy targets.
+func TestBenchReportsAccuracy(t *testing.T) {
+	code, out, errOut := simvis(t, "bench", marvinScene, "--seconds", "0.02", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Renderer string
+		Results  []struct {
+			Sensor, Type       string
+			FPS                float64 `json:"frames_per_s"`
+			Within1mm          float64 `json:"within_1mm"`
+			Within1cm          float64 `json:"within_1cm"`
+			TrianglesDrawn     int     `json:"triangles_drawn"`
+			TrianglesSensed    int     `json:"triangles_sensed"`
+			BeamsPerFrame      int     `json:"beams_per_frame"`
+			CPUFramesPerSecond float64 `json:"cpu_frames_per_s"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Results {
+		seen[r.Sensor] = true
+		if r.FPS <= 0 {
+			t.Errorf("%s: %v frames/s", r.Sensor, r.FPS)
+		}
+		if r.Type == "laser" {
+			if r.BeamsPerFrame != 361 || r.Within1mm < 0.99 || r.Within1cm < 1 || r.CPUFramesPerSecond <= 0 {
+				t.Errorf("%s: %+v", r.Sensor, r)
+			}
+			if r.TrianglesDrawn <= 0 || r.TrianglesDrawn >= 2*r.TrianglesSensed {
+				t.Errorf("%s drew %d of %d triangles", r.Sensor, r.TrianglesDrawn, r.TrianglesSensed)
+			}
+		}
+		if r.Type == "depth" && r.Within1mm < 0.99 {
+			t.Errorf("%s: %.4f of pixels within 1 mm", r.Sensor, r.Within1mm)
+		}
+	}
+	for _, name := range []string{"FRONT_LASER", "REAR_LASER", "TILT_LASER", "CAMERA", "DEPTH", "all scanners", "all sensors"} {
+		if !seen[name] {
+			t.Errorf("bench does not report %q", name)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/simvis/simvis/scene"
@@ -181,25 +180,26 @@ func (c *Camera) Image(r *Renderer, s *scene.Scene) (*image.RGBA, error) {
 // its intrinsics and its world pose.
 type FrameInfo struct {
 	Sensor     string     `json:"sensor"`
+	Stamp      *Stamp     `json:"stamp,omitempty"`
 	Intrinsics Intrinsics `json:"intrinsics"`
 	Pose       scene.Pose `json:"pose"`
 	Near       float64    `json:"near,omitempty"`
 	Far        float64    `json:"far,omitempty"`
 }
 
-// Capture renders the image and writes DIR/NAME.png and DIR/NAME.json
+// Capture renders the image and writes BASE.png and BASE.json
 // (intrinsics and pose).
-func (c *Camera) Capture(r *Renderer, s *scene.Scene, dir string) ([]string, error) {
+func (c *Camera) Capture(r *Renderer, s *scene.Scene, out Output) ([]string, error) {
 	img, err := c.Image(r, s)
 	if err != nil {
 		return nil, err
 	}
-	base := filepath.Join(dir, fileName(c.name))
+	base := out.Base
 	if err := WritePNG(base+".png", img); err != nil {
 		return nil, err
 	}
 	v := c.View()
-	info := FrameInfo{Sensor: c.name, Intrinsics: c.Intrinsics(), Pose: scene.PoseFromMatrix(v.Pose)}
+	info := FrameInfo{Sensor: c.name, Stamp: out.Stamp, Intrinsics: c.Intrinsics(), Pose: scene.PoseFromMatrix(v.Pose)}
 	return []string{base + ".png", base + ".json"}, writeJSONFile(base+".json", info)
 }
 

@@ -3,19 +3,42 @@ package sensors
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/simvis/simvis/scene"
 )
 
-// Capturer is a sensor that can write its output files.
-type Capturer interface {
-	// Capture renders the sensor's data and writes it into dir, returning
-	// the paths written.
-	Capture(r *Renderer, s *scene.Scene, dir string) ([]string, error)
+// Stamp identifies one frame of a captured sequence.
+type Stamp struct {
+	Frame int     `json:"frame"`
+	Time  float64 `json:"time"` // seconds since the sequence's start
 }
 
-// CaptureAll writes every sensor's output into dir, creating it if needed.
+// Output says where one capture goes: the sensor writes Base plus its own
+// extensions (".png", ".scan.json", ...). Stamp, set in sequences, is
+// recorded in the sensor's JSON output.
+type Output struct {
+	Base  string
+	Stamp *Stamp
+}
+
+// Capturer is a sensor that can write its output files.
+type Capturer interface {
+	// Capture renders the sensor's data and writes it, returning the paths
+	// written.
+	Capture(r *Renderer, s *scene.Scene, out Output) ([]string, error)
+}
+
+// CaptureAll writes every sensor's output into dir, creating it if
+// needed: files named after the sensors (embedded sensors' PART/NAME as
+// PART__NAME).
 func CaptureAll(r *Renderer, s *scene.Scene, dir string) ([]string, error) {
+	return CaptureFrame(r, s, dir, nil)
+}
+
+// CaptureFrame is CaptureAll for frame st of a sequence (nil: not one):
+// file names get the frame number, NAME_0042.png.
+func CaptureFrame(r *Renderer, s *scene.Scene, dir string, st *Stamp) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -25,7 +48,11 @@ func CaptureAll(r *Renderer, s *scene.Scene, dir string) ([]string, error) {
 		if !ok {
 			return written, fmt.Errorf("sensor %q (%s) cannot be captured", se.Name, se.Type)
 		}
-		paths, err := c.Capture(r, s, dir)
+		base := filepath.Join(dir, fileName(se.Name))
+		if st != nil {
+			base = fmt.Sprintf("%s_%04d", base, st.Frame)
+		}
+		paths, err := c.Capture(r, s, Output{Base: base, Stamp: st})
 		written = append(written, paths...)
 		if err != nil {
 			return written, fmt.Errorf("sensor %q: %w", se.Name, err)

@@ -6,7 +6,6 @@ import (
 	"image/color"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
@@ -132,16 +131,17 @@ func (d *DepthCamera) Describe() map[string]any {
 	return m
 }
 
-// Capture writes DIR/NAME.depth.png (16-bit millimeters, 0 where there is
-// no valid depth), DIR/NAME.depth.f32 (float32 meters, little-endian, row
-// by row from the top, ±Inf as in DepthImage) and DIR/NAME.json
-// (intrinsics, pose, range limits).
-func (d *DepthCamera) Capture(r *Renderer, s *scene.Scene, dir string) ([]string, error) {
+// Capture writes BASE.depth.png (16-bit millimeters, 0 where there is no
+// valid depth), BASE.depth.f32 (float32 meters, little-endian, row by row
+// from the top, ±Inf as in DepthImage) and BASE.json (intrinsics, pose,
+// range limits).
+func (d *DepthCamera) Capture(r *Renderer, s *scene.Scene, out Output) ([]string, error) {
 	img, err := d.Depth(r, s)
 	if err != nil {
 		return nil, err
 	}
-	base := filepath.Join(dir, fileName(d.name))
+	img.Info.Stamp = out.Stamp
+	base := out.Base
 	files := []string{base + ".depth.png", base + ".depth.f32", base + ".json"}
 	if err := WritePNG(files[0], img.Millimeters()); err != nil {
 		return nil, err

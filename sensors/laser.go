@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
@@ -71,6 +70,7 @@ func newLaser(ctx *scene.Context) (scene.Sensor, error) {
 // within range_max, -Inf where one is closer than range_min (REP-117).
 type Scan struct {
 	Sensor         string     `json:"sensor"`
+	Stamp          *Stamp     `json:"stamp,omitempty"`
 	AngleMin       float64    `json:"angle_min"`
 	AngleMax       float64    `json:"angle_max"`
 	AngleIncrement float64    `json:"angle_increment"`
@@ -129,13 +129,14 @@ func (l *Laser) Describe() map[string]any {
 	return m
 }
 
-// Capture writes DIR/NAME.scan.json.
-func (l *Laser) Capture(r *Renderer, s *scene.Scene, dir string) ([]string, error) {
+// Capture writes BASE.scan.json.
+func (l *Laser) Capture(r *Renderer, s *scene.Scene, out Output) ([]string, error) {
 	sc, err := l.Scan(r, s)
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, fileName(l.name)+".scan.json")
+	sc.Stamp = out.Stamp
+	path := out.Base + ".scan.json"
 	return []string{path}, writeJSONFile(path, sc)
 }
 
@@ -173,6 +174,7 @@ func newPSD(ctx *scene.Context) (scene.Sensor, error) {
 // Reading is one PSD measurement.
 type Reading struct {
 	Sensor   string     `json:"sensor"`
+	Stamp    *Stamp     `json:"stamp,omitempty"`
 	Range    float64    `json:"-"`
 	RangeMin float64    `json:"range_min"`
 	RangeMax float64    `json:"range_max"`
@@ -211,12 +213,13 @@ func (p *PSD) Describe() map[string]any {
 	return m
 }
 
-// Capture writes DIR/NAME.psd.json.
-func (p *PSD) Capture(r *Renderer, s *scene.Scene, dir string) ([]string, error) {
+// Capture writes BASE.psd.json.
+func (p *PSD) Capture(r *Renderer, s *scene.Scene, out Output) ([]string, error) {
 	rd, err := p.Measure(r, s)
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, fileName(p.name)+".psd.json")
+	rd.Stamp = out.Stamp
+	path := out.Base + ".psd.json"
 	return []string{path}, writeJSONFile(path, rd)
 }

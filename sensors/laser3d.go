@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -159,15 +158,15 @@ func (l *Laser3D) Describe() map[string]any {
 	return m
 }
 
-// Capture writes DIR/NAME.pcd (PCD v0.7, binary, organized: x y z float32
-// in the sensor frame, NaN for no return; the sensor's world pose as
+// Capture writes BASE.pcd (PCD v0.7, binary, organized: x y z float32 in
+// the sensor frame, NaN for no return; the sensor's world pose as
 // VIEWPOINT).
-func (l *Laser3D) Capture(r *Renderer, s *scene.Scene, dir string) ([]string, error) {
+func (l *Laser3D) Capture(r *Renderer, s *scene.Scene, out Output) ([]string, error) {
 	cl, err := l.Scan(r, s)
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, fileName(l.name)+".pcd")
+	path := out.Base + ".pcd"
 	return []string{path}, cl.WritePCD(path)
 }
 
