@@ -76,9 +76,10 @@ func isBackground(c color.RGBA) bool {
 
 func absDiff(a, b uint8) int { return int(math.Abs(float64(a) - float64(b))) }
 
-func reddish(c color.RGBA) bool { return c.R > 80 && c.R > 3*uint8Max(c.G, c.B) }
+// Channels are compared as ints: 3 * a uint8 overflows.
+func reddish(c color.RGBA) bool { return c.R > 80 && int(c.R) > 3*int(uint8Max(c.G, c.B)) }
 
-func greenish(c color.RGBA) bool { return c.G > 80 && c.G > 3*uint8Max(c.R, c.B) }
+func greenish(c color.RGBA) bool { return c.G > 80 && int(c.G) > 3*int(uint8Max(c.R, c.B)) }
 
 func uint8Max(a, b uint8) uint8 {
 	if a > b {
