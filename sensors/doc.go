@@ -2,7 +2,16 @@
 // llvmpipe without one). Importing it registers its sensor types with the
 // scene package's factory:
 //
-//	camera  RGB image; width, height, fov (horizontal, degrees), near, far.
+//	camera   RGB image with intrinsics; optional seeded pixel noise
+//	depth    depth along the optical axis per pixel (REP-118), float32 and 16-bit mm
+//	laser    planar scanner, laid out like sensor_msgs/LaserScan
+//	laser3d  multi-layer scanner, an organized point cloud (PCD)
+//	psd      one beam, one distance
 //
-// Every sensor looks along its frame's +x axis with +z up.
+// Every sensor looks along its frame's +x axis with +z up. Range sensors
+// report the range along each beam's exact direction: the GPU finds which
+// meshes each beam may meet and the beam is intersected with them exactly
+// (surfaces.go explains how); backend "cpu" uses the ray caster of package
+// raycast for every beam. Capture writes sensor outputs, Bench measures
+// rates and accuracy.
 package sensors
