@@ -57,15 +57,25 @@ func loadScene(t *testing.T, dir, xml string) *scene.Scene {
 	return s
 }
 
-func camera(t *testing.T, s *scene.Scene, name string) *sensors.Camera {
+// sensorOf returns the scene's sensor name as its concrete type.
+func sensorOf[T scene.Sensor](t *testing.T, s *scene.Scene, name string) T {
 	t.Helper()
 	for _, se := range s.Sensors() {
 		if se.Name == name {
-			return se.Sensor.(*sensors.Camera)
+			if v, ok := se.Sensor.(T); ok {
+				return v
+			}
+			t.Fatalf("sensor %q is a %T", name, se.Sensor)
 		}
 	}
 	t.Fatalf("no sensor %q", name)
-	return nil
+	var zero T
+	return zero
+}
+
+func camera(t *testing.T, s *scene.Scene, name string) *sensors.Camera {
+	t.Helper()
+	return sensorOf[*sensors.Camera](t, s, name)
 }
 
 var background = color.RGBA{51, 102, 153, 255} // the scenes' background="0.2 0.4 0.6"

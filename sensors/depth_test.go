@@ -15,13 +15,7 @@ import (
 
 func depthCamera(t *testing.T, s *scene.Scene, name string) *sensors.DepthCamera {
 	t.Helper()
-	for _, se := range s.Sensors() {
-		if se.Name == name {
-			return se.Sensor.(*sensors.DepthCamera)
-		}
-	}
-	t.Fatalf("no sensor %q", name)
-	return nil
+	return sensorOf[*sensors.DepthCamera](t, s, name)
 }
 
 // A wall 4 m ahead, turned 25° about z and 10° about y, seen by a depth

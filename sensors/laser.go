@@ -32,24 +32,9 @@ func newLaser(ctx *scene.Context) (scene.Sensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	lo, err := c.FloatIn("angle_min", -90, -360, 360)
+	lo, res, n, err := readAzimuths(c, -90, 90, 0.5)
 	if err != nil {
 		return nil, err
-	}
-	hi, err := c.FloatIn("angle_max", 90, -360, 360)
-	if err != nil {
-		return nil, err
-	}
-	res, err := c.FloatIn("resolution", 0.5, 1e-3, 360)
-	if err != nil {
-		return nil, err
-	}
-	if hi < lo || hi-lo > 360 {
-		return nil, c.Errorf("angle_max", "%g° must be from angle_min (%g°) to angle_min + 360°", hi, lo)
-	}
-	n := int(math.Floor((hi-lo)/res+1e-9)) + 1
-	if hi-lo > 360-res/2 && n > 1 {
-		n-- // a full circle: the last beam would repeat the first
 	}
 	if n > 1<<20 {
 		return nil, c.Errorf("resolution", "%g° gives %d beams", res, n)
@@ -63,6 +48,30 @@ func newLaser(ctx *scene.Context) (scene.Sensor, error) {
 		return nil, c.Errorf("", "%v", err)
 	}
 	return l, nil
+}
+
+// readAzimuths reads angle_min, angle_max and resolution (degrees) and
+// returns the first angle, the increment and the number of beams. A span of
+// a full circle leaves out the last beam, which would repeat the first.
+func readAzimuths(c *scene.Command, defMin, defMax, defRes float64) (lo, res float64, n int, err error) {
+	if lo, err = c.FloatIn("angle_min", defMin, -360, 360); err != nil {
+		return
+	}
+	hi, err := c.FloatIn("angle_max", defMax, -360, 360)
+	if err != nil {
+		return
+	}
+	if res, err = c.FloatIn("resolution", defRes, 1e-3, 360); err != nil {
+		return
+	}
+	if hi < lo || hi-lo > 360 {
+		return 0, 0, 0, c.Errorf("angle_max", "%g° must be from angle_min (%g°) to angle_min + 360°", hi, lo)
+	}
+	n = int(math.Floor((hi-lo)/res+1e-9)) + 1
+	if hi-lo > 360-res/2 && n > 1 {
+		n--
+	}
+	return lo, res, n, nil
 }
 
 // Scan is one laser scan, laid out like sensor_msgs/LaserScan: angles in

@@ -88,25 +88,11 @@ func newLaser3D(ctx *scene.Context) (scene.Sensor, error) {
 			}
 		}
 	}
-	lo, err := c.FloatIn("angle_min", -180, -360, 360)
+	lo, res, columns, err := readAzimuths(c, -180, 180, 0.4)
 	if err != nil {
 		return nil, err
 	}
-	hi, err := c.FloatIn("angle_max", 180, -360, 360)
-	if err != nil {
-		return nil, err
-	}
-	res, err := c.FloatIn("resolution", 0.4, 1e-3, 360)
-	if err != nil {
-		return nil, err
-	}
-	if hi < lo || hi-lo > 360 {
-		return nil, c.Errorf("angle_max", "%g° must be from angle_min (%g°) to angle_min + 360°", hi, lo)
-	}
-	l.columns = int(math.Floor((hi-lo)/res+1e-9)) + 1
-	if hi-lo > 360-res/2 && l.columns > 1 {
-		l.columns--
-	}
+	l.columns = columns
 	if l.columns*len(l.layers) > 1<<22 {
 		return nil, c.Errorf("resolution", "%d x %d beams is too many", l.columns, len(l.layers))
 	}

@@ -17,13 +17,7 @@ import (
 
 func laser(t *testing.T, s *scene.Scene, name string) *sensors.Laser {
 	t.Helper()
-	for _, se := range s.Sensors() {
-		if se.Name == name {
-			return se.Sensor.(*sensors.Laser)
-		}
-	}
-	t.Fatalf("no sensor %q", name)
-	return nil
+	return sensorOf[*sensors.Laser](t, s, name)
 }
 
 // roomScene is an 8 x 6 x 3 m room (walls at x = ±4, y = ±3) with the
