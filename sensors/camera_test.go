@@ -268,3 +268,39 @@ func TestUnsensedPartOnlyForViewers(t *testing.T) {
 		t.Errorf("sensor render after viewer render: center %v, want background", c)
 	}
 }
+
+// Pixel noise: gaussian with the set stddev (in 0..1 intensity), the same
+// image for the same seed, another for another seed.
+func TestCameraPixelNoise(t *testing.T) {
+	dir := t.TempDir()
+	img := func(seed string) *image.RGBA {
+		s := loadScene(t, dir, `<sensor type="camera" name="CAM" width="64" height="48" background="0.5 0.5 0.5" noise_stddev="0.02" seed="`+seed+`"/>`)
+		im, err := camera(t, s, "CAM").Image(renderer(t), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return im
+	}
+	a, b, c := img("3"), img("3"), img("4")
+	var sum, sq float64
+	n := 0
+	for i := range a.Pix {
+		if i%4 == 3 {
+			continue
+		}
+		if a.Pix[i] != b.Pix[i] {
+			t.Fatalf("byte %d differs with the same seed", i)
+		}
+		e := float64(a.Pix[i]) - 128 // the background 0.5 is stored as 128
+		sum += e
+		sq += e * e
+		n++
+	}
+	sigma := math.Sqrt(sq/float64(n)-(sum/float64(n))*(sum/float64(n))) / 255
+	if math.Abs(sigma-0.02) > 0.002 {
+		t.Errorf("pixel noise stddev %.4f, want 0.02", sigma)
+	}
+	if string(a.Pix) == string(c.Pix) {
+		t.Error("another seed gives the same noise")
+	}
+}
