@@ -14,4 +14,8 @@
 // (surfaces.go explains how); backend "cpu" uses the ray caster of package
 // raycast for every beam. Capture writes sensor outputs, Bench measures
 // rates and accuracy.
+//
+// A Renderer may be shared by goroutines; a sensor keeps per-frame scratch
+// space, so each sensor is read by one goroutine at a time, and the scene
+// is not safe for concurrent use either (see scene.Scene).
 package sensors
