@@ -48,7 +48,12 @@ func TestDepthCameraTiltedWall(t *testing.T) {
 				worst = math.Max(worst, math.Abs(float64(img.Depth[j*in.Width+i])-want))
 			}
 		}
-		tol := 1e-4
+		// The target is 1 mm; interpolation on llvmpipe gives 2 µm, on an
+		// NVIDIA H100 (reversed-Z, GL 4.5) 0.13 mm.
+		tol := 1e-3
+		if backend == "cpu" {
+			tol = 1e-6
+		}
 		if worst > tol {
 			t.Errorf("%s: worst depth error %.3g m, want <= %g", backend, worst, tol)
 		}

@@ -137,13 +137,21 @@ func createContext(dpy uintptr) (uintptr, error) {
 		}
 		cfg = 0 // EGL_NO_CONFIG_KHR
 	}
-	ctxAttrs := []int32{
-		eglContextMajorVersion, 3,
-		eglContextMinorVersion, 3,
-		eglContextOpenGLProfileMask, eglContextOpenGLCoreProfileBit,
-		eglNone,
+	// Ask for 4.5 first: drivers return exactly the version asked for
+	// (NVIDIA gives 3.3 for 3.3), and range sensors use 4.5's glClipControl
+	// for reversed-Z depth. g3n needs 3.3, the fallback.
+	var ctx uintptr
+	for _, version := range [][2]int32{{4, 5}, {3, 3}} {
+		ctxAttrs := []int32{
+			eglContextMajorVersion, version[0],
+			eglContextMinorVersion, version[1],
+			eglContextOpenGLProfileMask, eglContextOpenGLCoreProfileBit,
+			eglNone,
+		}
+		if ctx = eglCreateContext(dpy, cfg, ctxAttrs); ctx != 0 {
+			break
+		}
 	}
-	ctx := eglCreateContext(dpy, cfg, ctxAttrs)
 	if ctx == 0 {
 		return 0, eglErr("eglCreateContext(OpenGL 3.3 core)")
 	}
