@@ -271,3 +271,36 @@ func TestUnsensedPartNotInRanges(t *testing.T) {
 		}
 	}
 }
+
+// Bad sensor attributes name file, line and attribute.
+func TestSensorErrors(t *testing.T) {
+	cases := []struct{ xml, want string }{
+		{`<sensor type="laser" name="L" range_min="5" range_max="2"/>`, `sensor "L": attribute "range_max": 2 m must be greater than range_min`},
+		{`<sensor type="laser" name="L" backend="fpga"/>`, `attribute "backend": "fpga" is not a backend`},
+		{`<sensor type="laser" name="L" angle_min="10" angle_max="0"/>`, `attribute "angle_max": 0° must be from angle_min`},
+		{`<sensor type="laser" name="L" resolution="0.01"/>`, `too fine for GPU views`},
+		{`<sensor type="laser" name="L" noise_stddev="-1"/>`, `attribute "noise_stddev": -1 is out of range`},
+		{`<sensor type="laser3d" name="V" layers="1 2 2"/>`, `attribute "layers": vertical angle 2° is listed twice`},
+		{`<sensor type="laser3d" name="V" layers="1 85"/>`, `vertical angle 85° is beyond ±80°`},
+		{`<sensor type="laser3d" name="V" layers="1" vertical_min="0"/>`, `attribute "vertical_min": give layers or`},
+		{`<sensor type="depth" name="D" fov="200"/>`, `attribute "fov": 200 is not in (0, 180) degrees`},
+		{`<sensor type="camera" name="C" fov="60" vfov="40"/>`, `attribute "vfov": give fov (horizontal) or vfov`},
+		{`<sensor type="psd" name="P" range="3"/>`, `attribute "range": unknown attribute for sensor type "psd"`},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "scene.xml")
+		if err := os.WriteFile(path, []byte("<scene>\n"+c.xml+"\n</scene>"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := scene.Load(path, scene.Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "scene.xml:2:") {
+			t.Errorf("%s\n got: %v\nwant: scene.xml:2: ... %s", c.xml, err, c.want)
+		}
+	}
+	// The same fine scanner on the ray caster is fine.
+	s := roomScene(t, `<sensor type="laser" name="L" resolution="0.01" angle_min="-1" angle_max="1" backend="cpu"/>`)
+	if sc, err := laser(t, s, "L").Scan(renderer(t), s); err != nil || len(sc.Ranges) != 201 || sc.Ranges[100] != 4 {
+		t.Errorf("fine CPU scanner: err %v", err)
+	}
+}

@@ -133,7 +133,6 @@ const (
 // adjacent beams (res radians apart horizontally, vres vertically; vres 0
 // for a single plane) fall in different pixels.
 func (b *beamSet) planViews(res, vres float64) error {
-	type sector struct{ lo, hi, elev float64 }
 	azimuth := func(d mgl64.Vec3) float64 { return math.Atan2(d[1], d[0]) }
 	// Azimuths relative to the first beam, unwrapped into [0, 2π).
 	a0 := azimuth(b.dirs[0])
@@ -178,8 +177,12 @@ func (b *beamSet) planViews(res, vres float64) error {
 			tanY += math.Tan(vres / 2)
 			h = max(1, int(math.Ceil(2*tanY*verticalOversample/vres)))
 		}
-		if w*h > 16384*16384 {
-			return fmt.Errorf("the beams need a %dx%d view", w, h)
+		if w > 16384 || h > 16384 {
+			if b.backend == BackendGPU {
+				return fmt.Errorf("the beams are too fine for GPU views (%dx%d pixels); use backend=\"cpu\"", w, h)
+			}
+			b.views = nil // SetBackend to gpu then fails with a clear error
+			return nil
 		}
 		far := b.rangeMax * math.Sqrt(1+tanX*tanX+tanY*tanY) * 1.01
 		b.views = append(b.views, surfaceView{rot: rot, w: w, h: h, tanX: tanX, tanY: tanY, near: near, far: far})
