@@ -34,6 +34,11 @@ type Options struct {
 	// grows, so its values never move under a reader (the shared-array
 	// interface maps it as is).
 	ParamCapacity int
+	// ParamStorage, if not nil, holds the parameter table instead of memory
+	// the scene allocates: its length is the capacity (ParamCapacity is
+	// then ignored). The shared-array interface passes memory mapped from a
+	// file here, so that other processes read and write the values in place.
+	ParamStorage []float64
 	// NoDefaultLights leaves out the default lights (an ambient light and
 	// two directional ones) that a new scene has until it gets lights of its
 	// own (UseOwnLights).
@@ -72,11 +77,18 @@ func New(opts Options) *Scene {
 	if capacity <= 0 {
 		capacity = DefaultParamCapacity
 	}
+	var values []float64
+	if opts.ParamStorage != nil {
+		capacity = len(opts.ParamStorage)
+		values = opts.ParamStorage[:0:capacity]
+	} else {
+		values = make([]float64, 0, capacity)
+	}
 	s := &Scene{
 		names:   map[string]string{RootName: "the root insertion point", WorldFrame: "the world frame"},
 		points:  map[string]*Node{},
 		byName:  map[string]*ElementEntry{},
-		values:  make([]float64, 0, capacity),
+		values:  values,
 		applied: make([]float64, 0, capacity),
 		flagged: map[*Node]bool{},
 		models:  map[string]*models.Model{},

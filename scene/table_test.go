@@ -76,3 +76,34 @@ func TestParameterTableFull(t *testing.T) {
 		t.Errorf("Load = %v", err)
 	}
 }
+
+// A table in memory the caller provides (what the shared-array interface
+// maps from a file): elements' values land there, and values written there
+// reach the graph at Update.
+func TestParamStorage(t *testing.T) {
+	storage := make([]float64, 8)
+	s := scene.New(scene.Options{ParamStorage: storage, ParamCapacity: 99})
+	cmd, err := scene.ParseCommand(`<element type="pose" name="P" x="1.5" yaw="30"/>`, "test", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Exec(cmd); err != nil {
+		t.Fatal(err)
+	}
+	if storage[0] != 1.5 || storage[5] != 30 || &s.Values()[0] != &storage[0] {
+		t.Fatalf("storage %v, table not in it", storage)
+	}
+	storage[1] = -2 // P.y, written by "another process"
+	m, err := s.Transform(scene.RootName, scene.WorldFrame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := scene.PoseFromMatrix(m); p.X != 1.5 || p.Y != -2 {
+		t.Errorf("ROOT at %v after writing the storage, want x 1.5 y -2", p)
+	}
+	// Capacity is the storage's length: a second pose (6 slots) does not fit.
+	cmd, _ = scene.ParseCommand(`<element type="pose" name="Q"/>`, "test", "")
+	if err := s.Exec(cmd); err == nil || !strings.Contains(err.Error(), "parameter table full (8 slots)") {
+		t.Errorf("second pose: %v, want a full table", err)
+	}
+}
