@@ -1,0 +1,158 @@
+package ipc_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	_ "github.com/simvis/simvis/elements"
+	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/scene"
+	_ "github.com/simvis/simvis/sensors" // the quickstart scene has a camera
+)
+
+const quickstart = "../scenes/quickstart/scene.xml"
+
+// hostScene creates a region and loads the quickstart scene into it, its
+// parameter table mapped.
+func hostScene(t *testing.T, path string) (*ipc.Region, *scene.Scene) {
+	t.Helper()
+	r, err := ipc.Create(path, ipc.Sizes{Elements: 16, NameBytes: 4096, Values: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	cmds, err := scene.ReadCommands(quickstart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := scene.New(r.SceneOptions())
+	for _, c := range cmds {
+		if err := s.Exec(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Publish(s); err != nil {
+		t.Fatal(err)
+	}
+	return r, s
+}
+
+// A client attached to the file finds R_POSE, writes its yaw in place, and
+// the host's next Update turns the robot.
+func TestClientMovesHostScene(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "simvis-test")
+	host, s := hostScene(t, path)
+	c, err := ipc.Attach(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	descs, used, err := c.Descriptors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ipc.Descriptor{{Name: "R_POSE", At: "ROBOT", Type: "pose", Start: 0, Params: []string{"x", "y", "z", "roll", "pitch", "yaw"}}}
+	if !reflect.DeepEqual(descs, want) || used != 6 {
+		t.Fatalf("descriptors %+v, %d values used; want %+v, 6", descs, used, want)
+	}
+	if v := c.Values(); v[0] != -2 || v[5] != 20 {
+		t.Errorf("client reads x %v yaw %v, want -2 and 20", v[0], v[5])
+	}
+	c.Values()[5] = 90
+	m, err := s.Transform("ROBOT", scene.WorldFrame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := scene.PoseFromMatrix(m); p.Yaw < 89.999 || p.Yaw > 90.001 {
+		t.Errorf("ROBOT yaw %v after the client's write, want 90", p.Yaw)
+	}
+	// Elements added later are appended; earlier indices stay.
+	cmd, err := scene.ParseCommand(`<element type="rotation" name="MAST_PAN" insert_at="ROBOT/MAST_TOP"/>`, "test", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Exec(cmd); err != nil {
+		t.Fatal(err)
+	}
+	if err := host.Publish(s); err != nil {
+		t.Fatal(err)
+	}
+	descs, used, err = c.Descriptors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(descs) != 2 || descs[0].Start != 0 || descs[1].Name != "MAST_PAN" || descs[1].Start != 6 ||
+		!reflect.DeepEqual(descs[1].Params, []string{"angle"}) || used != 7 {
+		t.Errorf("after adding MAST_PAN: %+v, %d used", descs, used)
+	}
+}
+
+// A host restarting on the same file gives it a new epoch, which clients
+// still mapping the old one see; a stopped host is seen as stopped.
+func TestEpochAndHostState(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "simvis-test")
+	host, _ := hostScene(t, path)
+	c, err := ipc.Attach(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	first := c.Epoch()
+	if first == 0 || !c.HostRunning() {
+		t.Fatalf("epoch %d, running %v", first, c.HostRunning())
+	}
+	host.Close()
+	if c.HostRunning() {
+		t.Error("host closed, client still sees it running")
+	}
+	host2, _ := hostScene(t, path)
+	defer host2.Close()
+	if c.Epoch() == first || c.Epoch() != host2.Epoch() || !c.HostRunning() {
+		t.Errorf("epoch %d after restart (was %d, host says %d)", c.Epoch(), first, host2.Epoch())
+	}
+}
+
+// Foreign, damaged or missing files are errors naming the file; a region
+// too small for the scene refuses to publish instead of dropping elements.
+func TestBadRegions(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "none")
+	if _, err := ipc.Attach(missing); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("missing file: %v", err)
+	}
+	foreign := filepath.Join(dir, "foreign")
+	os.WriteFile(foreign, make([]byte, 8192), 0o600)
+	if _, err := ipc.Attach(foreign); err == nil || !strings.Contains(err.Error(), "not a simvis region") {
+		t.Errorf("foreign file: %v", err)
+	}
+	path := filepath.Join(dir, "region")
+	host, _ := hostScene(t, path)
+	host.Close()
+	data, _ := os.ReadFile(path)
+	os.WriteFile(path, data[:8192], 0o600) // the values section cut off
+	if _, err := ipc.Attach(path); err == nil || !strings.Contains(err.Error(), "outside the 8192-byte file") {
+		t.Errorf("truncated file: %v", err)
+	}
+
+	small, err := ipc.Create(filepath.Join(dir, "small"), ipc.Sizes{Elements: 1, NameBytes: 64, Values: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	s := scene.New(small.SceneOptions())
+	for _, xml := range []string{`<element type="pose" name="A"/>`, `<element type="pose" name="B"/>`} {
+		cmd, _ := scene.ParseCommand(xml, "test", "")
+		if err := s.Exec(cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := small.Publish(s); err == nil || !strings.Contains(err.Error(), "2 elements do not fit the 1 descriptor records") {
+		t.Errorf("too many elements: %v", err)
+	}
+	if _, err := ipc.Create(filepath.Join(dir, "zero"), ipc.Sizes{}); err == nil {
+		t.Error("zero sizes accepted")
+	}
+}
