@@ -2,6 +2,7 @@ package ipc_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -154,5 +155,33 @@ func TestBadRegions(t *testing.T) {
 	}
 	if _, err := ipc.Create(filepath.Join(dir, "zero"), ipc.Sizes{}); err == nil {
 		t.Error("zero sizes accepted")
+	}
+}
+
+// The layout is enough for another language: the standard-library Python
+// script finds R_POSE in the region and moves the robot.
+func TestPythonClient(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed: the language-neutral check needs it")
+	}
+	path := filepath.Join(t.TempDir(), "simvis-test")
+	_, s := hostScene(t, path)
+	out, err := exec.Command(python, "python/simvis_shm.py", path).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "R_POSE (pose at ROBOT) start 0: x=-2 y=-1 z=0 roll=0 pitch=0 yaw=20") {
+		t.Fatalf("listing: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(python, "python/simvis_shm.py", path, "R_POSE.x=1.25", "R_POSE.yaw=-30").CombinedOutput(); err != nil {
+		t.Fatalf("setting: %v\n%s", err, out)
+	}
+	m, err := s.Transform("ROBOT", scene.WorldFrame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := scene.PoseFromMatrix(m); p.X != 1.25 || p.Yaw < -30.0001 || p.Yaw > -29.9999 {
+		t.Errorf("ROBOT at %v after the Python client's writes, want x 1.25 yaw -30", p)
+	}
+	if out, err := exec.Command(python, "python/simvis_shm.py", path, "R_POSE.heading").CombinedOutput(); err == nil || !strings.Contains(string(out), "R_POSE has no parameter heading") {
+		t.Errorf("unknown parameter: %v\n%s", err, out)
 	}
 }
