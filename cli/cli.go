@@ -181,9 +181,14 @@ func parseSet(a string) (element, param string, v float64, err error) {
 	return lhs[:dot], lhs[dot+1:], v, nil
 }
 
-func oneScene(args []string) (string, []string, error) {
+// sceneArgs splits the positional arguments into the scene file and at
+// most maxRest further arguments.
+func sceneArgs(args []string, maxRest int) (string, []string, error) {
 	if len(args) == 0 {
 		return "", nil, usagef("no scene file given")
+	}
+	if len(args)-1 > maxRest {
+		return "", nil, usagef("unexpected argument %q", args[1+maxRest])
 	}
 	return args[0], args[1:], nil
 }
@@ -201,12 +206,9 @@ func init() {
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
-			path, rest, err := oneScene(args)
+			path, _, err := sceneArgs(args, 0)
 			if err != nil {
 				return err
-			}
-			if len(rest) > 0 {
-				return usagef("unexpected argument %q", rest[0])
 			}
 			s, err := sf.load(path)
 			if err != nil {
@@ -281,12 +283,9 @@ func init() {
 			fs.Var(&sweeps, "sweep", "sweep a parameter over the sequence, ELEMENT.PARAM=FROM:TO (repeatable)")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
-			path, rest, err := oneScene(args)
+			path, _, err := sceneArgs(args, 0)
 			if err != nil {
 				return err
-			}
-			if len(rest) > 0 {
-				return usagef("unexpected argument %q", rest[0])
 			}
 			if out == "" {
 				return usagef("-o DIR is required")
@@ -369,12 +368,9 @@ func init() {
 			fs.StringVar(&out, "o", "", "output .glb or .gltf file (required)")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
-			path, rest, err := oneScene(args)
+			path, _, err := sceneArgs(args, 0)
 			if err != nil {
 				return err
-			}
-			if len(rest) > 0 {
-				return usagef("unexpected argument %q", rest[0])
 			}
 			if out == "" {
 				return usagef("-o FILE is required")
@@ -417,12 +413,9 @@ func init() {
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
-			path, rest, err := oneScene(args)
+			path, rest, err := sceneArgs(args, 2)
 			if err != nil {
 				return err
-			}
-			if len(rest) > 2 {
-				return usagef("unexpected argument %q", rest[2])
 			}
 			s, err := sf.load(path)
 			if err != nil {
@@ -486,12 +479,9 @@ func init() {
 			fs.Float64Var(&fov, "fov", 70, "horizontal field of view, degrees")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
-			path, rest, err := oneScene(args)
+			path, _, err := sceneArgs(args, 0)
 			if err != nil {
 				return err
-			}
-			if len(rest) > 0 {
-				return usagef("unexpected argument %q", rest[0])
 			}
 			if out == "" {
 				return usagef("-o FILE.png is required")
@@ -556,12 +546,9 @@ func init() {
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
-			path, rest, err := oneScene(args)
+			path, _, err := sceneArgs(args, 0)
 			if err != nil {
 				return err
-			}
-			if len(rest) > 0 {
-				return usagef("unexpected argument %q", rest[0])
 			}
 			if !(seconds > 0 && seconds <= 600) {
 				return usagef("--seconds %v: want (0, 600]", seconds)

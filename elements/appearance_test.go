@@ -123,6 +123,7 @@ func TestElementErrors(t *testing.T) {
 		{`<element type="pointcloud" name="P" max_points="2" points="1 2 3 4"/>`, `attribute "points": want up to 2 points`},
 		{`<element type="pointcloud" name="P" max_points="2" count="3"/>`, `count = 3: want a whole number of points from 0 to 2`},
 		{`<element type="pointcloud" name="P" color="1 0"/>`, `attribute "color": want 3 numbers`},
+		{`<element type="label" name="T" text="hi" color="1 1.5 0"/>`, `attribute "color": component 2 = 1.5 is outside 0..1`},
 		{`<element type="lines" name="L" max_lines="1" points="0 0 0 1 1 1 2 2 2"/>`, `attribute "points": want up to 2 points as x y z triples (in groups of 2)`},
 		{`<element type="lines" name="L" width="100"/>`, `attribute "width": 100 is out of range`},
 		{`<element type="graph" name="G"/>`, `attribute "nodes": missing`},

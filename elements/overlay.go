@@ -20,18 +20,10 @@ func init() {
 	scene.RegisterElement("lines", newLines)
 }
 
-// readRGB reads an "r g b" attribute with components in 0..1.
+// readRGB reads an "r g b" attribute with components in 0..1 as a g3n color.
 func readRGB(c *scene.Command, name string, def [3]float64) (math32.Color, error) {
-	v, err := c.Floats(name, 3, def[:])
-	if err != nil {
-		return math32.Color{}, err
-	}
-	for i, x := range v {
-		if x < 0 || x > 1 {
-			return math32.Color{}, c.Errorf(name, "component %d = %g is outside 0..1", i+1, x)
-		}
-	}
-	return math32.Color{R: float32(v[0]), G: float32(v[1]), B: float32(v[2])}, nil
+	v, err := c.RGB(name, def)
+	return math32.Color{R: v[0], G: v[1], B: v[2]}, err
 }
 
 // pointParams names count, then x0 y0 z0 x1 ... for n points, with the

@@ -275,3 +275,20 @@ func (c *Command) FloatList(name string) ([]float64, bool, error) {
 	out, err := c.Floats(name, len(splitNumbers(v)), nil)
 	return out, true, err
 }
+
+// RGB returns an "r g b" color attribute with components in 0..1, or def
+// when it is absent.
+func (c *Command) RGB(name string, def [3]float64) ([3]float32, error) {
+	v, err := c.Floats(name, 3, def[:])
+	if err != nil {
+		return [3]float32{}, err
+	}
+	var col [3]float32
+	for i, x := range v {
+		if x < 0 || x > 1 {
+			return col, c.Errorf(name, "component %d = %g is outside 0..1", i+1, x)
+		}
+		col[i] = float32(x)
+	}
+	return col, nil
+}

@@ -1,7 +1,6 @@
 package sensors
 
 import (
-	"fmt"
 	"image"
 	"image/png"
 	"math"
@@ -83,11 +82,9 @@ func newCamera(ctx *scene.Context) (scene.Sensor, error) {
 	if v.Far <= v.Near {
 		return nil, c.Errorf("far", "%g must be greater than near (%g)", v.Far, v.Near)
 	}
-	v.Background = DefaultBackground
-	if bg, ok := c.Attr("background"); ok {
-		if v.Background, err = parseColor(bg); err != nil {
-			return nil, c.Errorf("background", "%v", err)
-		}
+	bg := DefaultBackground
+	if v.Background, err = c.RGB("background", [3]float64{float64(bg[0]), float64(bg[1]), float64(bg[2])}); err != nil {
+		return nil, err
 	}
 	if cam.noise, err = c.FloatIn("noise_stddev", 0, 0, 1); err != nil {
 		return nil, err
@@ -99,22 +96,6 @@ func newCamera(ctx *scene.Context) (scene.Sensor, error) {
 	cam.seed = int64(seed)
 	cam.rng = rand.New(rand.NewPCG(uint64(seed), 0xca3e7a))
 	return cam, nil
-}
-
-func parseColor(s string) ([3]float32, error) {
-	f := strings.Fields(s)
-	var col [3]float32
-	if len(f) != 3 {
-		return col, fmt.Errorf("want 3 numbers \"r g b\" in 0..1, got %d", len(f))
-	}
-	for i, x := range f {
-		var v float64
-		if _, err := fmt.Sscan(x, &v); err != nil || v < 0 || v > 1 || math.IsNaN(v) {
-			return col, fmt.Errorf("%q is not a number in 0..1", x)
-		}
-		col[i] = float32(v)
-	}
-	return col, nil
 }
 
 // Intrinsics are the pinhole parameters of an image in pixels.

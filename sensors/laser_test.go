@@ -285,6 +285,9 @@ func TestSensorErrors(t *testing.T) {
 		{`<sensor type="laser3d" name="V" layers="1" vertical_min="0"/>`, `attribute "vertical_min": give layers or`},
 		{`<sensor type="depth" name="D" fov="200"/>`, `attribute "fov": 200 is not in (0, 180) degrees`},
 		{`<sensor type="camera" name="C" fov="60" vfov="40"/>`, `attribute "vfov": give fov (horizontal) or vfov`},
+		{`<sensor type="camera" name="C" background="0.5 0.5"/>`, `attribute "background": want 3 numbers, got 2 in "0.5 0.5"`},
+		{`<sensor type="camera" name="C" background="0.5 2 0"/>`, `attribute "background": component 2 = 2 is outside 0..1`},
+		{`<sensor type="camera" name="C" background="0 NaN 0"/>`, `attribute "background": value 2: "NaN" is not finite`},
 		{`<sensor type="psd" name="P" range="3"/>`, `attribute "range": unknown attribute for sensor type "psd"`},
 	}
 	for _, c := range cases {
