@@ -113,11 +113,9 @@ func newPointCloud(ctx *scene.Context) (scene.Element, error) {
 	if p.noise, err = c.FloatIn("noise", 0, 0, 100); err != nil {
 		return nil, err
 	}
-	seed, err := c.Int("seed", 1, math.MinInt64, math.MaxInt64)
-	if err != nil {
+	if _, p.rng, err = c.Rand("seed", 0x5eed); err != nil {
 		return nil, err
 	}
-	p.rng = rand.New(rand.NewPCG(uint64(seed), 0x5eed))
 
 	p.posBuf = make(math32.ArrayF32, 0, 24*p.max)
 	p.colBuf = make(math32.ArrayF32, 24*p.max)

@@ -2,6 +2,8 @@ package scene
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -291,4 +293,15 @@ func (c *Command) RGB(name string, def [3]float64) ([3]float32, error) {
 		col[i] = float32(x)
 	}
 	return col, nil
+}
+
+// Rand reads a seed attribute (default 1) and returns it with a generator
+// seeded by it; stream keeps the generators of different uses apart.
+// The same seed gives the same sequence on every run.
+func (c *Command) Rand(name string, stream uint64) (int64, *rand.Rand, error) {
+	seed, err := c.Int(name, 1, math.MinInt64, math.MaxInt64)
+	if err != nil {
+		return 0, nil, err
+	}
+	return int64(seed), rand.New(rand.NewPCG(uint64(seed), stream)), nil
 }

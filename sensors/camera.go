@@ -89,12 +89,9 @@ func newCamera(ctx *scene.Context) (scene.Sensor, error) {
 	if cam.noise, err = c.FloatIn("noise_stddev", 0, 0, 1); err != nil {
 		return nil, err
 	}
-	seed, err := c.Int("seed", 1, math.MinInt64, math.MaxInt64)
-	if err != nil {
+	if cam.seed, cam.rng, err = c.Rand("seed", 0xca3e7a); err != nil {
 		return nil, err
 	}
-	cam.seed = int64(seed)
-	cam.rng = rand.New(rand.NewPCG(uint64(seed), 0xca3e7a))
 	return cam, nil
 }
 

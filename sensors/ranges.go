@@ -45,13 +45,8 @@ func readNoise(c *scene.Command) (Noise, error) {
 	if n.Precision, err = c.FloatIn("noise_precision", 0, 0, 1e3); err != nil {
 		return n, err
 	}
-	seed, err := c.Int("seed", 1, math.MinInt64, math.MaxInt64)
-	if err != nil {
-		return n, err
-	}
-	n.Seed = int64(seed)
-	n.rng = rand.New(rand.NewPCG(uint64(seed), 0x51a5))
-	return n, nil
+	n.Seed, n.rng, err = c.Rand("seed", 0x51a5)
+	return n, err
 }
 
 func (n *Noise) active() bool {
