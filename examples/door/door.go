@@ -2,8 +2,6 @@ package door
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
@@ -19,20 +17,13 @@ type door struct {
 
 func newDoor(ctx *scene.Context) (scene.Element, error) {
 	d := &door{}
-	if h, ok := ctx.Command.Attr("hinge"); ok {
-		f := strings.Fields(h)
-		if len(f) != 2 {
-			return nil, ctx.Command.Errorf("hinge", "want \"x y\" in meters, got %q", h)
-		}
-		for i, s := range f {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return nil, ctx.Command.Errorf("hinge", "%q is not a number", s)
-			}
-			d.hinge[i] = v
-		}
+	// The hinge's x y in meters; the typed readers' errors name the file,
+	// line and attribute.
+	hinge, err := ctx.Command.Floats("hinge", 2, []float64{0, 0})
+	if err != nil {
+		return nil, err
 	}
-	var err error
+	d.hinge = mgl64.Vec3{hinge[0], hinge[1], 0}
 	if d.maxAngle, err = ctx.Command.FloatIn("max_angle", 90, -180, 180); err != nil {
 		return nil, err
 	}

@@ -82,8 +82,9 @@ func TestDoorSwingsAboutHinge(t *testing.T) {
 
 func TestDoorBadAttributes(t *testing.T) {
 	for attr, want := range map[string]string{
-		`hinge="1"`:       `attribute "hinge": want "x y" in meters, got "1"`,
-		`hinge="1 y"`:     `attribute "hinge": "y" is not a number`,
+		`hinge="1"`:       `attribute "hinge": want 2 numbers, got 1 in "1"`,
+		`hinge="1 y"`:     `attribute "hinge": value 2: "y" is not a number`,
+		`hinge="1 NaN"`:   `attribute "hinge": value 2: "NaN" is not finite`,
 		`max_angle="200"`: `attribute "max_angle"`,
 		`width="1"`:       `attribute "width": unknown attribute`,
 	} {
