@@ -32,13 +32,26 @@ const (
 	offNamesCap  = 56
 	offValuesOff = 64
 	offValuesCap = 72
+	offReqOff    = 80
+	offReqSlots  = 88
+	offReqSize   = 92
+	offLogOff    = 96
+	offLogCap    = 104
+	offLogUsed   = 112
+	offLogCount  = 120
 	offDescSeq   = 128
 	offDescCount = 132
 	offValuesUse = 136
 	offNamesUsed = 140
+	offRejected  = 144
+	offReqClaim  = 152
+	offReqDone   = 160
+	offCycle     = 168
+	offPeriod    = 176
 
-	stateRunning = 1
-	stateStopped = 2
+	stateRunning  = 1
+	stateStopped  = 2
+	stateReplaced = 3
 
 	nameField = 96
 	atField   = 64
@@ -47,13 +60,29 @@ const (
 
 // Sizes fixes a region's capacities when a host creates it.
 type Sizes struct {
-	Elements  int // descriptor records
-	NameBytes int // bytes for parameter names (each name plus a NUL)
-	Values    int // float64 slots: the scene's parameter capacity
+	Elements     int // descriptor records
+	NameBytes    int // bytes for parameter names (each name plus a NUL)
+	Values       int // float64 slots: the scene's parameter capacity
+	Requests     int // change-request slots
+	RequestBytes int // bytes per request slot, its 64-byte header included
+	LogBytes     int // bytes of the change log
 }
 
-// DefaultSizes suit scenes of a few thousand elements.
-var DefaultSizes = Sizes{Elements: 4096, NameBytes: 1 << 20, Values: scene.DefaultParamCapacity}
+// DefaultSizes suit scenes of a few thousand elements. Files in /dev/shm
+// are sparse: pages never written cost no memory.
+var DefaultSizes = Sizes{
+	Elements: 4096, NameBytes: 1 << 20, Values: scene.DefaultParamCapacity,
+	Requests: 256, RequestBytes: 16 << 10, LogBytes: 64 << 20,
+}
+
+// Path returns where the region named name lives: /dev/shm/simvis-NAME. A
+// name holding a '/' is taken as a path itself.
+func Path(name string) string {
+	if strings.Contains(name, "/") {
+		return name
+	}
+	return "/dev/shm/simvis-" + name
+}
 
 // Region is the shared-array file mapped into this process: by the host
 // that created it (Create) or a client that attached (Attach).
@@ -61,37 +90,48 @@ type Region struct {
 	path string
 	mem  []byte
 	host bool
+	file os.FileInfo // the file mapped, to tell it from a successor at path
 }
 
 func roundPage(n int) int { return (n + pageSize - 1) / pageSize * pageSize }
 
-// Create makes (or reuses) the file at path as a new region with a new
-// epoch, for a host. A file left by an earlier host is truncated and
-// rewritten in place, so clients still mapping it see the epoch change.
+// Create makes a new region at path with a new epoch, for a host. It writes
+// a new file and renames it over path, so a client still mapping a previous
+// host's file never reads a half-written one; that file is marked replaced,
+// which its clients see (Client.Check).
 func Create(path string, sz Sizes) (*Region, error) {
-	if sz.Elements <= 0 || sz.NameBytes <= 0 || sz.Values <= 0 || sz.Values > 1<<28 || sz.Elements > 1<<24 || sz.NameBytes > 1<<30 {
+	if sz.Elements <= 0 || sz.NameBytes <= 0 || sz.Values <= 0 || sz.Values > 1<<28 || sz.Elements > 1<<24 ||
+		sz.NameBytes > 1<<30 || sz.Requests <= 0 || sz.Requests > 1<<20 || sz.RequestBytes < 256 ||
+		sz.RequestBytes > 64<<20 || sz.RequestBytes%8 != 0 || sz.LogBytes < 4096 || sz.LogBytes > 1<<40 {
 		return nil, fmt.Errorf("ipc: %s: sizes %+v out of range", path, sz)
 	}
 	descOff := pageSize
 	namesOff := descOff + roundPage(sz.Elements*descSize)
 	valuesOff := namesOff + roundPage(sz.NameBytes)
-	size := valuesOff + roundPage(sz.Values*8)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	reqOff := valuesOff + roundPage(sz.Values*8)
+	logOff := reqOff + roundPage(sz.Requests*sz.RequestBytes)
+	size := logOff + roundPage(sz.LogBytes)
+	tmp := fmt.Sprintf("%s.new-%d", path, os.Getpid())
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("ipc: %w", err)
 	}
 	defer f.Close() // the mapping outlives the descriptor
-	if err := f.Truncate(0); err != nil {
-		return nil, fmt.Errorf("ipc: %s: %w", path, err)
-	}
 	if err := f.Truncate(int64(size)); err != nil {
+		os.Remove(tmp)
 		return nil, fmt.Errorf("ipc: %s: %w", path, err)
 	}
 	mem, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
+		os.Remove(tmp)
 		return nil, fmt.Errorf("ipc: mapping %s: %w", path, err)
 	}
 	r := &Region{path: path, mem: mem, host: true}
+	if r.file, err = f.Stat(); err != nil {
+		syscall.Munmap(mem)
+		os.Remove(tmp)
+		return nil, fmt.Errorf("ipc: %w", err)
+	}
 	copy(mem, magic)
 	r.put32(offVersion, layoutVer)
 	r.put32(offHeaderSz, pageSize)
@@ -103,10 +143,51 @@ func Create(path string, sz Sizes) (*Region, error) {
 	r.put32(offNamesCap, uint32(sz.NameBytes))
 	r.put64(offValuesOff, uint64(valuesOff))
 	r.put32(offValuesCap, uint32(sz.Values))
+	r.put64(offReqOff, uint64(reqOff))
+	r.put32(offReqSlots, uint32(sz.Requests))
+	r.put32(offReqSize, uint32(sz.RequestBytes))
+	r.put64(offLogOff, uint64(logOff))
+	r.put64(offLogCap, uint64(sz.LogBytes))
 	r.store32(offState, stateRunning)
 	// The epoch goes last: a client that sees it has a complete header.
 	r.store64(offEpoch, uint64(time.Now().UnixNano())|1)
+	old := markable(path)
+	if err := os.Rename(tmp, path); err != nil {
+		syscall.Munmap(mem)
+		os.Remove(tmp)
+		if old != nil {
+			syscall.Munmap(old)
+		}
+		return nil, fmt.Errorf("ipc: %w", err)
+	}
+	if old != nil {
+		// Clients of the previous host learn it is gone for good.
+		atomic.StoreUint32((*uint32)(unsafe.Pointer(&old[offState])), stateReplaced)
+		syscall.Munmap(old)
+	}
 	return r, nil
+}
+
+// markable maps the header page of an earlier region at path, if there is
+// one, so that Create can mark it replaced.
+func markable(path string) []byte {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || st.Size() < pageSize {
+		return nil
+	}
+	mem, err := syscall.Mmap(int(f.Fd()), 0, pageSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	if err != nil {
+		return nil
+	}
+	if !bytes.Equal(mem[:8], []byte(magic)) {
+		syscall.Munmap(mem)
+		return nil
+	}
+	return mem
 }
 
 // Attach maps an existing region for a client.
@@ -127,7 +208,7 @@ func Attach(path string) (*Region, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ipc: mapping %s: %w", path, err)
 	}
-	r := &Region{path: path, mem: mem}
+	r := &Region{path: path, mem: mem, file: st}
 	if err := r.check(); err != nil {
 		syscall.Munmap(mem)
 		return nil, err
@@ -158,6 +239,8 @@ func (r *Region) check() error {
 		{"descriptors", r.get64(offDescOff), uint64(r.get32(offDescCap)) * descSize},
 		{"names", r.get64(offNamesOff), uint64(r.get32(offNamesCap))},
 		{"values", r.get64(offValuesOff), uint64(r.get32(offValuesCap)) * 8},
+		{"requests", r.get64(offReqOff), uint64(r.get32(offReqSlots)) * uint64(r.get32(offReqSize))},
+		{"change log", r.get64(offLogOff), r.get64(offLogCap)},
 	}
 	for _, s := range sections {
 		if s.off%pageSize != 0 || s.off < pageSize || s.off+s.bytes > size {
@@ -166,6 +249,9 @@ func (r *Region) check() error {
 	}
 	if r.get32(offDescSize) != descSize {
 		return bad("descriptor size %d, want %d", r.get32(offDescSize), descSize)
+	}
+	if r.get32(offReqSlots) == 0 || r.get32(offReqSize) < slotHeader+8 || r.get32(offReqSize)%8 != 0 {
+		return bad("request slots %d of %d bytes", r.get32(offReqSlots), r.get32(offReqSize))
 	}
 	return nil
 }
@@ -182,12 +268,27 @@ func (r *Region) get64(off int) uint64      { return atomic.LoadUint64(r.ptr64(o
 func (r *Region) store32(off int, v uint32) { atomic.StoreUint32(r.ptr32(off), v) }
 func (r *Region) store64(off int, v uint64) { atomic.StoreUint64(r.ptr64(off), v) }
 
+// isFileAt reports whether path still names the file this region maps (a
+// new host renames its own file over it).
+func (r *Region) isFileAt(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && os.SameFile(st, r.file)
+}
+
 // Epoch identifies the host run that created the region; it changes when a
 // host restarts.
 func (r *Region) Epoch() uint64 { return r.get64(offEpoch) }
 
-// HostRunning reports whether the host has not stopped.
+// HostRunning reports whether the host has neither stopped nor been
+// replaced by a new host (it may still have died without saying so:
+// Client.Check also looks for the process).
 func (r *Region) HostRunning() bool { return r.get32(offState) == stateRunning }
+
+// Rejected is the number of parameter values the host refused and reset.
+func (r *Region) Rejected() uint64 { return r.get64(offRejected) }
+
+// Cycles is the number of host cycles completed.
+func (r *Region) Cycles() uint64 { return r.get64(offCycle) }
 
 // Values returns the mapped parameter values: the whole capacity, for a
 // host to pass as scene.Options.ParamStorage, and for clients to read and
@@ -341,7 +442,8 @@ func (r *Region) Close() error {
 		return nil
 	}
 	if r.host {
-		r.store32(offState, stateStopped)
+		// A successor may have marked it replaced already; that stays.
+		atomic.CompareAndSwapUint32(r.ptr32(offState), stateRunning, stateStopped)
 	}
 	err := syscall.Munmap(r.mem)
 	r.mem = nil

@@ -16,11 +16,13 @@ import (
 
 const quickstart = "../scenes/quickstart/scene.xml"
 
+var testSizes = ipc.Sizes{Elements: 16, NameBytes: 4096, Values: 1024, Requests: 8, RequestBytes: 4096, LogBytes: 1 << 16}
+
 // hostScene creates a region and loads the quickstart scene into it, its
 // parameter table mapped.
 func hostScene(t *testing.T, path string) (*ipc.Region, *scene.Scene) {
 	t.Helper()
-	r, err := ipc.Create(path, ipc.Sizes{Elements: 16, NameBytes: 4096, Values: 1024})
+	r, err := ipc.Create(path, testSizes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +93,8 @@ func TestClientMovesHostScene(t *testing.T) {
 	}
 }
 
-// A host restarting on the same file gives it a new epoch, which clients
-// still mapping the old one see; a stopped host is seen as stopped.
+// A host restarting on the same path writes a new file with a new epoch;
+// clients still mapping the old one see it marked replaced.
 func TestEpochAndHostState(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "simvis-test")
 	host, _ := hostScene(t, path)
@@ -110,9 +112,13 @@ func TestEpochAndHostState(t *testing.T) {
 		t.Error("host closed, client still sees it running")
 	}
 	host2, _ := hostScene(t, path)
-	defer host2.Close()
-	if c.Epoch() == first || c.Epoch() != host2.Epoch() || !c.HostRunning() {
-		t.Errorf("epoch %d after restart (was %d, host says %d)", c.Epoch(), first, host2.Epoch())
+	c2, err := ipc.Attach(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if c.HostRunning() || c2.Epoch() == first || c2.Epoch() != host2.Epoch() || !c2.HostRunning() {
+		t.Errorf("old mapping running %v; new epoch %d (was %d, host says %d)", c.HostRunning(), c2.Epoch(), first, host2.Epoch())
 	}
 }
 
@@ -138,7 +144,7 @@ func TestBadRegions(t *testing.T) {
 		t.Errorf("truncated file: %v", err)
 	}
 
-	small, err := ipc.Create(filepath.Join(dir, "small"), ipc.Sizes{Elements: 1, NameBytes: 64, Values: 64})
+	small, err := ipc.Create(filepath.Join(dir, "small"), ipc.Sizes{Elements: 1, NameBytes: 64, Values: 64, Requests: 4, RequestBytes: 1024, LogBytes: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}

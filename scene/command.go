@@ -21,6 +21,10 @@ type Command struct {
 	File string         // file (or embedded source) the command came from
 	Line int            // 1-based line of the command's start tag
 	Dir  string         // directory that relative file= paths resolve against
+	// Confined commands come from untrusted sources (requests of a running
+	// host): their file paths must be relative and stay inside Dir, also
+	// after symbolic links are followed.
+	Confined bool
 
 	used map[string]bool
 }
@@ -203,10 +207,35 @@ func (c *Command) Path(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if c.Confined {
+		return c.confinedPath(name, v)
+	}
 	if !filepath.IsAbs(v) && c.Dir != "" {
 		v = filepath.Join(c.Dir, v)
 	}
 	return v, nil
+}
+
+func (c *Command) confinedPath(name, v string) (string, error) {
+	if filepath.IsAbs(v) {
+		return "", c.Errorf(name, "absolute path %q refused: requests may only name files inside the scene's directory", v)
+	}
+	if !filepath.IsLocal(v) {
+		return "", c.Errorf(name, "path %q refused: it leaves the scene's directory", v)
+	}
+	full := filepath.Join(c.Dir, v)
+	real, err := filepath.EvalSymlinks(full)
+	if err != nil {
+		return full, nil // a missing file is reported by whoever opens it
+	}
+	base, err := filepath.EvalSymlinks(c.Dir)
+	if err != nil {
+		return "", c.Errorf(name, "%v", err)
+	}
+	if rel, err := filepath.Rel(base, real); err != nil || !filepath.IsLocal(rel) {
+		return "", c.Errorf(name, "path %q refused: a symbolic link leads out of the scene's directory", v)
+	}
+	return full, nil
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)

@@ -58,6 +58,9 @@ type SensorEntry struct {
 	Command *Command
 	Frame   *Node
 	Sensor  Sensor
+	// Rate is the sensor's rate attribute in Hz: how often a running host
+	// (simvis serve) renders it; 0, the default, means every host cycle.
+	Rate float64
 }
 
 // PartEntry is a part in the scene.

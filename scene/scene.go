@@ -43,7 +43,23 @@ type Options struct {
 	// two directional ones) that a new scene has until it gets lights of its
 	// own (UseOwnLights).
 	NoDefaultLights bool
+	// OnRejected, if not nil, receives the values Update refuses, and
+	// Update then returns nil: a host whose table is written by other
+	// processes counts and reports refusals instead of failing its renders.
+	OnRejected func(*RejectedError)
 }
+
+// RejectedError reports parameter values Update refused and put back to the
+// element's last accepted values.
+type RejectedError struct {
+	Element string
+	Values  int // how many of the element's values had changed
+	Err     error
+}
+
+func (e *RejectedError) Error() string { return fmt.Sprintf("element %q: %v", e.Element, e.Err) }
+
+func (e *RejectedError) Unwrap() error { return e.Err }
 
 // Scene is a simvis scene graph built from part, element and sensor commands.
 // It is not safe for concurrent use: one goroutine builds, sets and renders.
@@ -69,6 +85,8 @@ type Scene struct {
 	log     []*Command
 	undo    []func()
 	nesting int
+
+	onRejected func(*RejectedError)
 }
 
 // New returns a scene holding only the ROOT insertion point.
@@ -93,6 +111,8 @@ func New(opts Options) *Scene {
 		flagged: map[*Node]bool{},
 		models:  map[string]*models.Model{},
 		meshes:  newMeshCache(),
+
+		onRejected: opts.OnRejected,
 	}
 	s.top = newNode(KindGroup, "", "", mgl64.Ident4())
 	root := newNode(KindInsertionPoint, RootName, "", mgl64.Ident4())
@@ -445,6 +465,10 @@ func (s *Scene) execSensor(c *Command, prefix string) error {
 	if err != nil {
 		return err
 	}
+	rate, err := c.FloatIn("rate", 0, 0, 10000)
+	if err != nil {
+		return err
+	}
 	sep := newNode(KindSeparator, name, name, offset.Matrix())
 	frame := newNode(KindSensor, name, name, mgl64.Ident4())
 	sep.appendChild(frame)
@@ -458,7 +482,7 @@ func (s *Scene) execSensor(c *Command, prefix string) error {
 		return err
 	}
 	s.claim(name, "sensor "+quote(name))
-	s.sensors = append(s.sensors, &SensorEntry{Name: name, Type: typ, At: at.Name, Command: c, Frame: frame, Sensor: sensor})
+	s.sensors = append(s.sensors, &SensorEntry{Name: name, Type: typ, At: at.Name, Command: c, Frame: frame, Sensor: sensor, Rate: rate})
 	s.undo = append(s.undo, func() { s.sensors = s.sensors[:len(s.sensors)-1] })
 	return nil
 }
@@ -576,8 +600,9 @@ func (s *Scene) Set(element, param string, v float64) error {
 // Apply. Values may have been written straight into the table (Values, the
 // shared-array interface), so changes are found by comparison, not by
 // bookkeeping in Set. Rejected values (non-finite, or refused by the
-// element) are reported and reset in the table to the element's last
-// accepted values, so the table always shows the scene's state.
+// element) are reported (as *RejectedError, or to Options.OnRejected) and
+// reset in the table to the element's last accepted values, so the table
+// always shows the scene's state.
 func (s *Scene) Update() error {
 	var errs []error
 	for _, e := range s.elements {
@@ -591,8 +616,19 @@ func (s *Scene) Update() error {
 			err = e.Element.Apply(run)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("element %q: %w", e.Name, err))
+			changed := 0
+			for i := range run {
+				if run[i] != last[i] { // NaN differs from everything
+					changed++
+				}
+			}
+			rej := &RejectedError{Element: e.Name, Values: changed, Err: err}
 			copy(run, last)
+			if s.onRejected != nil {
+				s.onRejected(rej)
+				continue
+			}
+			errs = append(errs, rej)
 			continue
 		}
 		copy(last, run)

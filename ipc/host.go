@@ -1,0 +1,264 @@
+package ipc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/simvis/simvis/scene"
+)
+
+// HostOptions configure a host.
+type HostOptions struct {
+	Sizes Sizes // zero: DefaultSizes
+	// Rate is host cycles per second (default 30). Each cycle applies the
+	// values clients wrote, executes pending requests and calls the render
+	// function.
+	Rate float64
+	// Fast runs cycles back to back instead of in real time; the time the
+	// render function gets still advances by 1/Rate a cycle.
+	Fast bool
+	// AbandonAfter is how long a claimed request may stay unwritten before
+	// the host fails it and goes on (default 1 s).
+	AbandonAfter time.Duration
+	// KeepOutcomes is how long an outcome nobody read keeps its slot
+	// (default 10 s).
+	KeepOutcomes time.Duration
+	// Warnings receives overrun and rejected-value reports, at most one
+	// line of each kind a second (nil: standard error).
+	Warnings io.Writer
+}
+
+// Host runs a scene and serves it through a region: the paper's SimVis3D
+// host process. It is not safe for concurrent use; one goroutine runs it.
+type Host struct {
+	Region *Region
+	Scene  *scene.Scene
+	dir    string // absolute directory requests' file paths resolve against
+	opts   HostOptions
+
+	stalled   time.Time              // when the request at the head was first seen unwritten
+	finished  map[uint64]time.Time   // requests whose outcome may still be unread
+	rejected  uint64                 // values refused since the start
+	warned    map[string]time.Time   // last report of each kind
+	pending   map[string]int         // reports suppressed since then
+	requested func(LogRecord, error) // test hook: every executed request
+}
+
+// NewHost creates the region at path, loads the scene file into it, logs
+// its commands as the start of the change log and publishes the elements.
+// Requests may name model files inside the scene file's directory only.
+func NewHost(path, sceneFile string, opts HostOptions) (*Host, error) {
+	if opts.Sizes == (Sizes{}) {
+		opts.Sizes = DefaultSizes
+	}
+	if opts.Rate == 0 {
+		opts.Rate = 30
+	}
+	if !(opts.Rate > 0 && opts.Rate <= 100000) {
+		return nil, fmt.Errorf("host rate %v Hz: want (0, 100000]", opts.Rate)
+	}
+	if opts.AbandonAfter <= 0 {
+		opts.AbandonAfter = time.Second
+	}
+	if opts.KeepOutcomes <= 0 {
+		opts.KeepOutcomes = 10 * time.Second
+	}
+	if opts.Warnings == nil {
+		opts.Warnings = os.Stderr
+	}
+	cmds, err := scene.ReadCommands(sceneFile)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(filepath.Dir(sceneFile))
+	if err != nil {
+		return nil, err
+	}
+	r, err := Create(path, opts.Sizes)
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{Region: r, dir: dir, opts: opts,
+		finished: map[uint64]time.Time{}, warned: map[string]time.Time{}, pending: map[string]int{}}
+	r.store64(offPeriod, uint64(float64(time.Second)/opts.Rate))
+	so := r.SceneOptions()
+	so.OnRejected = h.reject
+	h.Scene = scene.New(so)
+	for _, c := range cmds {
+		if err := h.execute(c, fmt.Sprintf("%s:%d", c.File, c.Line)); err != nil {
+			h.Close()
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// execute runs a command, appends it to the change log and publishes new
+// elements. A command whose record would not fit the log is refused before
+// it runs, so the log always rebuilds the scene.
+func (h *Host) execute(c *scene.Command, source string) error {
+	dir, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return err
+	}
+	text := c.String()
+	if err := h.Region.logFits(source, dir, text); err != nil {
+		return err
+	}
+	if err := h.Scene.Exec(c); err != nil {
+		return err
+	}
+	if _, err := h.Region.appendLog(source, dir, text); err != nil {
+		return err
+	}
+	if err := h.Region.Publish(h.Scene); err != nil {
+		return fmt.Errorf("executed, but clients cannot look up its elements: %w", err)
+	}
+	return nil
+}
+
+func (h *Host) reject(e *scene.RejectedError) {
+	h.rejected += uint64(e.Values)
+	h.warn("rejected", "rejected %d value(s) of element %q: %v", e.Values, e.Element, e.Err)
+}
+
+// warn prints a report at most once a second per kind, counting the rest.
+func (h *Host) warn(kind, format string, args ...any) {
+	now := time.Now()
+	if now.Sub(h.warned[kind]) < time.Second {
+		h.pending[kind]++
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	if n := h.pending[kind]; n > 0 {
+		msg += fmt.Sprintf(" (and %d more since the last report)", n)
+	}
+	fmt.Fprintf(h.opts.Warnings, "simvis serve: %s\n", msg)
+	h.warned[kind] = now
+	h.pending[kind] = 0
+}
+
+// Cycle applies the values clients wrote and executes the requests pending
+// now, then counts the cycle. Bad values and requests never stop the host:
+// values are reset and counted, requests get their error as outcome.
+func (h *Host) Cycle() error {
+	now := time.Now()
+	if err := h.Scene.Update(); err != nil {
+		return err // only without OnRejected, which NewHost always sets
+	}
+	for {
+		p, ok := h.Region.nextRequest(now, &h.stalled, h.opts.AbandonAfter)
+		if !ok {
+			break
+		}
+		h.serveRequest(p)
+		h.finished[p.seq] = now
+	}
+	for seq, at := range h.finished {
+		if now.Sub(at) > h.opts.KeepOutcomes {
+			h.Region.reclaim(seq)
+			delete(h.finished, seq)
+		}
+	}
+	h.Region.store64(offRejected, h.rejected)
+	h.Region.store64(offCycle, h.Region.get64(offCycle)+1)
+	return nil
+}
+
+func (h *Host) serveRequest(p pendingRequest) {
+	source := fmt.Sprintf("request %d from pid %d", p.seq, p.pid)
+	if p.bad != "" {
+		h.Region.finishRequest(p.seq, 0, p.bad)
+		h.report(LogRecord{Source: source}, errors.New(p.bad))
+		return
+	}
+	err := h.request(p.text, source)
+	var logSeq uint64
+	if err == nil {
+		logSeq = h.Region.get64(offLogCount)
+		h.Region.finishRequest(p.seq, logSeq, "")
+	} else {
+		h.Region.finishRequest(p.seq, 0, err.Error())
+	}
+	h.report(LogRecord{Seq: logSeq, Source: source, XML: p.text}, err)
+}
+
+func (h *Host) report(rec LogRecord, err error) {
+	if h.requested != nil {
+		h.requested(rec, err)
+	}
+}
+
+// request parses and executes a request's text: exactly one command, whose
+// file paths must stay inside the scene's directory.
+func (h *Host) request(text, source string) error {
+	c, err := scene.ParseCommand(text, source, h.dir)
+	if err != nil {
+		return err
+	}
+	c.Confined = true
+	return h.execute(c, source)
+}
+
+// Run cycles until ctx ends or, if cycles > 0, that many cycles ran. After
+// each cycle it calls render (may be nil) with the cycle number and the
+// scene time, cycle/Rate. In real time a cycle that overruns its period is
+// reported and the schedule restarts from now rather than bursting to
+// catch up.
+func (h *Host) Run(ctx context.Context, cycles int, render func(cycle int, t time.Duration) error) error {
+	period := time.Duration(float64(time.Second) / h.opts.Rate)
+	next := time.Now()
+	for i := 0; cycles <= 0 || i < cycles; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil
+		}
+		start := time.Now()
+		if err := h.Cycle(); err != nil {
+			return err
+		}
+		if render != nil {
+			if err := render(i, time.Duration(i)*period); err != nil {
+				return err
+			}
+		}
+		if h.opts.Fast {
+			continue
+		}
+		next = next.Add(period)
+		wait := time.Until(next)
+		if wait < 0 {
+			h.warn("overrun", "cycle %d took %v, over its %v period", i, time.Since(start).Round(time.Microsecond), period)
+			next = time.Now()
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+	return nil
+}
+
+// Close marks the region stopped, removes its file (clients still mapping
+// it see the host stopped) and unmaps it.
+func (h *Host) Close() error {
+	if h.Region == nil {
+		return nil
+	}
+	path := h.Region.path
+	ours := h.Region.isFileAt(path)
+	err := h.Region.Close()
+	if ours {
+		if rmErr := os.Remove(path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
+			err = rmErr
+		}
+	}
+	h.Region = nil
+	return err
+}

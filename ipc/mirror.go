@@ -1,0 +1,145 @@
+package ipc
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/simvis/simvis/scene"
+)
+
+// Mirror is a local replica of a host's scene (the paper's process C): it
+// replays the change log on a scene of its own, copies the values every
+// Sync, and may add overlay commands that only it shows. It rebuilds from
+// the start when the host restarts.
+type Mirror struct {
+	client  *Client
+	overlay []*scene.Command
+	opts    scene.Options
+
+	scene    *scene.Scene
+	follower *Follower
+	applied  uint64     // last change-log sequence replayed
+	runs     []valueRun // host values copied into the local table
+	mapped   int        // host descriptors the runs cover
+	stale    bool       // runs must be worked out again
+	Rebuilds int        // times the replica was rebuilt after a host restart
+}
+
+// valueRun copies n values from the host's table at host to the local
+// table at local. Overlay elements take local slots too, so indices differ.
+type valueRun struct{ host, local, n int }
+
+// NewMirror builds a replica of the host c is attached to. Overlay commands
+// are executed after the host's commands; their names must not clash with
+// the host's. opts configure the local scene (its parameter table must be
+// its own, not a region's).
+func NewMirror(c *Client, overlay []*scene.Command, opts scene.Options) (*Mirror, error) {
+	if opts.ParamStorage != nil {
+		return nil, errors.New("ipc: a mirror's scene keeps its own parameter table")
+	}
+	if opts.OnRejected == nil {
+		// The copy may catch a client's bad value before the host reset it;
+		// the next copy brings the host's value back.
+		opts.OnRejected = func(*scene.RejectedError) {}
+	}
+	m := &Mirror{client: c, overlay: overlay, opts: opts}
+	return m, m.rebuild()
+}
+
+// Scene is the replica. It changes identity on a rebuild.
+func (m *Mirror) Scene() *scene.Scene { return m.scene }
+
+// Applied is the last change-log sequence number replayed.
+func (m *Mirror) Applied() uint64 { return m.applied }
+
+func (m *Mirror) rebuild() error {
+	m.scene = scene.New(m.opts)
+	m.follower = m.client.Follow(1)
+	m.applied, m.runs, m.mapped, m.stale = 0, nil, 0, true
+	if _, err := m.replay(); err != nil {
+		return err
+	}
+	for _, c := range m.overlay {
+		// Commands are consumed by executing them; run a fresh copy.
+		cc := scene.NewCommand(c.Elem.Copy(), c.File, c.Line, c.Dir)
+		if err := m.scene.Exec(cc); err != nil {
+			return fmt.Errorf("overlay: %w", err)
+		}
+	}
+	return m.copyValues()
+}
+
+// replay executes the change-log records published since the last call.
+func (m *Mirror) replay() (int, error) {
+	recs, err := m.follower.Poll()
+	for _, rec := range recs {
+		c, perr := scene.ParseCommand(rec.XML, rec.Source, rec.Dir)
+		if perr == nil {
+			perr = m.scene.Exec(c)
+		}
+		if perr != nil {
+			return 0, fmt.Errorf("replaying change %d: %w", rec.Seq, perr)
+		}
+		m.applied = rec.Seq
+	}
+	return len(recs), err
+}
+
+// Sync brings the replica up to date: new commands, then the values. It
+// rebuilds the replica after a host restart and returns ErrHostStopped
+// (wrapped) when the host is gone.
+func (m *Mirror) Sync() error {
+	if err := m.client.Check(); err != nil {
+		if !errors.Is(err, ErrHostReplaced) {
+			return err
+		}
+		if err := m.client.Reopen(); err != nil {
+			return err
+		}
+		m.Rebuilds++
+		return m.rebuild()
+	}
+	n, err := m.replay()
+	if errors.Is(err, ErrHostReplaced) {
+		return m.Sync()
+	}
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		m.stale = true
+	}
+	return m.copyValues()
+}
+
+// copyValues copies the host's values into the local table and applies
+// them.
+func (m *Mirror) copyValues() error {
+	r := m.client.region
+	if m.stale || int(r.get32(offDescCount)) != m.mapped {
+		descs, _, err := r.Descriptors()
+		if err != nil {
+			return err
+		}
+		m.runs = m.runs[:0]
+		for _, d := range descs {
+			e, ok := m.scene.Element(d.Name)
+			if !ok || len(e.Params) != len(d.Params) {
+				continue // published ahead of its change-log record
+			}
+			m.runs = append(m.runs, valueRun{host: d.Start, local: e.Start, n: len(d.Params)})
+		}
+		m.mapped, m.stale = len(descs), false
+	}
+	host, local := m.client.values, m.scene.Values()
+	for _, run := range m.runs {
+		for i := 0; i < run.n; i++ {
+			bits := atomic.LoadUint64((*uint64)(unsafe.Pointer(&host[run.host+i])))
+			local[run.local+i] = math.Float64frombits(bits)
+		}
+	}
+	return m.scene.Update()
+}

@@ -1,0 +1,127 @@
+package ipc_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/scene"
+)
+
+// request runs one request through a host that is cycled by the test.
+func request(t *testing.T, h *ipc.Host, c *ipc.Client, xml string) {
+	t.Helper()
+	seq, err := c.Submit(xml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Cycle(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Outcome(seq); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sameScene checks that every frame of the host's scene has the same world
+// pose in the replica, and every element the same values.
+func sameScene(t *testing.T, host, replica *scene.Scene) {
+	t.Helper()
+	for _, name := range host.FrameNames() {
+		want, got := worldPose(t, host, name), worldPose(t, replica, name)
+		if d := math.Max(math.Abs(want.X-got.X), math.Max(math.Abs(want.Y-got.Y), math.Max(math.Abs(want.Z-got.Z),
+			math.Max(math.Abs(want.Roll-got.Roll), math.Max(math.Abs(want.Pitch-got.Pitch), math.Abs(want.Yaw-got.Yaw)))))); d > 1e-9 {
+			t.Errorf("frame %s: host %+v, replica %+v", name, want, got)
+		}
+	}
+	for _, e := range host.Elements() {
+		for _, p := range e.Params {
+			want, _ := host.Value(e.Name, p.Name)
+			got, err := replica.Value(e.Name, p.Name)
+			if err != nil || got != want {
+				t.Errorf("%s.%s: host %v, replica %v (%v)", e.Name, p.Name, want, got, err)
+			}
+		}
+	}
+}
+
+// A mirror that joins late rebuilds the scene from the change log and the
+// values, follows later requests and writes, keeps its overlay to itself,
+// and rebuilds after the host restarts.
+func TestMirror(t *testing.T) {
+	h, shm := startHost(t, ipc.HostOptions{})
+	c := open(t, shm)
+	request(t, h, c, `<part file="robot.gltf" name="ROBOT2" insert_at="WORLD" pose_offset="1 2 0 0 0 90"/>`)
+	request(t, h, c, `<element type="rotation" name="PAN" insert_at="ROBOT2/MAST_TOP" axis="0 0 1" angle="10"/>`)
+	pan, _ := c.Param("PAN", "angle")
+	x, _ := c.Param("R_POSE", "x")
+	c.Set(pan, 33)
+	c.Set(x, 0.5)
+	h.Cycle()
+
+	overlay, err := scene.ParseCommands([]byte(`<element type="label" name="VIEW_POSE" insert_at="ROOT" text="mirror" z="3"/>
+		<sensor type="camera" name="VIEW" insert_at="ROOT" pose_offset="-4 0 3 0 30 0" width="32" height="24"/>`), "overlay.xml", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ipc.NewMirror(c, overlay, scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameScene(t, h.Scene, m.Scene())
+	if m.Applied() != 6 {
+		t.Errorf("mirror replayed up to change %d, want 6", m.Applied())
+	}
+	if _, ok := m.Scene().Element("VIEW_POSE"); !ok {
+		t.Error("overlay element missing from the mirror")
+	}
+	if _, ok := h.Scene.Element("VIEW_POSE"); ok {
+		t.Error("overlay element reached the host")
+	}
+
+	// Later structure changes and values; the overlay's slots sit between
+	// the host's in the replica, so values are matched by element.
+	request(t, h, c, `<element type="translation" name="LIFT" insert_at="ROBOT/MAST_TOP" axis="0 0 1"/>`)
+	lift, _ := c.Param("LIFT", "offset")
+	c.Set(lift, 0.25)
+	c.Set(pan, -70)
+	h.Cycle()
+	if err := m.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	sameScene(t, h.Scene, m.Scene())
+	if v, _ := m.Scene().Value("VIEW_POSE", "z"); v != 3 {
+		t.Errorf("overlay value %v, want its own 3", v)
+	}
+
+	// The host restarts with the plain scene file: the mirror rebuilds.
+	h2, err := ipc.NewHost(shm, sceneCopy(t), ipc.HostOptions{Sizes: testSizes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close()
+	if err := m.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if m.Rebuilds != 1 || len(m.Scene().Parts()) != 2 || m.Applied() != 4 {
+		t.Errorf("after the restart: %d rebuilds, %d parts, change %d", m.Rebuilds, len(m.Scene().Parts()), m.Applied())
+	}
+	if _, ok := m.Scene().Element("VIEW_POSE"); !ok {
+		t.Error("overlay lost in the rebuild")
+	}
+	sameScene(t, h2.Scene, m.Scene())
+}
+
+// An overlay whose names clash with the host's is an error naming the
+// overlay command.
+func TestMirrorOverlayClash(t *testing.T) {
+	_, shm := startHost(t, ipc.HostOptions{})
+	c := open(t, shm)
+	overlay, _ := scene.ParseCommands([]byte(`<element type="pose" name="R_POSE" insert_at="ROOT"/>`), "overlay.xml", "")
+	_, err := ipc.NewMirror(c, overlay, scene.Options{})
+	if err == nil || !strings.Contains(err.Error(), "overlay: overlay.xml:1") || !strings.Contains(err.Error(), `"R_POSE"`) {
+		t.Errorf("clashing overlay: %v", err)
+	}
+}
+
