@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,10 @@ type command struct {
 }
 
 var commands []*command
+
+// warnings receives what long-running commands report on the side (host
+// overruns, rejected values); Main points it at its stderr.
+var warnings io.Writer = os.Stderr
 
 // usageError is an error in the command line itself: it exits with 2 and
 // repeats the command's usage line.
@@ -53,6 +58,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	warnings = stderr
 	c := find(args[0])
 	if c == nil {
 		fmt.Fprintf(stderr, "simvis: unknown command %q (run 'simvis help')\n", args[0])
@@ -113,12 +119,12 @@ func find(name string) *command {
 func help(w io.Writer) {
 	fmt.Fprint(w, `simvis: scene-graph visualization and sensor simulation for robots.
 
-usage: simvis COMMAND [flags] SCENE [args]
+usage: simvis COMMAND [flags] [SCENE] [args]
 
 commands:
 `)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.short)
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.short)
 	}
 	fmt.Fprint(w, "\nRun 'simvis help COMMAND' or 'simvis COMMAND -h' for a command's flags.\n")
 }
@@ -130,7 +136,7 @@ func usage(c *command, w io.Writer) {
 		c.flags(fs)
 	}
 	fs.SetOutput(w)
-	fmt.Fprintln(w, "\nflags (before or after the scene):")
+	fmt.Fprintln(w, "\nflags (before or after the other arguments):")
 	fs.PrintDefaults()
 }
 

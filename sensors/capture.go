@@ -44,19 +44,29 @@ func CaptureFrame(r *Renderer, s *scene.Scene, dir string, st *Stamp) ([]string,
 	}
 	var written []string
 	for _, se := range s.Sensors() {
-		c, ok := se.Sensor.(Capturer)
-		if !ok {
-			return written, fmt.Errorf("sensor %q (%s) cannot be captured", se.Name, se.Type)
-		}
-		base := filepath.Join(dir, fileName(se.Name))
-		if st != nil {
-			base = fmt.Sprintf("%s_%04d", base, st.Frame)
-		}
-		paths, err := c.Capture(r, s, Output{Base: base, Stamp: st})
+		paths, err := CaptureSensor(r, s, se, dir, st)
 		written = append(written, paths...)
 		if err != nil {
-			return written, fmt.Errorf("sensor %q: %w", se.Name, err)
+			return written, err
 		}
 	}
 	return written, nil
+}
+
+// CaptureSensor writes one sensor's output into dir (which must exist),
+// named as CaptureFrame names it.
+func CaptureSensor(r *Renderer, s *scene.Scene, se *scene.SensorEntry, dir string, st *Stamp) ([]string, error) {
+	c, ok := se.Sensor.(Capturer)
+	if !ok {
+		return nil, fmt.Errorf("sensor %q (%s) cannot be captured", se.Name, se.Type)
+	}
+	base := filepath.Join(dir, fileName(se.Name))
+	if st != nil {
+		base = fmt.Sprintf("%s_%04d", base, st.Frame)
+	}
+	paths, err := c.Capture(r, s, Output{Base: base, Stamp: st})
+	if err != nil {
+		return paths, fmt.Errorf("sensor %q: %w", se.Name, err)
+	}
+	return paths, nil
 }

@@ -205,6 +205,9 @@ func (b *bvh) traverse(r *ray, tmax float64, leaf func(items []int32, tmax float
 	// spill onto the heap rather than lose nodes.
 	var fixed [64]int32
 	stack := fixed[:0]
+	if len(b.items) == 0 {
+		return tmax // an empty tree's root is no leaf; its empty box need not stop every ray
+	}
 	if _, ok := r.hitBox(&b.nodes[0].bounds, tmax); !ok {
 		return tmax
 	}

@@ -128,6 +128,19 @@ func TestHiddenAndUnsensedAreNotHit(t *testing.T) {
 	}
 }
 
+// A scene without surfaces (only sensors, or all switched off) returns no
+// hit for any ray instead of walking an empty tree.
+func TestEmptySceneHasNoHits(t *testing.T) {
+	s := load(t, t.TempDir(), `<scene><element type="pose" name="P" insert_at="ROOT"/></scene>`)
+	c := raycast.New()
+	c.Sync(s)
+	for _, dir := range []mgl64.Vec3{{1, 0, 0}, {0, 0, -1}, {0.3, -0.4, 0.5}} {
+		if got, ok := c.Cast(mgl64.Vec3{1, 2, 3}, dir.Normalize(), 100); ok || !math.IsInf(got, 1) && got != 100 {
+			t.Errorf("ray %v in an empty scene: %v %v", dir, got, ok)
+		}
+	}
+}
+
 // soup is a mesh of random triangles.
 func soup(n int, rng *rand.Rand) *models.Mesh {
 	p := &models.Primitive{Material: models.DefaultMaterial()}

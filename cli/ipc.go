@@ -1,0 +1,454 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors"
+)
+
+// The commands of the shared-array interface: a host (serve), its clients
+// (elements, set, request, log) and a replica (mirror).
+
+const shmHelp = "region name (/dev/shm/simvis-NAME) or path"
+
+// interrupted is a context that ends on Ctrl-C or SIGTERM.
+func interrupted() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// sensorClock renders each sensor at its rate attribute (0: every cycle)
+// in scene time, numbering each sensor's frames on its own.
+type sensorClock struct {
+	next   map[string]float64 // scene time (s) the sensor is due
+	frames map[string]int
+}
+
+func newSensorClock() *sensorClock {
+	return &sensorClock{next: map[string]float64{}, frames: map[string]int{}}
+}
+
+// due reports whether se is to be rendered at scene time t (seconds) and
+// if so schedules its next frame.
+func (c *sensorClock) due(se *scene.SensorEntry, t float64) bool {
+	if se.Rate == 0 {
+		return true
+	}
+	next, seen := c.next[se.Name]
+	if seen && t+1e-9 < next {
+		return false
+	}
+	if !seen {
+		next = t
+	}
+	for next <= t+1e-9 {
+		next += 1 / se.Rate
+	}
+	c.next[se.Name] = next
+	return true
+}
+
+// capture writes the due sensors (all of them, or those in only) into dir.
+func (c *sensorClock) capture(r *sensors.Renderer, s *scene.Scene, dir string, t float64, latest bool, only map[string]bool) (int, error) {
+	written := 0
+	for _, se := range s.Sensors() {
+		if len(only) > 0 && !only[se.Name] || !c.due(se, t) {
+			continue
+		}
+		var st *sensors.Stamp
+		if !latest {
+			st = &sensors.Stamp{Frame: c.frames[se.Name], Time: t}
+		}
+		c.frames[se.Name]++
+		paths, err := sensors.CaptureSensor(r, s, se, dir, st)
+		written += len(paths)
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, nil
+}
+
+func init() {
+	var shm, out string
+	var rate float64
+	var fast, latest bool
+	var cycles int
+	commands = append(commands, &command{
+		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]]",
+		short: "run a scene as a host that other processes drive and mirror",
+		summary: "Run the scene as a host: publish its elements and values in shared memory\n" +
+			"(/dev/shm/simvis-NAME, layout in ipc/LAYOUT.md), and every cycle apply the values\n" +
+			"clients wrote, execute their change requests and log them. With -o it renders each\n" +
+			"sensor at its rate attribute (every cycle without one) and writes its output as\n" +
+			"capture does, NAME_0000.png ... stamped with scene time (--latest: overwrite NAME.png).\n" +
+			"Cycles run in real time, with a warning when one overruns, or back to back with --fast\n" +
+			"(scene time still advances 1/rate a cycle). Ctrl-C stops it.",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&shm, "shm", "default", shmHelp)
+			fs.Float64Var(&rate, "rate", 30, "host cycles per second")
+			fs.BoolVar(&fast, "fast", false, "run cycles as fast as possible (data generation)")
+			fs.IntVar(&cycles, "cycles", 0, "stop after N cycles (0: run until interrupted)")
+			fs.StringVar(&out, "o", "", "write sensor outputs into DIR")
+			fs.BoolVar(&latest, "latest", false, "overwrite each sensor's files instead of numbering frames")
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			path, _, err := sceneArgs(args, 0)
+			if err != nil {
+				return err
+			}
+			if !(rate > 0 && rate <= 100000) {
+				return usagef("--rate %v: want cycles per second in (0, 100000]", rate)
+			}
+			if cycles < 0 {
+				return usagef("--cycles %d: want N >= 0", cycles)
+			}
+			if latest && out == "" {
+				return usagef("--latest needs -o DIR")
+			}
+			h, err := ipc.NewHost(ipc.Path(shm), path, ipc.HostOptions{Rate: rate, Fast: fast, Warnings: warnings})
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			var render func(int, time.Duration) error
+			files := 0
+			if out != "" {
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return err
+				}
+				r, err := sensors.NewRenderer()
+				if err != nil {
+					return err
+				}
+				defer r.Close()
+				clock := newSensorClock()
+				for _, se := range h.Scene.Sensors() {
+					if se.Rate > rate {
+						fmt.Fprintf(warnings, "simvis serve: sensor %q: rate %g Hz is above the host's %g Hz; it renders every cycle\n", se.Name, se.Rate, rate)
+					}
+				}
+				render = func(_ int, t time.Duration) error {
+					n, err := clock.capture(r, h.Scene, out, t.Seconds(), latest, nil)
+					files += n
+					return err
+				}
+			}
+			mode := "real time"
+			if fast {
+				mode = "as fast as possible"
+			}
+			fmt.Fprintf(w, "serving %s as %s: %d elements, %d sensors, %g Hz, %s\n",
+				path, ipc.Path(shm), len(h.Scene.Elements()), len(h.Scene.Sensors()), rate, mode)
+			ctx, stop := interrupted()
+			defer stop()
+			start := time.Now()
+			err = h.Run(ctx, cycles, render)
+			reg := h.Region
+			fmt.Fprintf(w, "%d cycles in %v, %d changes logged, %d values rejected, %d files written\n",
+				reg.Cycles(), time.Since(start).Round(time.Millisecond), len(h.Scene.Log()), reg.Rejected(), files)
+			return err
+		},
+	})
+}
+
+func init() {
+	var shm string
+	var asJSON bool
+	commands = append(commands, &command{
+		name: "elements", args: "[--shm NAME] [--json]",
+		short:   "list a running host's elements, their value indices and values",
+		summary: "List the elements a running host publishes: name, type, insertion point, the index\nof the first value and every parameter's current value.",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&shm, "shm", "default", shmHelp)
+			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			if len(args) > 0 {
+				return usagef("unexpected argument %q", args[0])
+			}
+			c, err := ipc.Open(shm)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ds, err := c.Elements()
+			if err != nil {
+				return err
+			}
+			type element struct {
+				ipc.Descriptor
+				Values []float64
+			}
+			list := make([]element, len(ds))
+			for i, d := range ds {
+				list[i].Descriptor = d
+				for j := range d.Params {
+					v, err := c.Get(d.Start + j)
+					if err != nil {
+						return err
+					}
+					list[i].Values = append(list[i].Values, v)
+				}
+			}
+			if asJSON {
+				return writeJSON(w, list)
+			}
+			for _, e := range list {
+				fmt.Fprintf(w, "%s (%s at %s) start %d:", e.Name, e.Type, e.At, e.Start)
+				for j, p := range e.Params {
+					fmt.Fprintf(w, " %s=%g", p, e.Values[j])
+				}
+				fmt.Fprintln(w)
+			}
+			return nil
+		},
+	})
+}
+
+func init() {
+	var shm string
+	commands = append(commands, &command{
+		name: "set", args: "[--shm NAME] ELEMENT.PARAM=VALUE ...",
+		short:   "write parameter values of a running host",
+		summary: "Write parameter values into a running host's value array; its next cycle applies them.",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&shm, "shm", "default", shmHelp)
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			if len(args) == 0 {
+				return usagef("no ELEMENT.PARAM=VALUE given")
+			}
+			type write struct {
+				index int
+				v     float64
+			}
+			c, err := ipc.Open(shm)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			// Look every argument up first: all are written or none.
+			var writes []write
+			for _, a := range args {
+				e, p, v, err := parseSet(a)
+				if err != nil {
+					return err
+				}
+				i, err := c.Param(e, p)
+				if err != nil {
+					return fmt.Errorf("%s: %w", a, err)
+				}
+				writes = append(writes, write{i, v})
+			}
+			for _, x := range writes {
+				if err := c.Set(x.index, x.v); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	})
+}
+
+func init() {
+	var shm string
+	var timeout time.Duration
+	commands = append(commands, &command{
+		name: "request", args: "[--shm NAME] 'XML' ... (- reads one from standard input)",
+		short:   "ask a running host to execute part, element or sensor commands",
+		summary: "Send each XML command to a running host's change-request log and wait for its\noutcome: the change-log sequence number, or the host's error. File paths in requests\nare relative to the scene file's directory and may not leave it.",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&shm, "shm", "default", shmHelp)
+			fs.DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait for each outcome")
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			if len(args) == 0 {
+				return usagef("no XML command given")
+			}
+			c, err := ipc.Open(shm)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			c.RequestTimeout = timeout
+			for _, a := range args {
+				if a == "-" {
+					data, err := io.ReadAll(os.Stdin)
+					if err != nil {
+						return err
+					}
+					a = string(data)
+				}
+				seq, err := c.Request(a)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(w, "change %d\n", seq)
+			}
+			return nil
+		},
+	})
+}
+
+func init() {
+	var shm string
+	var from uint64
+	var follow bool
+	commands = append(commands, &command{
+		name: "log", args: "[--shm NAME] [--from SEQ] [--follow]",
+		short:   "print a running host's change log",
+		summary: "Print the change log of a running host: every command it executed, from the scene\nfile on, as SEQ SOURCE XML. --follow keeps printing new ones until the host stops.",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&shm, "shm", "default", shmHelp)
+			fs.Uint64Var(&from, "from", 1, "first sequence number to print")
+			fs.BoolVar(&follow, "follow", false, "wait for and print new commands")
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			if len(args) > 0 {
+				return usagef("unexpected argument %q", args[0])
+			}
+			c, err := ipc.Open(shm)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			f := c.Follow(from)
+			ctx, stop := interrupted()
+			defer stop()
+			for {
+				recs, err := f.Next(100 * time.Millisecond)
+				for _, r := range recs {
+					fmt.Fprintf(w, "%d\t%s\t%s\n", r.Seq, r.Source, strings.ReplaceAll(r.XML, "\n", " "))
+				}
+				if err != nil {
+					return err
+				}
+				if !follow && len(recs) == 0 || ctx.Err() != nil {
+					return nil
+				}
+			}
+		},
+	})
+}
+
+func init() {
+	var shm, out, overlay string
+	var frames int
+	var rate float64
+	var latest bool
+	var only setFlags
+	commands = append(commands, &command{
+		name: "mirror", args: "[--shm NAME] [--overlay FILE] -o DIR [--frames N] [--rate HZ] [--sensor NAME ...] [--latest]",
+		short: "replicate a running host's scene and capture from the replica",
+		summary: "Build a local replica of a running host's scene by replaying its change log and\n" +
+			"copying its values, add the overlay file's commands (visualization only: never\n" +
+			"sent to the host), and write its sensors' outputs N times at RATE frames per\n" +
+			"second of real time, syncing before each frame. Each sensor is captured at its\n" +
+			"rate attribute; --sensor picks sensors (the overlay may bring its own cameras).\n" +
+			"A host restart is followed by a rebuild.",
+		flags: func(fs *flag.FlagSet) {
+			only = nil
+			fs.StringVar(&shm, "shm", "default", shmHelp)
+			fs.StringVar(&overlay, "overlay", "", "scene file of commands only the replica shows")
+			fs.StringVar(&out, "o", "", "output directory (required)")
+			fs.IntVar(&frames, "frames", 1, "frames to capture")
+			fs.Float64Var(&rate, "rate", 10, "frames per second")
+			fs.Var(&only, "sensor", "capture only this sensor (repeatable)")
+			fs.BoolVar(&latest, "latest", false, "overwrite each sensor's files instead of numbering frames")
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			if len(args) > 0 {
+				return usagef("unexpected argument %q", args[0])
+			}
+			if out == "" {
+				return usagef("-o DIR is required")
+			}
+			if frames < 1 || frames > 1000000 {
+				return usagef("--frames %d: want 1 to 1000000", frames)
+			}
+			if !(rate > 0) || math.IsInf(rate, 0) {
+				return usagef("--rate %v: want frames per second > 0", rate)
+			}
+			var cmds []*scene.Command
+			if overlay != "" {
+				var err error
+				if cmds, err = scene.ReadCommands(overlay); err != nil {
+					return err
+				}
+			}
+			c, err := ipc.Open(shm)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			m, err := ipc.NewMirror(c, cmds, scene.Options{})
+			if err != nil {
+				return err
+			}
+			picked := map[string]bool{}
+			for _, name := range only {
+				if _, err := m.Scene().Frame(name); err != nil || !isSensor(m.Scene(), name) {
+					return fmt.Errorf("--sensor %s: the replica has no such sensor", name)
+				}
+				picked[name] = true
+			}
+			if len(m.Scene().Sensors()) == 0 {
+				return errors.New("the replica has no sensors to capture (add a camera with --overlay)")
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			r, err := sensors.NewRenderer()
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			clock := newSensorClock()
+			ctx, stop := interrupted()
+			defer stop()
+			period := time.Duration(float64(time.Second) / rate)
+			next := time.Now()
+			total := 0
+			for i := 0; i < frames && ctx.Err() == nil; i++ {
+				if err := m.Sync(); err != nil {
+					return err
+				}
+				n, err := clock.capture(r, m.Scene(), out, float64(i)/rate, latest, picked)
+				total += n
+				if err != nil {
+					return err
+				}
+				if frames > 1 {
+					fmt.Fprintf(w, "frame %d/%d: change %d, %d files\n", i+1, frames, m.Applied(), n)
+				}
+				next = next.Add(period)
+				if i+1 < frames {
+					time.Sleep(time.Until(next))
+				}
+			}
+			fmt.Fprintf(w, "replica at change %d (%d rebuilds): %d files in %s\n", m.Applied(), m.Rebuilds, total, out)
+			return nil
+		},
+	})
+}
+
+func isSensor(s *scene.Scene, name string) bool {
+	for _, se := range s.Sensors() {
+		if se.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"bufio"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as the simvis command for tests that need a
+// second process (a host to attach to).
+func TestMain(m *testing.M) {
+	if os.Getenv("SIMVIS_CLI_CHILD") == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// startServe runs `simvis serve ARGS` in a child process and waits for it
+// to be serving; the returned function stops it (SIGINT) and returns its
+// output.
+func startServe(t *testing.T, args ...string) func() string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
+	cmd.Env = append(os.Environ(), "SIMVIS_CLI_CHILD=1")
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "serving ") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("serve did not start: %q\n%s", lines.Text(), errOut.String())
+	}
+	first := lines.Text()
+	stopped := false
+	stop := func() string {
+		if stopped {
+			return ""
+		}
+		stopped = true
+		cmd.Process.Signal(syscall.SIGINT)
+		var rest strings.Builder
+		for lines.Scan() {
+			rest.WriteString(lines.Text() + "\n")
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("serve: %v\n%s", err, errOut.String())
+		}
+		return first + "\n" + rest.String()
+	}
+	t.Cleanup(func() { stop() })
+	return stop
+}
+
+func readPNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return img
+}
+
+// maxDiff is the largest channel difference between two images of a size.
+func maxDiff(a, b image.Image) int {
+	worst := 0
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			ar, ag, ab, _ := a.At(x, y).RGBA()
+			br, bg, bb, _ := b.At(x, y).RGBA()
+			for _, d := range []int{int(ar>>8) - int(br>>8), int(ag>>8) - int(bg>>8), int(ab>>8) - int(bb>>8)} {
+				worst = max(worst, d, -d)
+			}
+		}
+	}
+	return worst
+}
+
+// The whole loop across processes: a host serves the quickstart scene and
+// renders its camera; the standard-library Python client and `simvis set`
+// move the robot; `simvis request` adds an element; `simvis log` lists
+// the changes; `simvis mirror` replicates the scene in a third process. The
+// host's camera image then equals a plain capture with the same values,
+// and so does the mirror's.
+func TestServeClientsAndMirror(t *testing.T) {
+	dir := t.TempDir()
+	shm := filepath.Join(dir, "region")
+	hostOut, mirrorOut, want := filepath.Join(dir, "host"), filepath.Join(dir, "mirror"), filepath.Join(dir, "want")
+	stop := startServe(t, quickstart, "--shm", shm, "--rate", "20", "-o", hostOut, "--latest")
+
+	code, out, errOut := simvis(t, "elements", "--shm", shm)
+	if code != 0 || !strings.Contains(out, "R_POSE (pose at ROBOT) start 0: x=-2 y=-1 z=0 roll=0 pitch=0 yaw=20") {
+		t.Fatalf("elements: %d %q %q", code, out, errOut)
+	}
+	if python, err := exec.LookPath("python3"); err == nil {
+		if out, err := exec.Command(python, "../ipc/python/simvis_shm.py", shm, "R_POSE.x=-1.25", "R_POSE.yaw=-30").CombinedOutput(); err != nil {
+			t.Fatalf("python client: %v\n%s", err, out)
+		}
+	} else {
+		t.Log("python3 not installed: the Go client sets all values")
+		simvis(t, "set", "--shm", shm, "R_POSE.x=-1.25", "R_POSE.yaw=-30")
+	}
+	if code, _, errOut := simvis(t, "set", "--shm", shm, "R_POSE.y=0.5"); code != 0 {
+		t.Fatalf("set: %s", errOut)
+	}
+	if code, _, errOut := simvis(t, "set", "--shm", shm, "R_POSE.y=7", "R_POSE.warp=1"); code != 1 || !strings.Contains(errOut, `has no parameter "warp"`) {
+		t.Errorf("set of an unknown parameter: %d %q", code, errOut)
+	}
+	code, out, errOut = simvis(t, "request", "--shm", shm, `<element type="rotation" name="PAN" insert_at="ROBOT/MAST_TOP" axis="0 0 1"/>`)
+	if code != 0 || out != "change 5\n" {
+		t.Fatalf("request: %d %q %q", code, out, errOut)
+	}
+	code, _, errOut = simvis(t, "request", "--shm", shm, `<part file="/etc/passwd" name="P" insert_at="ROOT"/>`)
+	if code != 1 || !strings.Contains(errOut, "absolute path") {
+		t.Errorf("hostile request: %d %q", code, errOut)
+	}
+	code, out, _ = simvis(t, "log", "--shm", shm, "--from", "4")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "4\t") || !strings.Contains(lines[0], "scene.xml:7") || !strings.Contains(lines[1], `name="PAN"`) {
+		t.Errorf("log: %d %q", code, out)
+	}
+	time.Sleep(300 * time.Millisecond) // a few host cycles render the moved robot
+
+	overlay := filepath.Join(dir, "overlay.xml")
+	os.WriteFile(overlay, []byte(`<scene><sensor type="camera" name="VIEW" insert_at="ROOT" pose_offset="-6 0 4 0 30 0" width="64" height="48"/></scene>`), 0o644)
+	code, out, errOut = simvis(t, "mirror", "--shm", shm, "--overlay", overlay, "-o", mirrorOut, "--latest")
+	if code != 0 || !strings.Contains(out, "replica at change 5 (0 rebuilds)") {
+		t.Fatalf("mirror: %d %q %q", code, out, errOut)
+	}
+	summary := stop()
+	if !strings.Contains(summary, "5 changes logged, 0 values rejected") {
+		t.Errorf("serve output: %q", summary)
+	}
+	if _, err := os.Stat(shm); !os.IsNotExist(err) {
+		t.Errorf("stopped host left its region: %v", err)
+	}
+	if code, _, errOut := simvis(t, "elements", "--shm", shm); code != 1 || !strings.Contains(errOut, "is 'simvis serve' running") {
+		t.Errorf("elements without a host: %d %q", code, errOut)
+	}
+
+	if code, _, errOut := simvis(t, "capture", quickstart, "-o", want, "--set", "R_POSE.x=-1.25", "--set", "R_POSE.y=0.5", "--set", "R_POSE.yaw=-30"); code != 0 {
+		t.Fatal(errOut)
+	}
+	expected := readPNG(t, filepath.Join(want, "ROBOT_CAM.png"))
+	if d := maxDiff(readPNG(t, filepath.Join(hostOut, "ROBOT_CAM.png")), expected); d > 2 {
+		t.Errorf("host camera differs from a capture with the clients' values by %d levels", d)
+	}
+	if d := maxDiff(readPNG(t, filepath.Join(mirrorOut, "ROBOT_CAM.png")), expected); d > 2 {
+		t.Errorf("mirror camera differs from a capture with the clients' values by %d levels", d)
+	}
+	simvis(t, "capture", quickstart, "-o", want)
+	if d := maxDiff(readPNG(t, filepath.Join(want, "ROBOT_CAM.png")), expected); d < 50 {
+		t.Errorf("moving the robot changed the camera image by only %d levels: the comparison proves nothing", d)
+	}
+	if _, err := os.Stat(filepath.Join(mirrorOut, "VIEW.png")); err != nil {
+		t.Errorf("overlay camera: %v", err)
+	}
+}
+
+// Sensors render at their rate attribute in scene time: in --fast mode at
+// 20 Hz for 20 cycles (one second), a 5 Hz sensor writes 5 frames, one
+// without a rate 20.
+func TestServeSensorRates(t *testing.T) {
+	dir := t.TempDir()
+	sceneFile := filepath.Join(dir, "scene.xml")
+	os.WriteFile(sceneFile, []byte(`<scene>
+  <sensor type="psd" name="SLOW" insert_at="ROOT" rate="5"/>
+  <sensor type="psd" name="EVERY" insert_at="ROOT" pose_offset="0 0 1 0 0 0"/>
+</scene>`), 0o644)
+	code, out, errOut := simvis(t, "serve", sceneFile, "--shm", filepath.Join(dir, "region"), "--fast", "--rate", "20", "--cycles", "20", "-o", filepath.Join(dir, "out"))
+	if code != 0 || !strings.Contains(out, "20 cycles") || !strings.Contains(out, "25 files written") {
+		t.Fatalf("serve: %d %q %q", code, out, errOut)
+	}
+	slow, _ := filepath.Glob(filepath.Join(dir, "out", "SLOW_*.psd.json"))
+	every, _ := filepath.Glob(filepath.Join(dir, "out", "EVERY_*.psd.json"))
+	if len(slow) != 5 || len(every) != 20 {
+		t.Errorf("%d SLOW and %d EVERY frames, want 5 and 20", len(slow), len(every))
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "out", "SLOW_0001.psd.json"))
+	if !strings.Contains(string(data), `"time": 0.2`) {
+		t.Errorf("second SLOW frame not stamped at 0.2 s: %s", data)
+	}
+	if code, _, errOut := simvis(t, "serve", sceneFile, "--rate", "0"); code != 2 || !strings.Contains(errOut, "--rate") {
+		t.Errorf("bad rate: %d %q", code, errOut)
+	}
+	os.WriteFile(sceneFile, []byte(`<scene><sensor type="psd" name="S" insert_at="ROOT" rate="-1"/></scene>`), 0o644)
+	if code, _, errOut := simvis(t, "serve", sceneFile, "--shm", filepath.Join(dir, "region")); code != 1 || !strings.Contains(errOut, `attribute "rate"`) {
+		t.Errorf("bad sensor rate: %d %q", code, errOut)
+	}
+}
