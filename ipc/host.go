@@ -148,6 +148,7 @@ func (h *Host) warn(kind, format string, args ...any) {
 // values are reset and counted, requests get their error as outcome.
 func (h *Host) Cycle() error {
 	now := time.Now()
+	h.Region.store64(offCycleAt, uint64(now.UnixNano()))
 	if err := h.Scene.Update(); err != nil {
 		return err // only without OnRejected, which NewHost always sets
 	}
@@ -207,9 +208,9 @@ func (h *Host) request(text, source string) error {
 
 // Run cycles until ctx ends or, if cycles > 0, that many cycles ran. After
 // each cycle it calls render (may be nil) with the cycle number and the
-// scene time, cycle/Rate. In real time a cycle that overruns its period is
-// reported and the schedule restarts from now rather than bursting to
-// catch up.
+// scene time, cycle/Rate. In real time a cycle whose work overruns its
+// period is reported; a schedule more than a period behind restarts from
+// now rather than bursting to catch up.
 func (h *Host) Run(ctx context.Context, cycles int, render func(cycle int, t time.Duration) error) error {
 	period := time.Duration(float64(time.Second) / h.opts.Rate)
 	next := time.Now()
@@ -231,18 +232,39 @@ func (h *Host) Run(ctx context.Context, cycles int, render func(cycle int, t tim
 		}
 		next = next.Add(period)
 		wait := time.Until(next)
-		if wait < 0 {
-			h.warn("overrun", "cycle %d took %v, over its %v period", i, time.Since(start).Round(time.Microsecond), period)
+		if work := time.Since(start); work > period {
+			h.warn("overrun", "cycle %d took %v, over its %v period", i, work.Round(time.Microsecond), period)
+		}
+		if wait < -period {
+			// Woken too late (an overrun, or the machine was busy): start
+			// the schedule again from now rather than burst to catch up.
 			next = time.Now()
 			continue
 		}
-		select {
-		case <-ctx.Done():
+		if wait <= 0 {
+			continue
+		}
+		if !waitUntil(ctx, next) {
 			return nil
-		case <-time.After(wait):
 		}
 	}
 	return nil
+}
+
+// waitUntil waits for t, or returns false when ctx ends first. It sleeps
+// with the kernel's precise timers in steps of at most 10 ms, looking at
+// ctx between them.
+func waitUntil(ctx context.Context, t time.Time) bool {
+	for {
+		if ctx.Err() != nil {
+			return false
+		}
+		d := time.Until(t)
+		if d <= 0 {
+			return true
+		}
+		sleepPrecise(min(d, 10*time.Millisecond))
+	}
 }
 
 // Close marks the region stopped, removes its file (clients still mapping

@@ -420,3 +420,21 @@ func TestHostRestartAndDeath(t *testing.T) {
 		t.Errorf("request to a dead host: %v", err)
 	}
 }
+
+// The benchmark runs end to end and its figures hold together: every write
+// applied by the first cycle that started after it, a 10,000-command log
+// replayed. (Speed is reported by `simvis bench-ipc`, not asserted here.)
+func TestBenchIPC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("benchmark run")
+	}
+	res, err := ipc.BenchIPC(1000, 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.WritesOne <= 0 || res.WritesEight <= 0 || res.WriteLatency.N < 50 || res.NextCycle != res.WriteLatency.N ||
+		res.RequestTrip.N < 25 || res.CatchUp <= 0 || res.CatchUpCmds != 10000 {
+		t.Errorf("%+v", res)
+	}
+	t.Logf("%+v", res)
+}

@@ -124,4 +124,3 @@ func TestMirrorOverlayClash(t *testing.T) {
 		t.Errorf("clashing overlay: %v", err)
 	}
 }
-

@@ -48,6 +48,7 @@ const (
 	offReqDone   = 160
 	offCycle     = 168
 	offPeriod    = 176
+	offCycleAt   = 184
 
 	stateRunning  = 1
 	stateStopped  = 2

@@ -85,7 +85,7 @@ func (r *Region) submit(text string) (uint64, error) {
 // and frees the slot. alive is asked between polls whether to keep waiting.
 func (r *Region) outcome(seq uint64, deadline time.Time, alive func() error) (uint64, error) {
 	b := r.slot(seq)
-	pause := 20 * time.Microsecond
+	checked := time.Now()
 	for {
 		st := atomic.LoadUint32(slot32(b, slotState))
 		if (st == slotOK || st == slotFailed) && atomic.LoadUint64(slot64(b, slotSeq)) == seq {
@@ -111,12 +111,17 @@ func (r *Region) outcome(seq uint64, deadline time.Time, alive func() error) (ui
 		if time.Now().After(deadline) {
 			return 0, fmt.Errorf("request %d: no outcome after the timeout (is the host running cycles?)", seq)
 		}
-		if err := alive(); err != nil {
-			return 0, err
+		if time.Since(checked) > time.Millisecond {
+			if err := alive(); err != nil {
+				return 0, err
+			}
+			checked = time.Now()
 		}
-		time.Sleep(pause)
-		if pause < time.Millisecond {
-			pause *= 2
+		if st == slotWriting || st == slotReady {
+			// The host wakes this futex when it writes the outcome.
+			futexWait(slot32(b, slotState), st, time.Millisecond)
+		} else {
+			time.Sleep(time.Millisecond) // not ours: a damaged or reused slot; the deadline decides
 		}
 	}
 }
@@ -188,6 +193,7 @@ func (r *Region) finishRequest(seq, logSeq uint64, msg string) {
 	*slot32(b, slotOutLen) = uint32(len(msg))
 	atomic.StoreUint32(slot32(b, slotState), state)
 	r.store64(offReqDone, seq+1)
+	futexWake(slot32(b, slotState))
 }
 
 // reclaim frees the slot of request seq if its outcome was never read.
