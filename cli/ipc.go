@@ -84,9 +84,9 @@ func init() {
 	var shm, out string
 	var rate float64
 	var fast, latest bool
-	var cycles int
+	var cycles, logMiB int
 	commands = append(commands, &command{
-		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]]",
+		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [--log-mib N]",
 		short: "run a scene as a host that other processes drive and mirror",
 		summary: "Run the scene as a host: publish its elements and values in shared memory\n" +
 			"(/dev/shm/simvis-NAME, layout in ipc/LAYOUT.md), and every cycle apply the values\n" +
@@ -102,6 +102,7 @@ func init() {
 			fs.IntVar(&cycles, "cycles", 0, "stop after N cycles (0: run until interrupted)")
 			fs.StringVar(&out, "o", "", "write sensor outputs into DIR")
 			fs.BoolVar(&latest, "latest", false, "overwrite each sensor's files instead of numbering frames")
+			fs.IntVar(&logMiB, "log-mib", 64, "change-log size in MiB (a full log refuses further commands)")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			path, _, err := sceneArgs(args, 0)
@@ -117,7 +118,12 @@ func init() {
 			if latest && out == "" {
 				return usagef("--latest needs -o DIR")
 			}
-			h, err := ipc.NewHost(ipc.Path(shm), path, ipc.HostOptions{Rate: rate, Fast: fast, Warnings: warnings})
+			if logMiB < 1 || logMiB > 1<<20 {
+				return usagef("--log-mib %d: want 1 to 1048576", logMiB)
+			}
+			sizes := ipc.DefaultSizes
+			sizes.LogBytes = logMiB << 20
+			h, err := ipc.NewHost(ipc.Path(shm), path, ipc.HostOptions{Sizes: sizes, Rate: rate, Fast: fast, Warnings: warnings})
 			if err != nil {
 				return err
 			}
@@ -451,4 +457,46 @@ func isSensor(s *scene.Scene, name string) bool {
 		}
 	}
 	return false
+}
+
+func init() {
+	var rate float64
+	var duration time.Duration
+	commands = append(commands, &command{
+		name: "bench-ipc", args: "[--rate HZ] [--duration D]",
+		short: "measure the shared-array interface: write rates, latencies, mirror catch-up",
+		summary: "Measure the shared-array interface in one process, every client on its own\n" +
+			"mapping of a region in /dev/shm: values written per second by one and by 8 clients,\n" +
+			"write-to-applied latency and request round trips against a host cycling at RATE,\n" +
+			"and how long a new mirror takes to replay a 10,000-command change log.",
+		flags: func(fs *flag.FlagSet) {
+			fs.Float64Var(&rate, "rate", 100, "host cycles per second for the latency runs")
+			fs.DurationVar(&duration, "duration", time.Second, "length of each write-rate run")
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			if len(args) > 0 {
+				return usagef("unexpected argument %q", args[0])
+			}
+			if !(rate >= 1 && rate <= 10000) {
+				return usagef("--rate %v: want 1 to 10000 cycles per second", rate)
+			}
+			if duration <= 0 || duration > time.Minute {
+				return usagef("--duration %v: want up to a minute", duration)
+			}
+			res, err := ipc.BenchIPC(rate, duration)
+			if err != nil {
+				return err
+			}
+			period := time.Duration(float64(time.Second) / rate)
+			fmt.Fprintf(w, "region in %s, host at %g Hz (cycle %v)\n", res.RegionLocation, rate, period.Round(time.Microsecond))
+			fmt.Fprintf(w, "value writes, 1 client:   %6.1f million/s\n", res.WritesOne/1e6)
+			fmt.Fprintf(w, "value writes, 8 clients:  %6.1f million/s\n", res.WritesEight/1e6)
+			fmt.Fprintf(w, "write to applied:         %v; %d of %d by the first cycle after the write\n",
+				res.WriteLatency, res.NextCycle, res.WriteLatency.N)
+			fmt.Fprintf(w, "request round trip:       %v; target p99 < %v\n", res.RequestTrip, (period + time.Millisecond).Round(time.Microsecond))
+			fmt.Fprintf(w, "mirror catch-up:          %d commands in %v (the host loading them: %v)\n",
+				res.CatchUpCmds, res.CatchUp.Round(time.Millisecond), res.HostLoad.Round(time.Millisecond))
+			return nil
+		},
+	})
 }

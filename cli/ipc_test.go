@@ -133,6 +133,13 @@ func TestServeClientsAndMirror(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "absolute path") {
 		t.Errorf("hostile request: %d %q", code, errOut)
 	}
+	if python, err := exec.LookPath("python3"); err == nil {
+		out, err := exec.Command(python, "../ipc/python/simvis_shm.py", shm, "--log").CombinedOutput()
+		if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); err != nil || len(lines) != 5 ||
+			!strings.HasPrefix(lines[4], "5\trequest 0 from pid ") || !strings.Contains(lines[4], `name="PAN"`) {
+			t.Errorf("python client's change log: %v\n%s", err, out)
+		}
+	}
 	code, out, _ = simvis(t, "log", "--shm", shm, "--from", "4")
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 ||
 		!strings.HasPrefix(lines[0], "4\t") || !strings.Contains(lines[0], "scene.xml:7") || !strings.Contains(lines[1], `name="PAN"`) {

@@ -39,7 +39,7 @@ func recordSize(source, dir, xml string) int {
 func (r *Region) logFits(source, dir, xml string) error {
 	used, capacity := r.get64(offLogUsed), r.get64(offLogCap)
 	if need := uint64(recordSize(source, dir, xml)); used+need > capacity {
-		return fmt.Errorf("%w: the command needs %d bytes, %d of %d are left (start the host with a larger log)",
+		return fmt.Errorf("%w: the command needs %d bytes, %d of %d are left (start the host with a larger change log, simvis serve --log-mib)",
 			ErrLogFull, need, capacity-used, capacity)
 	}
 	return nil

@@ -5,6 +5,10 @@ The layout is ipc/LAYOUT.md. Usage:
     python3 simvis_shm.py /dev/shm/simvis-NAME                 list elements
     python3 simvis_shm.py /dev/shm/simvis-NAME R_POSE.yaw       print a value
     python3 simvis_shm.py /dev/shm/simvis-NAME R_POSE.yaw=45    set a value
+    python3 simvis_shm.py /dev/shm/simvis-NAME --log            print the change log
+
+Change requests need an atomic compare-and-swap, which the standard library
+does not offer; use `simvis request` or the Go client for them.
 """
 
 import mmap
@@ -30,6 +34,22 @@ class Region:
 
     def epoch(self):
         return struct.unpack_from("<Q", self.mem, 16)[0]
+
+    def state(self):
+        """1 host running, 2 stopped, 3 replaced by a new host (open the name again)."""
+        return struct.unpack_from("<I", self.mem, 28)[0]
+
+    def log(self):
+        """The change log: (seq, source, dir, xml) for every command the host executed."""
+        log_off, log_cap, used = struct.unpack_from("<QQQ", self.mem, 96)
+        off = 0
+        while off < min(used, log_cap):
+            size, ls, ld, lt, seq = struct.unpack_from("<IIIIQ", self.mem, log_off + off)
+            p = log_off + off + 24
+            source, folder, xml = (self.mem[a:b].decode() for a, b in
+                                   ((p, p + ls), (p + ls, p + ls + ld), (p + ls + ld, p + ls + ld + lt)))
+            yield seq, source, folder, xml
+            off += size
 
     def elements(self):
         """A consistent list of (name, insert_at, type, start, [params])."""
@@ -71,6 +91,13 @@ def main(argv):
         print(__doc__)
         return 2
     region = Region(argv[1])
+    if region.state() != 1:
+        print(f"{argv[1]}: the host is not running (state {region.state()})", file=sys.stderr)
+        return 1
+    if argv[2:] == ["--log"]:
+        for seq, source, _, xml in region.log():
+            print(f"{seq}\t{source}\t{xml}")
+        return 0
     if len(argv) == 2:
         for name, at, typ, start, params in region.elements():
             print(f"{name} ({typ} at {at}) start {start}: " + " ".join(
