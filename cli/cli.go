@@ -465,6 +465,54 @@ func init() {
 	})
 }
 
+// viewpoint is a render for people (sensed="false" geometry included) from
+// a pose in a frame of the scene.
+type viewpoint struct {
+	pose          scene.Pose
+	frame         string
+	width, height int
+	fov           float64
+}
+
+func parseViewpoint(from, frame, size string, fov float64) (viewpoint, error) {
+	vp := viewpoint{frame: frame, fov: fov}
+	var err error
+	if vp.pose, err = scene.ParsePose(from); err != nil {
+		return vp, usagef("--from: %v", err)
+	}
+	if _, err := fmt.Sscanf(size, "%dx%d", &vp.width, &vp.height); err != nil || vp.width <= 0 || vp.height <= 0 || vp.width > 16384 || vp.height > 16384 {
+		return vp, usagef("--size %q: want WxH, e.g. 1280x720", size)
+	}
+	if !(fov > 0 && fov < 180) {
+		return vp, usagef("--fov %v: want degrees in (0, 180)", fov)
+	}
+	return vp, nil
+}
+
+// viewFlags registers the viewpoint flags of view and mirror.
+func viewFlags(fs *flag.FlagSet, from, frame, size *string, fov *float64, defaultFrom string) {
+	fs.StringVar(from, "from", defaultFrom, "viewpoint pose x y z (m) roll pitch yaw (deg)")
+	fs.StringVar(frame, "frame", scene.WorldFrame, "frame the viewpoint pose is given in")
+	fs.StringVar(size, "size", "1280x720", "image size WxH in pixels")
+	fs.Float64Var(fov, "fov", 70, "horizontal field of view, degrees")
+}
+
+// write renders the scene from the viewpoint into a PNG file.
+func (vp viewpoint) write(r *sensors.Renderer, s *scene.Scene, path string) error {
+	base, err := s.Transform(vp.frame, scene.WorldFrame)
+	if err != nil {
+		return err
+	}
+	img, err := r.RenderRGBA(s, sensors.View{
+		Pose: base.Mul4(vp.pose.Matrix()), Width: vp.width, Height: vp.height, HFOV: vp.fov,
+		Near: 0.05, Far: 500, Background: sensors.DefaultBackground, Viewer: true,
+	})
+	if err != nil {
+		return err
+	}
+	return sensors.WritePNG(path, img)
+}
+
 func init() {
 	var sf sceneFlags
 	var out, from, frame, size string
@@ -479,10 +527,7 @@ func init() {
 			sf = sceneFlags{}
 			sf.register(fs)
 			fs.StringVar(&out, "o", "", "output PNG file (required)")
-			fs.StringVar(&from, "from", "-4.7 -3.7 2.4 0 25 38", "viewpoint pose x y z (m) roll pitch yaw (deg)")
-			fs.StringVar(&frame, "frame", scene.WorldFrame, "frame the viewpoint pose is given in")
-			fs.StringVar(&size, "size", "1280x720", "image size WxH in pixels")
-			fs.Float64Var(&fov, "fov", 70, "horizontal field of view, degrees")
+			viewFlags(fs, &from, &frame, &size, &fov, "-4.7 -3.7 2.4 0 25 38")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			path, _, err := sceneArgs(args, 0)
@@ -492,22 +537,11 @@ func init() {
 			if out == "" {
 				return usagef("-o FILE.png is required")
 			}
-			pose, err := scene.ParsePose(from)
-			if err != nil {
-				return usagef("--from: %v", err)
-			}
-			var width, height int
-			if _, err := fmt.Sscanf(size, "%dx%d", &width, &height); err != nil || width <= 0 || height <= 0 || width > 16384 || height > 16384 {
-				return usagef("--size %q: want WxH, e.g. 1280x720", size)
-			}
-			if !(fov > 0 && fov < 180) {
-				return usagef("--fov %v: want degrees in (0, 180)", fov)
-			}
-			s, err := sf.load(path)
+			vp, err := parseViewpoint(from, frame, size, fov)
 			if err != nil {
 				return err
 			}
-			base, err := s.Transform(frame, scene.WorldFrame)
+			s, err := sf.load(path)
 			if err != nil {
 				return err
 			}
@@ -516,14 +550,7 @@ func init() {
 				return err
 			}
 			defer r.Close()
-			img, err := r.RenderRGBA(s, sensors.View{
-				Pose: base.Mul4(pose.Matrix()), Width: width, Height: height, HFOV: fov,
-				Near: 0.05, Far: 500, Background: sensors.DefaultBackground, Viewer: true,
-			})
-			if err != nil {
-				return err
-			}
-			if err := sensors.WritePNG(out, img); err != nil {
+			if err := vp.write(r, s, out); err != nil {
 				return err
 			}
 			fmt.Fprintln(w, out)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -350,19 +351,21 @@ func init() {
 }
 
 func init() {
-	var shm, out, overlay string
+	var shm, out, overlay, from, frame, size string
 	var frames int
-	var rate float64
+	var rate, fov float64
 	var latest bool
 	var only setFlags
 	commands = append(commands, &command{
-		name: "mirror", args: "[--shm NAME] [--overlay FILE] -o DIR [--frames N] [--rate HZ] [--sensor NAME ...] [--latest]",
+		name: "mirror", args: "[--shm NAME] [--overlay FILE] -o DIR [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest]",
 		short: "replicate a running host's scene and capture from the replica",
 		summary: "Build a local replica of a running host's scene by replaying its change log and\n" +
 			"copying its values, add the overlay file's commands (visualization only: never\n" +
 			"sent to the host), and write its sensors' outputs N times at RATE frames per\n" +
 			"second of real time, syncing before each frame. Each sensor is captured at its\n" +
 			"rate attribute; --sensor picks sensors (the overlay may bring its own cameras).\n" +
+			"With --from it renders the replica for people from that viewpoint instead, overlay\n" +
+			"geometry marked sensed=\"false\" included, into view.png (view_0000.png ...).\n" +
 			"A host restart is followed by a rebuild.",
 		flags: func(fs *flag.FlagSet) {
 			only = nil
@@ -373,6 +376,7 @@ func init() {
 			fs.Float64Var(&rate, "rate", 10, "frames per second")
 			fs.Var(&only, "sensor", "capture only this sensor (repeatable)")
 			fs.BoolVar(&latest, "latest", false, "overwrite each sensor's files instead of numbering frames")
+			viewFlags(fs, &from, &frame, &size, &fov, "")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			if len(args) > 0 {
@@ -380,6 +384,17 @@ func init() {
 			}
 			if out == "" {
 				return usagef("-o DIR is required")
+			}
+			var vp *viewpoint
+			if from != "" {
+				if len(only) > 0 {
+					return usagef("--from and --sensor exclude each other")
+				}
+				v, err := parseViewpoint(from, frame, size, fov)
+				if err != nil {
+					return err
+				}
+				vp = &v
 			}
 			if frames < 1 || frames > 1000000 {
 				return usagef("--frames %d: want 1 to 1000000", frames)
@@ -410,8 +425,8 @@ func init() {
 				}
 				picked[name] = true
 			}
-			if len(m.Scene().Sensors()) == 0 {
-				return errors.New("the replica has no sensors to capture (add a camera with --overlay)")
+			if vp == nil && len(m.Scene().Sensors()) == 0 {
+				return errors.New("the replica has no sensors to capture (add a camera with --overlay, or render a viewpoint with --from)")
 			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
@@ -431,7 +446,18 @@ func init() {
 				if err := m.Sync(); err != nil {
 					return err
 				}
-				n, err := clock.capture(r, m.Scene(), out, float64(i)/rate, latest, picked)
+				n := 0
+				if vp != nil {
+					name := filepath.Join(out, "view.png")
+					if !latest {
+						name = filepath.Join(out, fmt.Sprintf("view_%04d.png", i))
+					}
+					if err = vp.write(r, m.Scene(), name); err == nil {
+						n = 1
+					}
+				} else {
+					n, err = clock.capture(r, m.Scene(), out, float64(i)/rate, latest, picked)
+				}
 				total += n
 				if err != nil {
 					return err

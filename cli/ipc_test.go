@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"image"
+	"image/color"
 	"image/png"
 	"os"
 	"os/exec"
@@ -95,6 +96,11 @@ func maxDiff(a, b image.Image) int {
 	return worst
 }
 
+func isRed(c color.Color) bool {
+	r, g, b, _ := c.RGBA()
+	return r>>8 > 120 && g>>8 < 60 && b>>8 < 60
+}
+
 // The whole loop across processes: a host serves the quickstart scene and
 // renders its camera; the standard-library Python client and `simvis set`
 // move the robot; `simvis request` adds an element; `simvis log` lists
@@ -147,11 +153,27 @@ func TestServeClientsAndMirror(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond) // a few host cycles render the moved robot
 
+	// The overlay: a red point for people only, and a camera that (as any
+	// sensor) does not see it.
 	overlay := filepath.Join(dir, "overlay.xml")
-	os.WriteFile(overlay, []byte(`<scene><sensor type="camera" name="VIEW" insert_at="ROOT" pose_offset="-6 0 4 0 30 0" width="64" height="48"/></scene>`), 0o644)
+	os.WriteFile(overlay, []byte(`<scene>
+  <element type="pointcloud" name="MARK" insert_at="ROOT" max_points="1" point_size="0.6" color="1 0 0" points="-2 0 3" sensed="false"/>
+  <sensor type="camera" name="VIEW" insert_at="ROOT" pose_offset="-6 0 3 0 0 0" width="64" height="48"/>
+</scene>`), 0o644)
 	code, out, errOut = simvis(t, "mirror", "--shm", shm, "--overlay", overlay, "-o", mirrorOut, "--latest")
 	if code != 0 || !strings.Contains(out, "replica at change 5 (0 rebuilds)") {
 		t.Fatalf("mirror: %d %q %q", code, out, errOut)
+	}
+	viewOut := filepath.Join(dir, "view")
+	code, out, errOut = simvis(t, "mirror", "--shm", shm, "--overlay", overlay, "-o", viewOut, "--from", "-6 0 3 0 0 0", "--size", "64x48", "--frames", "2", "--rate", "50")
+	if code != 0 || !strings.Contains(out, "frame 2/2: change 5, 1 files") {
+		t.Fatalf("mirror --from: %d %q %q", code, out, errOut)
+	}
+	if c := readPNG(t, filepath.Join(viewOut, "view_0001.png")).At(32, 24); !isRed(c) {
+		t.Errorf("viewpoint render: %v at the image center, want the overlay's red point", c)
+	}
+	if c := readPNG(t, filepath.Join(mirrorOut, "VIEW.png")).At(32, 24); isRed(c) {
+		t.Errorf("overlay camera sees the sensed=\"false\" point: %v", c)
 	}
 	summary := stop()
 	if !strings.Contains(summary, "5 changes logged, 0 values rejected") {
