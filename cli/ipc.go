@@ -163,8 +163,8 @@ func init() {
 			start := time.Now()
 			err = h.Run(ctx, cycles, render)
 			reg := h.Region
-			fmt.Fprintf(w, "%d cycles in %v, %d changes logged, %d values rejected, %d files written\n",
-				reg.Cycles(), time.Since(start).Round(time.Millisecond), len(h.Scene.Log()), reg.Rejected(), files)
+			fmt.Fprintf(w, "%d cycles in %v (%d overran their period), %d changes logged, %d values rejected, %d files written\n",
+				reg.Cycles(), time.Since(start).Round(time.Millisecond), h.Overruns(), len(h.Scene.Log()), reg.Rejected(), files)
 			return err
 		},
 	})

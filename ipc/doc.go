@@ -1,11 +1,18 @@
 // Package ipc is simvis's shared-array interface (paper III-G): a host
-// publishes its scene's element descriptors and parameter values in one
-// memory-mapped file (LAYOUT.md, readable without Go), and clients attach to
-// it, look up an element's value index once and then read and write its
-// values in place.
+// publishes its scene in one memory-mapped file (LAYOUT.md, usable without
+// Go) holding the four arrays: element descriptors, parameter values (the
+// scene's own table, mapped), a change-request log and a change log.
 //
-// Built so far: the region (header with an epoch that changes when a host
-// restarts, descriptors under a sequence lock, the values as the scene's
-// own parameter table). The change-request log, the change log, the host
-// loop, clients and mirrors are to come.
+//   - Host runs a scene as the host process: every cycle it applies the
+//     values clients wrote (refusing and counting bad ones), executes their
+//     requests in order and logs every command it executes.
+//   - Client attaches by name: Param looks an index up once, Set and Get
+//     are single atomic accesses, Request sends an XML command and waits for
+//     its outcome, Follow reads the change log.
+//   - Mirror replays the change log on a scene of its own and copies the
+//     values: a replica for remote viewpoints, with overlay commands of its
+//     own, rebuilt when the host restarts.
+//
+// The package knows nothing of rendering: simvis serve and simvis mirror
+// (package cli) render sensors around Host and Mirror.
 package ipc

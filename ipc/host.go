@@ -44,6 +44,7 @@ type Host struct {
 	stalled   time.Time              // when the request at the head was first seen unwritten
 	finished  map[uint64]time.Time   // requests whose outcome may still be unread
 	rejected  uint64                 // values refused since the start
+	overruns  int                    // cycles whose work took longer than the period
 	warned    map[string]time.Time   // last report of each kind
 	pending   map[string]int         // reports suppressed since then
 	requested func(LogRecord, error) // test hook: every executed request
@@ -233,6 +234,7 @@ func (h *Host) Run(ctx context.Context, cycles int, render func(cycle int, t tim
 		next = next.Add(period)
 		wait := time.Until(next)
 		if work := time.Since(start); work > period {
+			h.overruns++
 			h.warn("overrun", "cycle %d took %v, over its %v period", i, work.Round(time.Microsecond), period)
 		}
 		if wait < -period {
@@ -266,6 +268,10 @@ func waitUntil(ctx context.Context, t time.Time) bool {
 		sleepPrecise(min(d, 10*time.Millisecond))
 	}
 }
+
+// Overruns is the number of real-time cycles whose work took longer than
+// their period (warnings about them are limited to one a second).
+func (h *Host) Overruns() int { return h.overruns }
 
 // Close marks the region stopped, removes its file (clients still mapping
 // it see the host stopped) and unmaps it.

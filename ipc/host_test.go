@@ -1,6 +1,7 @@
 package ipc_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -433,8 +434,42 @@ func TestBenchIPC(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.WritesOne <= 0 || res.WritesEight <= 0 || res.WriteLatency.N < 50 || res.NextCycle != res.WriteLatency.N ||
-		res.RequestTrip.N < 25 || res.CatchUp <= 0 || res.CatchUpCmds != 10000 {
+		res.RequestTrip.N < 50 || res.CatchUp <= 0 || res.CatchUpCmds != 10000 {
 		t.Errorf("%+v", res)
 	}
 	t.Logf("%+v", res)
+}
+
+// In real time a cycle whose work takes longer than its period is
+// reported, at most once a second with a count of the others; --fast
+// cycles are never overruns.
+func TestOverrunWarnings(t *testing.T) {
+	var warnings strings.Builder
+	h, _ := startHost(t, ipc.HostOptions{Rate: 500, Warnings: &warnings})
+	slow := func(cycle int, _ time.Duration) error {
+		if cycle%2 == 1 {
+			time.Sleep(3 * time.Millisecond)
+		}
+		return nil
+	}
+	if err := h.Run(context.Background(), 10, slow); err != nil {
+		t.Fatal(err)
+	}
+	w := warnings.String()
+	if strings.Count(w, "\n") != 1 || !strings.Contains(w, "cycle 1 took") || !strings.Contains(w, "over its 2ms period") {
+		t.Errorf("warnings %q, want one line about cycle 1", w)
+	}
+	if h.Overruns() != 5 {
+		t.Errorf("%d overruns counted, want 5", h.Overruns())
+	}
+	warnings.Reset()
+	hf, _ := startHost(t, ipc.HostOptions{Rate: 500, Fast: true, Warnings: &warnings})
+	start := time.Now()
+	var times []time.Duration
+	if err := hf.Run(context.Background(), 5, func(_ int, at time.Duration) error { times = append(times, at); return slow(1, at) }); err != nil {
+		t.Fatal(err)
+	}
+	if warnings.Len() != 0 || times[4] != 8*time.Millisecond || time.Since(start) > time.Second {
+		t.Errorf("fast mode: warnings %q, scene times %v", warnings.String(), times)
+	}
 }

@@ -2,6 +2,7 @@ package ipc_test
 
 import (
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -123,4 +124,34 @@ func TestMirrorOverlayClash(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "overlay: overlay.xml:1") || !strings.Contains(err.Error(), `"R_POSE"`) {
 		t.Errorf("clashing overlay: %v", err)
 	}
+}
+
+// The MARVIN overlay shipped for `simvis mirror` applies to a replica of
+// the MARVIN scene and stays out of the host.
+func TestMarvinOverlay(t *testing.T) {
+	sz := ipc.DefaultSizes
+	sz.LogBytes = 1 << 20
+	h, err := ipc.NewHost(filepath.Join(t.TempDir(), "region"), "../scenes/marvin/scene.xml", ipc.HostOptions{Sizes: sz})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	overlay, err := scene.ReadCommands("../scenes/marvin/overlay.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := open(t, h.Region.Path())
+	m, err := ipc.NewMirror(c, overlay, scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"VIEW_BEAMS", "VIEW_LABEL"} {
+		if _, ok := m.Scene().Element(name); !ok {
+			t.Errorf("overlay element %s missing from the replica", name)
+		}
+		if _, ok := h.Scene.Element(name); ok {
+			t.Errorf("overlay element %s in the host", name)
+		}
+	}
+	sameScene(t, h.Scene, m.Scene())
 }

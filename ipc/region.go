@@ -269,6 +269,9 @@ func (r *Region) get64(off int) uint64      { return atomic.LoadUint64(r.ptr64(o
 func (r *Region) store32(off int, v uint32) { atomic.StoreUint32(r.ptr32(off), v) }
 func (r *Region) store64(off int, v uint64) { atomic.StoreUint64(r.ptr64(off), v) }
 
+// Path is the file the region maps.
+func (r *Region) Path() string { return r.path }
+
 // isFileAt reports whether path still names the file this region maps (a
 // new host renames its own file over it).
 func (r *Region) isFileAt(path string) bool {
