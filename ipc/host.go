@@ -99,9 +99,10 @@ func NewHost(path, sceneFile string, opts HostOptions) (*Host, error) {
 	return h, nil
 }
 
-// execute runs a command, appends it to the change log and publishes new
-// elements. A command whose record would not fit the log is refused before
-// it runs, so the log always rebuilds the scene.
+// execute runs a command, publishes its elements and appends it to the
+// change log. A command whose record would not fit the log is refused
+// before it runs, one whose elements do not fit the descriptors is undone:
+// the log, the descriptors and the scene always agree.
 func (h *Host) execute(c *scene.Command, source string) error {
 	dir, err := filepath.Abs(c.Dir)
 	if err != nil {
@@ -111,16 +112,12 @@ func (h *Host) execute(c *scene.Command, source string) error {
 	if err := h.Region.logFits(source, dir, text); err != nil {
 		return err
 	}
-	if err := h.Scene.Exec(c); err != nil {
+	publish := func() error { return h.Region.Publish(h.Scene) }
+	if err := h.Scene.ExecVerified(c, publish); err != nil {
 		return err
 	}
-	if _, err := h.Region.appendLog(source, dir, text); err != nil {
-		return err
-	}
-	if err := h.Region.Publish(h.Scene); err != nil {
-		return fmt.Errorf("executed, but clients cannot look up its elements: %w", err)
-	}
-	return nil
+	_, err = h.Region.appendLog(source, dir, text)
+	return err
 }
 
 func (h *Host) reject(e *scene.RejectedError) {

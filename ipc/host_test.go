@@ -473,3 +473,31 @@ func TestOverrunWarnings(t *testing.T) {
 		t.Errorf("fast mode: warnings %q, scene times %v", warnings.String(), times)
 	}
 }
+
+// A command whose elements do not fit the descriptor section is refused and
+// undone: scene, descriptors and change log keep agreeing.
+func TestDescriptorsFull(t *testing.T) {
+	sz := testSizes
+	sz.Elements = 2
+	h, shm := startHost(t, ipc.HostOptions{Sizes: sz})
+	stop := cycleWhile(t, h)
+	defer stop()
+	c := open(t, shm)
+	if _, err := c.Request(`<element type="pose" name="A" insert_at="ROOT"/>`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Request(`<element type="pose" name="B" insert_at="ROOT"/>`)
+	if err == nil || !strings.Contains(err.Error(), "3 elements do not fit the 2 descriptor records") {
+		t.Fatalf("third element: %v", err)
+	}
+	// The name is free again: the refused command was undone.
+	if _, err := c.Request(`<part file="robot.gltf" name="B" insert_at="ROOT"/>`); err != nil {
+		t.Fatalf("part named like the refused element: %v", err)
+	}
+	stop()
+	recs, _ := c.Follow(0).Poll()
+	elems, _ := c.Elements()
+	if len(recs) != 6 || len(elems) != 2 || len(h.Scene.Elements()) != 2 {
+		t.Errorf("%d log records, %d descriptors, %d scene elements; want 6, 2, 2", len(recs), len(elems), len(h.Scene.Elements()))
+	}
+}

@@ -153,10 +153,20 @@ func Load(path string, opts Options) (*Scene, error) {
 }
 
 // Exec executes one command. A command that fails leaves the scene as it was.
-func (s *Scene) Exec(c *Command) error {
+func (s *Scene) Exec(c *Command) error { return s.ExecVerified(c, nil) }
+
+// ExecVerified is Exec with a last check: verify (if not nil) runs after
+// the command succeeded, and its error undoes the command as if it had
+// failed. A host uses it to refuse commands whose elements it could not
+// publish.
+func (s *Scene) ExecVerified(c *Command, verify func() error) error {
 	s.stylesDirty = true // new meshes may sit below a color override
 	s.undo = s.undo[:0]
-	if err := s.exec(c, ""); err != nil {
+	err := s.exec(c, "")
+	if err == nil && verify != nil {
+		err = verify()
+	}
+	if err != nil {
 		for i := len(s.undo) - 1; i >= 0; i-- {
 			s.undo[i]()
 		}

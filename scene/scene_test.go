@@ -1,6 +1,7 @@
 package scene_test
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -354,5 +355,32 @@ func BenchmarkSetUpdateTransform(b *testing.B) {
 		if _, err := s.Transform("ROBOT_CAM", scene.WorldFrame); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A command whose verification fails is undone like a failing command:
+// its name, parameters and graph nodes are gone.
+func TestExecVerifiedUndoes(t *testing.T) {
+	s := scene.New(scene.Options{})
+	cmd, err := scene.ParseCommand(`<element type="pose" name="P" insert_at="ROOT" x="1"/>`, "test", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("no room")
+	if err := s.ExecVerified(cmd, func() error {
+		if len(s.Elements()) != 1 || len(s.Values()) != 6 {
+			t.Errorf("verify runs before the element exists: %d elements", len(s.Elements()))
+		}
+		return refused
+	}); err != refused {
+		t.Fatalf("got %v, want the verification's error", err)
+	}
+	top := s.Root().Children()
+	if len(s.Elements()) != 0 || len(s.Values()) != 0 || len(s.Log()) != 0 || len(top) != 1 || top[0].Name != scene.RootName {
+		t.Errorf("after the refusal: %d elements, %d values, %d logged, top group %v", len(s.Elements()), len(s.Values()), len(s.Log()), top)
+	}
+	again, _ := scene.ParseCommand(`<element type="pose" name="P" insert_at="ROOT"/>`, "test", "")
+	if err := s.Exec(again); err != nil {
+		t.Errorf("the name stayed taken: %v", err)
 	}
 }
