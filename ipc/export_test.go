@@ -24,3 +24,16 @@ func (c *Client) StallWriting(xml string) uint64 {
 
 // OnRequest sets a hook the host calls after each request.
 func (h *Host) OnRequest(f func(LogRecord, error)) { h.requested = f }
+
+// SubmitForged writes a ready request whose declared length is textLen,
+// as a hostile or broken producer might.
+func (c *Client) SubmitForged(textLen uint32) uint64 {
+	r := c.region
+	seq := r.get64(offReqClaim)
+	r.store64(offReqClaim, seq+1)
+	b := r.slot(seq)
+	*slot64(b, slotSeq) = seq
+	*slot32(b, slotTextLen) = textLen
+	*slot32(b, slotState) = slotReady
+	return seq
+}

@@ -501,3 +501,67 @@ func TestDescriptorsFull(t *testing.T) {
 		t.Errorf("%d log records, %d descriptors, %d scene elements; want 6, 2, 2", len(recs), len(elems), len(h.Scene.Elements()))
 	}
 }
+
+// A forged request claiming more bytes than a slot holds is refused, not
+// read past its slot.
+func TestForgedRequestLength(t *testing.T) {
+	h, shm := startHost(t, ipc.HostOptions{})
+	c := open(t, shm)
+	seq := c.SubmitForged(1 << 30)
+	h.Cycle()
+	_, err := c.Outcome(seq)
+	if err == nil || !strings.Contains(err.Error(), "oversized: 1073741824 bytes declared") {
+		t.Errorf("forged length: %v", err)
+	}
+}
+
+// Many producers on their own mappings claim slots concurrently: every
+// request is executed exactly once, and each producer's outcome names the
+// change-log record of its own command.
+func TestConcurrentProducers(t *testing.T) {
+	sz := testSizes
+	sz.Elements = 256
+	h, shm := startHost(t, ipc.HostOptions{Sizes: sz})
+	stop := cycleWhile(t, h)
+	defer stop()
+	const producers, each = 8, 20
+	logSeqs := make([][]uint64, producers)
+	var wg sync.WaitGroup
+	for p := 0; p < producers; p++ {
+		c := open(t, shm)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				xml := fmt.Sprintf(`<element type="pose" name="P%d_%d" insert_at="ROOT"/>`, p, i)
+				for {
+					seq, err := c.Request(xml)
+					if errors.Is(err, ipc.ErrRequestLogFull) {
+						time.Sleep(time.Millisecond)
+						continue
+					}
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					logSeqs[p] = append(logSeqs[p], seq)
+					break
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	stop()
+	c := open(t, shm)
+	recs, err := c.Follow(0).Poll()
+	if err != nil || len(recs) != 4+producers*each {
+		t.Fatalf("%d change-log records (%v), want %d", len(recs), err, 4+producers*each)
+	}
+	for p, seqs := range logSeqs {
+		for i, seq := range seqs {
+			if want := fmt.Sprintf(`name="P%d_%d"`, p, i); !strings.Contains(recs[seq-1].XML, want) {
+				t.Errorf("producer %d request %d: change %d is %s", p, i, seq, recs[seq-1].XML)
+			}
+		}
+	}
+}
