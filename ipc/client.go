@@ -19,10 +19,13 @@ var ErrHostStopped = errors.New("the host stopped")
 // looked up again.
 var ErrHostReplaced = errors.New("the host was restarted: reopen the region")
 
+var errClosed = errors.New("ipc: the client was closed")
+
 // Client is a process's handle on a host's region: look elements up once,
 // then read and write their values in place, send change requests, follow
 // the change log. Set and Get may be called from many goroutines; the
-// other methods from one at a time.
+// other methods from one at a time, and Reopen and Close not while Set or
+// Get run.
 type Client struct {
 	name   string
 	region *Region
@@ -85,8 +88,11 @@ func (c *Client) Reopen() error {
 	return old.Close()
 }
 
-// Close unmaps the region.
-func (c *Client) Close() error { return c.region.Close() }
+// Close unmaps the region; Set and Get fail afterwards.
+func (c *Client) Close() error {
+	c.values = nil
+	return c.region.Close()
+}
 
 // Elements returns the host's elements (a consistent snapshot).
 func (c *Client) Elements() ([]Descriptor, error) {
@@ -135,6 +141,9 @@ func (d Descriptor) Param(name string) (int, bool) {
 // the host's next cycle. Non-finite values are refused here (the host
 // would refuse them too).
 func (c *Client) Set(i int, v float64) error {
+	if c.values == nil {
+		return errClosed
+	}
 	if uint(i) >= uint(c.region.get32(offValuesUse)) {
 		return fmt.Errorf("value index %d: the host uses %d", i, c.region.get32(offValuesUse))
 	}
@@ -151,6 +160,9 @@ func (c *Client) Set(i int, v float64) error {
 // Get reads value index i: the last value written, which the host resets
 // if it refused it.
 func (c *Client) Get(i int) (float64, error) {
+	if c.values == nil {
+		return 0, errClosed
+	}
 	if uint(i) >= uint(c.region.get32(offValuesUse)) {
 		return 0, fmt.Errorf("value index %d: the host uses %d", i, c.region.get32(offValuesUse))
 	}
