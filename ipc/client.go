@@ -4,101 +4,145 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"strings"
-	"sync/atomic"
-	"syscall"
+	"sync"
 	"time"
-	"unsafe"
 )
 
 // ErrHostStopped means the host of a region stopped (or its process is gone).
 var ErrHostStopped = errors.New("the host stopped")
 
 // ErrHostReplaced means a new host took the region's name: the client's
-// mapping is stale. Reopen attaches to the new one; value indices must be
+// view is stale. Reopen attaches to the new one; value indices must be
 // looked up again.
 var ErrHostReplaced = errors.New("the host was restarted: reopen the region")
 
 var errClosed = errors.New("ipc: the client was closed")
 
-// Client is a process's handle on a host's region: look elements up once,
-// then read and write their values in place, send change requests, follow
-// the change log. Set and Get may be called from many goroutines; the
-// other methods from one at a time, and Reopen and Close not while Set or
-// Get run.
+// Conn is a client's connection to a host: the shared-memory region (Open)
+// or a network transport (Dial, for transports registered with
+// RegisterDialer). Programs use Client; transports implement Conn.
+type Conn interface {
+	// Epoch identifies the host run connected to.
+	Epoch() uint64
+	// Check reports whether the host still serves this connection: nil,
+	// or an error wrapping ErrHostReplaced or ErrHostStopped.
+	Check() error
+	// Reopen connects to the host now serving the name, after a restart.
+	Reopen() error
+	Close() error
+	// Elements returns a consistent snapshot of the host's elements.
+	Elements() ([]Descriptor, error)
+	// Set writes value index i; Get reads it; ReadValues reads len(dst)
+	// values from index start.
+	Set(i int, v float64) error
+	Get(i int) (float64, error)
+	ReadValues(start int, dst []float64) error
+	// Request has the host execute one XML command and returns its
+	// change-log sequence number, or a *RequestError.
+	Request(xml string, timeout time.Duration) (uint64, error)
+	// ReadLog returns the change-log records available after cur and
+	// advances cur past them, without waiting.
+	ReadLog(cur *LogCursor) ([]LogRecord, error)
+}
+
+// LogCursor is a reader's position in a change log: the last sequence
+// number read, and where the transport found it.
+type LogCursor struct {
+	Seq uint64
+	Pos uint64 // transport-specific (a byte offset in a region)
+}
+
+// A Dialer connects to a host at a URL of its scheme.
+type Dialer func(url string) (Conn, error)
+
+var dialers = struct {
+	sync.RWMutex
+	m map[string]Dialer
+}{m: map[string]Dialer{}}
+
+// RegisterDialer makes Dial handle URLs of scheme (e.g. "nats"). Transport
+// packages call it from an init function.
+func RegisterDialer(scheme string, d Dialer) {
+	dialers.Lock()
+	defer dialers.Unlock()
+	dialers.m[scheme] = d
+}
+
+// Client is a process's handle on a host: look elements up once, then read
+// and write their values, send change requests, follow the change log. Set
+// and Get may be called from many goroutines; the other methods from one
+// at a time, and Reopen and Close not while Set or Get run.
 type Client struct {
-	name   string
-	region *Region
-	values []float64
+	conn Conn
 
 	// RequestTimeout bounds how long Request waits for an outcome
 	// (default 10 s).
 	RequestTimeout time.Duration
 }
 
-// Open attaches to the region of a running host by name (see Path).
+// Open attaches to the shared-memory region of a running host by name (see
+// Path).
 func Open(name string) (*Client, error) {
-	c := &Client{name: name, RequestTimeout: 10 * time.Second}
-	if err := c.attach(); err != nil {
+	conn, err := openShm(name)
+	if err != nil {
 		return nil, err
 	}
-	return c, nil
+	return NewClient(conn), nil
 }
 
-func (c *Client) attach() error {
-	r, err := Attach(Path(c.name))
+// Dial connects to a host through a registered transport, by URL
+// (nats://host:4222/NAME with the NATS transport).
+func Dial(rawURL string) (*Client, error) {
+	u, err := url.Parse(rawURL)
 	if err != nil {
-		return fmt.Errorf("%w (is 'simvis serve' running with --shm %s?)", err, c.name)
+		return nil, fmt.Errorf("ipc: %w", err)
 	}
-	c.region, c.values = r, r.Values()
-	return nil
+	dialers.RLock()
+	d, ok := dialers.m[u.Scheme]
+	dialers.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("ipc: no transport for %q URLs (is its package imported?)", u.Scheme)
+	}
+	conn, err := d(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return NewClient(conn), nil
 }
 
-// Region is the mapped region, for direct access to the arrays.
-func (c *Client) Region() *Region { return c.region }
-
-// Epoch identifies the host run the client is attached to.
-func (c *Client) Epoch() uint64 { return c.region.Epoch() }
-
-// Check reports whether the host is still serving this region:
-// ErrHostReplaced after a restart, ErrHostStopped after a stop or when the
-// host process is gone without saying so (killed).
-func (c *Client) Check() error {
-	switch c.region.get32(offState) {
-	case stateRunning:
-		pid := int(c.region.get32(offPID))
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return fmt.Errorf("%w: its process %d is gone", ErrHostStopped, pid)
-		}
-		return nil
-	case stateReplaced:
-		return ErrHostReplaced
-	default:
-		return ErrHostStopped
+// Connect is Dial for a target holding "://", else Open.
+func Connect(target string) (*Client, error) {
+	if strings.Contains(target, "://") {
+		return Dial(target)
 	}
+	return Open(target)
 }
 
-// Reopen attaches to the region now at the client's name, after a host
+// NewClient wraps a transport's connection.
+func NewClient(conn Conn) *Client { return &Client{conn: conn, RequestTimeout: 10 * time.Second} }
+
+// Conn is the client's connection.
+func (c *Client) Conn() Conn { return c.conn }
+
+// Epoch identifies the host run the client is connected to.
+func (c *Client) Epoch() uint64 { return c.conn.Epoch() }
+
+// Check reports whether the host still serves the client: errors wrap
+// ErrHostReplaced after a restart and ErrHostStopped after a stop or when
+// the host is gone without saying so.
+func (c *Client) Check() error { return c.conn.Check() }
+
+// Reopen connects to the host now serving the client's name, after a
 // restart.
-func (c *Client) Reopen() error {
-	old := c.region
-	if err := c.attach(); err != nil {
-		return err
-	}
-	return old.Close()
-}
+func (c *Client) Reopen() error { return c.conn.Reopen() }
 
-// Close unmaps the region; Set and Get fail afterwards.
-func (c *Client) Close() error {
-	c.values = nil
-	return c.region.Close()
-}
+// Close ends the connection; Set and Get fail afterwards.
+func (c *Client) Close() error { return c.conn.Close() }
 
 // Elements returns the host's elements (a consistent snapshot).
-func (c *Client) Elements() ([]Descriptor, error) {
-	d, _, err := c.region.Descriptors()
-	return d, err
-}
+func (c *Client) Elements() ([]Descriptor, error) { return c.conn.Elements() }
 
 // Element returns the descriptor of one element.
 func (c *Client) Element(name string) (Descriptor, error) {
@@ -137,57 +181,35 @@ func (d Descriptor) Param(name string) (int, bool) {
 	return 0, false
 }
 
-// Set writes value index i in place: one atomic 8-byte store, picked up by
-// the host's next cycle. Non-finite values are refused here (the host
-// would refuse them too).
+// Set writes value index i; the host's next cycle applies it. Non-finite
+// values are refused here (the host would refuse them too). In shared
+// memory it is one atomic 8-byte store.
 func (c *Client) Set(i int, v float64) error {
-	if c.values == nil {
-		return errClosed
-	}
-	if uint(i) >= uint(c.region.get32(offValuesUse)) {
-		return fmt.Errorf("value index %d: the host uses %d", i, c.region.get32(offValuesUse))
-	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return fmt.Errorf("value index %d: %v is not finite", i, v)
 	}
-	if c.region.get32(offState) != stateRunning {
-		return c.Check()
-	}
-	atomic.StoreUint64((*uint64)(unsafe.Pointer(&c.values[i])), math.Float64bits(v))
-	return nil
+	return c.conn.Set(i, v)
 }
 
 // Get reads value index i: the last value written, which the host resets
 // if it refused it.
-func (c *Client) Get(i int) (float64, error) {
-	if c.values == nil {
-		return 0, errClosed
-	}
-	if uint(i) >= uint(c.region.get32(offValuesUse)) {
-		return 0, fmt.Errorf("value index %d: the host uses %d", i, c.region.get32(offValuesUse))
-	}
-	return math.Float64frombits(atomic.LoadUint64((*uint64)(unsafe.Pointer(&c.values[i])))), nil
-}
+func (c *Client) Get(i int) (float64, error) { return c.conn.Get(i) }
 
 // Request sends one XML command (a part, element or sensor) to the host and
-// waits until it was executed: it returns the command's change-log sequence
-// number, or a *RequestError with the host's error text, or
-// ErrRequestLogFull when no slot is free.
+// waits until it was executed: it returns the command's change-log
+// sequence number, or a *RequestError with the host's error text, or
+// ErrRequestLogFull when the host takes no more requests now.
 func (c *Client) Request(xml string) (uint64, error) {
 	if err := c.Check(); err != nil {
 		return 0, err
 	}
-	seq, err := c.region.submit(xml)
-	if err != nil {
-		return 0, err
-	}
-	return c.region.outcome(seq, time.Now().Add(c.RequestTimeout), c.Check)
+	return c.conn.Request(xml, c.RequestTimeout)
 }
 
 // Follower reads the change log of one host run from a given sequence on.
 type Follower struct {
 	c    *Client
-	off  uint64 // byte offset of the next record to read
+	cur  LogCursor
 	from uint64 // skip records before this sequence
 }
 
@@ -199,11 +221,10 @@ func (c *Client) Follow(fromSeq uint64) *Follower { return &Follower{c: c, from:
 // nothing is new). After a host restart it returns ErrHostReplaced: the
 // log of the new host starts over at 1, so a follower starts again.
 func (f *Follower) Poll() ([]LogRecord, error) {
-	if st := f.c.region.get32(offState); st == stateReplaced {
-		return nil, ErrHostReplaced
+	if err := f.c.Check(); errors.Is(err, ErrHostReplaced) {
+		return nil, err
 	}
-	recs, off, err := f.c.region.readLog(f.off)
-	f.off = off
+	recs, err := f.c.conn.ReadLog(&f.cur)
 	for len(recs) > 0 && recs[0].Seq < f.from {
 		recs = recs[1:]
 	}

@@ -3,9 +3,6 @@ package ipc
 import (
 	"errors"
 	"fmt"
-	"math"
-	"sync/atomic"
-	"unsafe"
 
 	"github.com/simvis/simvis/scene"
 )
@@ -23,7 +20,6 @@ type Mirror struct {
 	follower *Follower
 	applied  uint64     // last change-log sequence replayed
 	runs     []valueRun // host values copied into the local table
-	mapped   int        // host descriptors the runs cover
 	stale    bool       // runs must be worked out again
 	Rebuilds int        // times the replica was rebuilt after a host restart
 }
@@ -58,7 +54,7 @@ func (m *Mirror) Applied() uint64 { return m.applied }
 func (m *Mirror) rebuild() error {
 	m.scene = scene.New(m.opts)
 	m.follower = m.client.Follow(1)
-	m.applied, m.runs, m.mapped, m.stale = 0, nil, 0, true
+	m.applied, m.runs, m.stale = 0, nil, true
 	if _, err := m.replay(); err != nil {
 		return err
 	}
@@ -118,9 +114,8 @@ func (m *Mirror) Sync() error {
 // copyValues copies the host's values into the local table and applies
 // them.
 func (m *Mirror) copyValues() error {
-	r := m.client.region
-	if m.stale || int(r.get32(offDescCount)) != m.mapped {
-		descs, _, err := r.Descriptors()
+	if m.stale {
+		descs, err := m.client.Elements()
 		if err != nil {
 			return err
 		}
@@ -128,17 +123,16 @@ func (m *Mirror) copyValues() error {
 		for _, d := range descs {
 			e, ok := m.scene.Element(d.Name)
 			if !ok || len(e.Params) != len(d.Params) {
-				continue // published ahead of its change-log record
+				continue // its change-log record was not replayed yet
 			}
 			m.runs = append(m.runs, valueRun{host: d.Start, local: e.Start, n: len(d.Params)})
 		}
-		m.mapped, m.stale = len(descs), false
+		m.stale = false
 	}
-	host, local := m.client.values, m.scene.Values()
+	local := m.scene.Values()
 	for _, run := range m.runs {
-		for i := 0; i < run.n; i++ {
-			bits := atomic.LoadUint64((*uint64)(unsafe.Pointer(&host[run.host+i])))
-			local[run.local+i] = math.Float64frombits(bits)
+		if err := m.client.conn.ReadValues(run.host, local[run.local:run.local+run.n]); err != nil {
+			return err
 		}
 	}
 	return m.scene.Update()
