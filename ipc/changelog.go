@@ -102,3 +102,14 @@ func (r *Region) readLog(off uint64) ([]LogRecord, uint64, error) {
 	}
 	return out, off, nil
 }
+
+// ReadLog returns the change-log records after cur and advances cur past
+// them (cur.Pos is a byte offset into the log section).
+func (r *Region) ReadLog(cur *LogCursor) ([]LogRecord, error) {
+	recs, off, err := r.readLog(cur.Pos)
+	cur.Pos = off
+	if len(recs) > 0 {
+		cur.Seq = recs[len(recs)-1].Seq
+	}
+	return recs, err
+}

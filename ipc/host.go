@@ -48,7 +48,34 @@ type Host struct {
 	warned    map[string]time.Time   // last report of each kind
 	pending   map[string]int         // reports suppressed since then
 	requested func(LogRecord, error) // test hook: every executed request
+	hooks     []CycleHook
 }
+
+// CycleHook lets a transport take part in the host's cycles, on the host's
+// goroutine: Before runs before the values are applied (a transport writes
+// its clients' values into Scene.Values() and runs their requests through
+// Execute), After once the cycle is done (it publishes what changed).
+type CycleHook struct {
+	Before, After func() error
+}
+
+// AddHook adds a transport's part in every cycle.
+func (h *Host) AddHook(hook CycleHook) { h.hooks = append(h.hooks, hook) }
+
+// Execute runs a request from a transport's client: one XML command under
+// the same rules as shared-memory requests (files inside the scene's
+// directory), logged on success. source names the client in errors and in
+// the change log. Call it from a hook (the host's goroutine).
+func (h *Host) Execute(xml, source string) (uint64, error) {
+	if err := h.request(xml, source); err != nil {
+		return 0, err
+	}
+	return h.Region.get64(offLogCount), nil
+}
+
+// Warn reports a problem on the host's warning output, at most once a
+// second for each kind, counting the rest.
+func (h *Host) Warn(kind, format string, args ...any) { h.warn(kind, format, args...) }
 
 // NewHost creates the region at path, loads the scene file into it, logs
 // its commands as the start of the change log and publishes the elements.
@@ -147,6 +174,13 @@ func (h *Host) warn(kind, format string, args ...any) {
 func (h *Host) Cycle() error {
 	now := time.Now()
 	h.Region.store64(offCycleAt, uint64(now.UnixNano()))
+	for _, hook := range h.hooks {
+		if hook.Before != nil {
+			if err := hook.Before(); err != nil {
+				return err
+			}
+		}
+	}
 	if err := h.Scene.Update(); err != nil {
 		return err // only without OnRejected, which NewHost always sets
 	}
@@ -166,6 +200,13 @@ func (h *Host) Cycle() error {
 	}
 	h.Region.store64(offRejected, h.rejected)
 	h.Region.store64(offCycle, h.Region.get64(offCycle)+1)
+	for _, hook := range h.hooks {
+		if hook.After != nil {
+			if err := hook.After(); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -265,6 +306,9 @@ func waitUntil(ctx context.Context, t time.Time) bool {
 		sleepPrecise(min(d, 10*time.Millisecond))
 	}
 }
+
+// Period is the host's cycle period.
+func (h *Host) Period() time.Duration { return time.Duration(float64(time.Second) / h.opts.Rate) }
 
 // Overruns is the number of real-time cycles whose work took longer than
 // their period (warnings about them are limited to one a second).

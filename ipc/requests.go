@@ -37,7 +37,7 @@ type RequestError struct {
 	Msg string // the host's error text
 }
 
-func (e *RequestError) Error() string { return fmt.Sprintf("request %d refused: %s", e.Seq, e.Msg) }
+func (e *RequestError) Error() string { return "request refused: " + e.Msg }
 
 func (r *Region) slot(seq uint64) []byte {
 	n, size := uint64(r.get32(offReqSlots)), uint64(r.get32(offReqSize))

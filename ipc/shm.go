@@ -121,11 +121,4 @@ func (c *shmConn) Request(xml string, timeout time.Duration) (uint64, error) {
 	return c.region.outcome(seq, time.Now().Add(timeout), c.Check)
 }
 
-func (c *shmConn) ReadLog(cur *LogCursor) ([]LogRecord, error) {
-	recs, off, err := c.region.readLog(cur.Pos)
-	cur.Pos = off
-	if len(recs) > 0 {
-		cur.Seq = recs[len(recs)-1].Seq
-	}
-	return recs, err
-}
+func (c *shmConn) ReadLog(cur *LogCursor) ([]LogRecord, error) { return c.region.ReadLog(cur) }

@@ -1,0 +1,362 @@
+package natsipc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/simvis/simvis/ipc"
+)
+
+func init() {
+	ipc.RegisterDialer("nats", func(u string) (ipc.Conn, error) { return Dial(u) })
+	ipc.RegisterDialer("tls", func(u string) (ipc.Conn, error) { return Dial(u) })
+}
+
+// Conn is an ipc.Conn over NATS: what ipc.Dial returns for nats:// and
+// tls:// URLs. It keeps the host's values as the host last published them
+// and the change log as the stream delivered it.
+type Conn struct {
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	name    string
+	timeout time.Duration
+
+	mu       sync.Mutex
+	epoch    uint64
+	period   time.Duration
+	values   []float64
+	state    uint32
+	replaced bool      // a message of another host run arrived
+	heard    time.Time // the host's last values message
+	log      []ipc.LogRecord
+	logErr   error
+	consume  jetstream.ConsumeContext
+	valSub   *nats.Subscription
+}
+
+// Dial connects to the host serving a scene at nats://[user:pass@|token@]host:port/NAME
+// (NAME defaults to "default"; tls:// for TLS, with SIMVIS_NATS_CA naming
+// a CA file if the server's certificate needs one).
+func Dial(rawURL string) (*Conn, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("natsipc: %w", err)
+	}
+	name := strings.Trim(u.Path, "/")
+	if name == "" {
+		name = "default"
+	}
+	if !validName(name) {
+		return nil, fmt.Errorf("natsipc: scene name %q in %s: want letters, digits, '_' and '-'", name, redact(u))
+	}
+	u.Path = ""
+	host, _ := os.Hostname()
+	opts := []nats.Option{
+		nats.Name(fmt.Sprintf("simvis client %s:%d", host, os.Getpid())),
+		nats.MaxReconnects(-1), nats.ReconnectWait(200 * time.Millisecond),
+		nats.Timeout(5 * time.Second),
+	}
+	if ca := os.Getenv("SIMVIS_NATS_CA"); ca != "" {
+		opts = append(opts, nats.RootCAs(ca))
+	}
+	nc, err := nats.Connect(u.String(), opts...)
+	if err != nil {
+		return nil, fmt.Errorf("natsipc: connecting to %s: %w", redact(u), err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("natsipc: %w", err)
+	}
+	c := &Conn{nc: nc, js: js, name: name, timeout: 5 * time.Second}
+	if err := c.start(); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// redact drops a URL's credentials for messages.
+func redact(u *url.URL) string {
+	v := *u
+	v.User = nil
+	return v.String()
+}
+
+// start learns the host's epoch and values and follows its values and
+// change log from the start.
+func (c *Conn) start() error {
+	var d describeReply
+	if err := c.ask("desc", nil, &d); err != nil {
+		return err
+	}
+	msg, err := c.nc.Request(subject(c.name, "snapshot"), nil, c.timeout)
+	if err != nil {
+		return c.noHost(err)
+	}
+	snap, err := decodeValues(msg.Data)
+	if err != nil {
+		return fmt.Errorf("natsipc: snapshot: %w", err)
+	}
+	c.mu.Lock()
+	c.epoch, c.period, c.replaced, c.log, c.logErr = d.Epoch, time.Duration(d.PeriodNS), false, nil, nil
+	c.values = make([]float64, snap.used)
+	for _, p := range snap.pairs {
+		if int(p.index) < len(c.values) {
+			c.values[p.index] = p.value
+		}
+	}
+	c.state, c.heard = stateRunning, time.Now()
+	c.mu.Unlock()
+	if c.valSub, err = c.nc.Subscribe(subject(c.name, "values"), c.onValues); err != nil {
+		return fmt.Errorf("natsipc: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	stream, err := c.js.Stream(ctx, streamName(c.name))
+	if err != nil {
+		return fmt.Errorf("natsipc: the change log: %w", err)
+	}
+	info, err := stream.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("natsipc: the change log: %w", err)
+	}
+	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		return fmt.Errorf("natsipc: following the change log: %w", err)
+	}
+	c.consume, err = cons.Consume(c.onLog, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+		if errors.Is(err, jetstream.ErrNoHeartbeat) || errors.Is(err, nats.ErrConnectionReconnecting) {
+			return // the ordered consumer resumes by itself
+		}
+		c.mu.Lock()
+		c.logErr = err
+		c.mu.Unlock()
+	}))
+	if err != nil {
+		return fmt.Errorf("natsipc: following the change log: %w", err)
+	}
+	// Have the log as it was at connection time before returning, so that
+	// a new client sees the whole scene at once.
+	for {
+		c.mu.Lock()
+		n, lerr := uint64(len(c.log)), c.logErr
+		c.mu.Unlock()
+		switch {
+		case lerr != nil:
+			return lerr
+		case n >= info.State.Msgs:
+			return nil
+		case ctx.Err() != nil:
+			return fmt.Errorf("natsipc: the change log: %d of %d records arrived in %v", n, info.State.Msgs, c.timeout)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+}
+
+func (c *Conn) noHost(err error) error {
+	if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrTimeout) {
+		return fmt.Errorf("natsipc: no host serves scene %q (%w)", c.name, ipc.ErrHostStopped)
+	}
+	return fmt.Errorf("natsipc: %w", err)
+}
+
+// ask sends a request and decodes its JSON reply.
+func (c *Conn) ask(what string, data []byte, reply any) error {
+	msg, err := c.nc.Request(subject(c.name, what), data, c.timeout)
+	if err != nil {
+		return c.noHost(err)
+	}
+	if err := json.Unmarshal(msg.Data, reply); err != nil {
+		return fmt.Errorf("natsipc: reply to %s: %w", what, err)
+	}
+	return nil
+}
+
+func (c *Conn) onValues(m *nats.Msg) {
+	v, err := decodeValues(m.Data)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v.epoch != c.epoch {
+		c.replaced = true
+		return
+	}
+	c.heard, c.state = time.Now(), v.state
+	if int(v.used) > len(c.values) {
+		c.values = append(c.values, make([]float64, int(v.used)-len(c.values))...)
+	}
+	for _, p := range v.pairs {
+		if int(p.index) < len(c.values) {
+			c.values[p.index] = p.value
+		}
+	}
+}
+
+func (c *Conn) onLog(m jetstream.Msg) {
+	h := m.Headers()
+	epoch, _ := strconv.ParseUint(h.Get(hdrEpoch), 10, 64)
+	seq, _ := strconv.ParseUint(h.Get(hdrSeq), 10, 64)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if epoch != c.epoch {
+		c.replaced = true
+		return
+	}
+	if seq != uint64(len(c.log))+1 {
+		c.logErr = fmt.Errorf("natsipc: change %d arrived after change %d", seq, len(c.log))
+		return
+	}
+	c.log = append(c.log, ipc.LogRecord{Seq: seq, Source: h.Get(hdrSource), Dir: h.Get(hdrDir), XML: string(m.Data())})
+}
+
+// Epoch identifies the host run.
+func (c *Conn) Epoch() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.epoch
+}
+
+// Check reports a restarted host (a message of another run arrived), a
+// stopped one (it said so) and a silent one (nothing for 2 s and ten
+// cycles: stopped, killed or cut off).
+func (c *Conn) Check() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.replaced:
+		return ipc.ErrHostReplaced
+	case c.state == stateStopped:
+		return ipc.ErrHostStopped
+	}
+	if quiet := time.Since(c.heard); quiet > max(2*time.Second, 10*c.period) {
+		return fmt.Errorf("%w: no word from it for %v (%s)", ipc.ErrHostStopped, quiet.Round(time.Millisecond), c.nc.Status())
+	}
+	return nil
+}
+
+// Reopen follows the host now serving the scene, after a restart.
+func (c *Conn) Reopen() error {
+	c.stopFollowing()
+	return c.start()
+}
+
+func (c *Conn) stopFollowing() {
+	if c.consume != nil {
+		c.consume.Stop()
+		c.consume = nil
+	}
+	if c.valSub != nil {
+		c.valSub.Unsubscribe()
+		c.valSub = nil
+	}
+}
+
+// Close disconnects.
+func (c *Conn) Close() error {
+	c.stopFollowing()
+	c.nc.Close()
+	return nil
+}
+
+// Elements asks the host for its elements.
+func (c *Conn) Elements() ([]ipc.Descriptor, error) {
+	var d describeReply
+	if err := c.ask("desc", nil, &d); err != nil {
+		return nil, err
+	}
+	if d.Epoch != c.Epoch() {
+		return nil, ipc.ErrHostReplaced
+	}
+	out := make([]ipc.Descriptor, len(d.Elements))
+	for i, e := range d.Elements {
+		out[i] = ipc.Descriptor{Name: e.Name, At: e.At, Type: e.Type, Start: e.Start, Params: e.Params}
+	}
+	return out, nil
+}
+
+// Set publishes one value write; the host applies it at its next cycle.
+func (c *Conn) Set(i int, v float64) error {
+	if err := c.inRange(i, 1); err != nil {
+		return err
+	}
+	return c.nc.Publish(subject(c.name, "set"), encodeSet(c.Epoch(), []pair{{uint32(i), v}}))
+}
+
+func (c *Conn) inRange(i, n int) error {
+	c.mu.Lock()
+	used := len(c.values)
+	c.mu.Unlock()
+	if i < 0 || i+n > used {
+		return fmt.Errorf("value index %d: the host uses %d", i+n-1, used)
+	}
+	return nil
+}
+
+// Get returns value i as the host last published it.
+func (c *Conn) Get(i int) (float64, error) {
+	var v [1]float64
+	err := c.ReadValues(i, v[:])
+	return v[0], err
+}
+
+// ReadValues copies values as the host last published them.
+func (c *Conn) ReadValues(start int, dst []float64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if start < 0 || start+len(dst) > len(c.values) {
+		return fmt.Errorf("value index %d: the host uses %d", start+len(dst)-1, len(c.values))
+	}
+	copy(dst, c.values[start:])
+	return nil
+}
+
+// Request has the host execute one command and waits for its outcome.
+func (c *Conn) Request(xml string, timeout time.Duration) (uint64, error) {
+	m := nats.NewMsg(subject(c.name, "request"))
+	host, _ := os.Hostname()
+	m.Header.Set(hdrClient, fmt.Sprintf("%s pid %d", host, os.Getpid()))
+	m.Data = []byte(xml)
+	resp, err := c.nc.RequestMsg(m, timeout)
+	if err != nil {
+		return 0, c.noHost(err)
+	}
+	var r requestReply
+	if err := json.Unmarshal(resp.Data, &r); err != nil {
+		return 0, fmt.Errorf("natsipc: request outcome: %w", err)
+	}
+	switch {
+	case r.Full:
+		return 0, fmt.Errorf("%w: %s", ipc.ErrRequestLogFull, r.Error)
+	case r.Error != "":
+		return 0, &ipc.RequestError{Msg: r.Error}
+	}
+	return r.Seq, nil
+}
+
+// ReadLog returns the change-log records received after cur.
+func (c *Conn) ReadLog(cur *ipc.LogCursor) ([]ipc.LogRecord, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.logErr != nil {
+		return nil, c.logErr
+	}
+	if cur.Seq >= uint64(len(c.log)) {
+		return nil, nil
+	}
+	out := append([]ipc.LogRecord(nil), c.log[cur.Seq:]...)
+	cur.Seq = uint64(len(c.log))
+	return out, nil
+}

@@ -1,0 +1,327 @@
+package natsipc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/simvis/simvis/ipc"
+)
+
+// Limits bound what clients can queue at the host, so that a flood from
+// one of them costs it memory and messages, never its render loop.
+type Limits struct {
+	PendingValues   int // value writes queued between two cycles (default 1,000,000)
+	PendingRequests int // change requests queued (default 256)
+}
+
+// Publisher serves a host's scene over NATS: it is the host's side of the
+// transport, running in the host's cycles (ipc.Host.AddHook).
+type Publisher struct {
+	h      *ipc.Host
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	name   string
+	limits Limits
+	epoch  uint64
+	subs   []*nats.Subscription
+
+	mu            sync.Mutex // guards what NATS handlers queue
+	writes        []pair
+	droppedValues uint64
+	staleValues   uint64
+	requests      chan *nats.Msg
+	describes     []*nats.Msg
+	snapshots     []*nats.Msg
+
+	last    []float64     // values as last published
+	logCur  ipc.LogCursor // shared-memory change log published so far
+	replies []reply       // request outcomes, sent once their record is in the stream
+	remote  uint64        // remote requests received
+}
+
+type reply struct {
+	msg  *nats.Msg
+	body requestReply
+}
+
+// Publish attaches a publisher for scene name to host h over connection
+// nc: it (re)creates the change-log stream, publishes the log so far and
+// serves clients from the next cycle on.
+func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher, error) {
+	if !validName(name) {
+		return nil, fmt.Errorf("natsipc: scene name %q: want letters, digits, '_' and '-'", name)
+	}
+	if limits.PendingValues <= 0 {
+		limits.PendingValues = 1_000_000
+	}
+	if limits.PendingRequests <= 0 {
+		limits.PendingRequests = 256
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("natsipc: %w", err)
+	}
+	p := &Publisher{h: h, nc: nc, js: js, name: name, limits: limits, epoch: h.Region.Epoch(),
+		requests: make(chan *nats.Msg, limits.PendingRequests)}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// A new host run starts a new log: readers of the old stream notice
+	// its deletion and the new epoch.
+	if err := js.DeleteStream(ctx, streamName(name)); err != nil && err != jetstream.ErrStreamNotFound {
+		return nil, fmt.Errorf("natsipc: removing the previous change log: %w", err)
+	}
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{
+		Name: streamName(name), Subjects: []string{subject(name, "log")},
+		Storage: jetstream.MemoryStorage, Discard: jetstream.DiscardNew,
+	}); err != nil {
+		return nil, fmt.Errorf("natsipc: creating the change-log stream: %w", err)
+	}
+	if err := p.publishLog(); err != nil {
+		return nil, err
+	}
+	handlers := map[string]nats.MsgHandler{
+		"desc":     func(m *nats.Msg) { p.queue(&p.describes, m) },
+		"snapshot": func(m *nats.Msg) { p.queue(&p.snapshots, m) },
+		"set":      p.onSet,
+		"request":  p.onRequest,
+	}
+	for what, fn := range handlers {
+		sub, err := nc.Subscribe(subject(name, what), fn)
+		if err != nil {
+			p.Close()
+			return nil, fmt.Errorf("natsipc: %w", err)
+		}
+		p.subs = append(p.subs, sub)
+	}
+	if err := nc.Flush(); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("natsipc: %w", err)
+	}
+	h.AddHook(ipc.CycleHook{Before: p.before, After: p.after})
+	return p, nil
+}
+
+func validName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Publisher) queue(list *[]*nats.Msg, m *nats.Msg) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(*list) < p.limits.PendingRequests {
+		*list = append(*list, m)
+		return
+	}
+	p.droppedValues++ // counted with the writes: a client flooding lookups
+}
+
+// onSet queues a client's value writes for the next cycle; beyond the limit
+// they are dropped and counted (and reported by the host).
+func (p *Publisher) onSet(m *nats.Msg) {
+	epoch, pairs, err := decodeSet(m.Data)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case err != nil:
+		p.droppedValues++
+	case epoch != 0 && epoch != p.epoch:
+		p.staleValues += uint64(len(pairs)) // indices of an earlier host run
+	case len(p.writes)+len(pairs) > p.limits.PendingValues:
+		p.droppedValues += uint64(len(pairs))
+	default:
+		p.writes = append(p.writes, pairs...)
+	}
+}
+
+// onRequest queues a change request; a full queue is an immediate error
+// for the requester.
+func (p *Publisher) onRequest(m *nats.Msg) {
+	select {
+	case p.requests <- m:
+	default:
+		respond(m, requestReply{Error: fmt.Sprintf("the host's request queue is full (%d pending)", p.limits.PendingRequests), Full: true})
+	}
+}
+
+func respond(m *nats.Msg, body requestReply) {
+	data, _ := json.Marshal(body)
+	m.Respond(data)
+}
+
+// before applies the queued value writes to the host's table and executes
+// the queued requests, on the host's goroutine.
+func (p *Publisher) before() error {
+	p.mu.Lock()
+	writes := p.writes
+	p.writes = nil
+	dropped, stale := p.droppedValues, p.staleValues
+	p.droppedValues, p.staleValues = 0, 0
+	p.mu.Unlock()
+	values := p.h.Scene.Values()
+	bad := 0
+	for _, w := range writes {
+		if int(w.index) >= len(values) {
+			bad++
+			continue
+		}
+		values[w.index] = w.value // Update applies it, or refuses and counts it
+	}
+	if dropped+stale > 0 || bad > 0 {
+		p.h.Warn("nats-values", "dropped %d remote value writes over the limit of %d pending, %d for an earlier host run, %d beyond the values in use",
+			dropped, p.limits.PendingValues, stale, bad)
+	}
+	for {
+		select {
+		case m := <-p.requests:
+			p.remote++
+			client := sanitize(m.Header.Get(hdrClient))
+			seq, err := p.h.Execute(string(m.Data), fmt.Sprintf("remote request %d from %s", p.remote, client))
+			body := requestReply{Seq: seq}
+			if err != nil {
+				body = requestReply{Error: err.Error()}
+			}
+			p.replies = append(p.replies, reply{m, body})
+		default:
+			return nil
+		}
+	}
+}
+
+// sanitize keeps a client-given name printable and short.
+func sanitize(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 32 || r == 127 {
+			return -1
+		}
+		return r
+	}, s)
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	if s == "" {
+		return "an unnamed client"
+	}
+	return s
+}
+
+// after publishes the cycle's changed values (every cycle, so that clients
+// also hear the host is alive), the new change-log records, then the
+// request outcomes, descriptions and snapshots.
+func (p *Publisher) after() error {
+	if err := p.publishLog(); err != nil {
+		return err
+	}
+	for _, r := range p.replies {
+		respond(r.msg, r.body)
+	}
+	p.replies = p.replies[:0]
+	values := p.h.Scene.Values()
+	msg := valuesMsg{epoch: p.epoch, cycle: p.h.Region.Cycles(), used: uint32(len(values)), state: stateRunning}
+	for i, v := range values {
+		if i >= len(p.last) || math.Float64bits(p.last[i]) != math.Float64bits(v) {
+			msg.pairs = append(msg.pairs, pair{uint32(i), v})
+		}
+	}
+	p.last = append(p.last[:0], values...)
+	if err := p.nc.Publish(subject(p.name, "values"), msg.encode()); err != nil {
+		p.h.Warn("nats", "publishing values: %v", err)
+	}
+	p.mu.Lock()
+	describes, snapshots := p.describes, p.snapshots
+	p.describes, p.snapshots = nil, nil
+	p.mu.Unlock()
+	if len(describes) > 0 {
+		data, err := json.Marshal(p.describe())
+		if err != nil {
+			return err
+		}
+		for _, m := range describes {
+			m.Respond(data)
+		}
+	}
+	if len(snapshots) > 0 {
+		snap := valuesMsg{epoch: p.epoch, cycle: msg.cycle, used: msg.used, state: stateRunning}
+		for i, v := range values {
+			snap.pairs = append(snap.pairs, pair{uint32(i), v})
+		}
+		data := snap.encode()
+		for _, m := range snapshots {
+			m.Respond(data)
+		}
+	}
+	return nil
+}
+
+func (p *Publisher) describe() describeReply {
+	d := describeReply{Epoch: p.epoch, ValuesUsed: len(p.h.Scene.Values()), PeriodNS: int64(p.h.Period())}
+	for _, e := range p.h.Scene.Elements() {
+		r := describeRecord{Name: e.Name, At: e.At, Type: e.Type, Start: e.Start}
+		for _, prm := range e.Params {
+			r.Params = append(r.Params, prm.Name)
+		}
+		d.Elements = append(d.Elements, r)
+	}
+	return d
+}
+
+// publishLog copies the shared-memory change log's new records into the
+// stream, waiting for each to be stored.
+func (p *Publisher) publishLog() error {
+	recs, err := p.h.Region.ReadLog(&p.logCur)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, rec := range recs {
+		m := nats.NewMsg(subject(p.name, "log"))
+		m.Header.Set(hdrEpoch, strconv.FormatUint(p.epoch, 10))
+		m.Header.Set(hdrSeq, strconv.FormatUint(rec.Seq, 10))
+		m.Header.Set(hdrSource, rec.Source)
+		m.Header.Set(hdrDir, rec.Dir)
+		m.Data = []byte(rec.XML)
+		if _, err := p.js.PublishMsg(ctx, m); err != nil {
+			return fmt.Errorf("natsipc: publishing change %d: %w", rec.Seq, err)
+		}
+	}
+	return nil
+}
+
+// PublishSensor publishes one sensor frame on simvis.NAME.sensor.SENSOR
+// (the encodings are in NATS.md).
+func (p *Publisher) PublishSensor(sensor string, header nats.Header, data []byte) error {
+	m := nats.NewMsg(subject(p.name, "sensor."+sensor))
+	m.Header = header
+	if m.Header == nil {
+		m.Header = nats.Header{}
+	}
+	m.Header.Set(hdrEpoch, strconv.FormatUint(p.epoch, 10))
+	m.Data = data
+	return p.nc.PublishMsg(m)
+}
+
+// Close tells clients the host stopped and stops serving.
+func (p *Publisher) Close() error {
+	for _, s := range p.subs {
+		s.Unsubscribe()
+	}
+	msg := valuesMsg{epoch: p.epoch, cycle: p.h.Region.Cycles(), used: uint32(len(p.h.Scene.Values())), state: stateStopped}
+	p.nc.Publish(subject(p.name, "values"), msg.encode())
+	return p.nc.Flush()
+}

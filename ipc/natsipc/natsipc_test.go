@@ -1,0 +1,300 @@
+package natsipc_test
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	_ "github.com/simvis/simvis/elements"
+	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/ipc/natsipc"
+	"github.com/simvis/simvis/scene"
+	_ "github.com/simvis/simvis/sensors"
+)
+
+var sizes = ipc.Sizes{Elements: 64, NameBytes: 4096, Values: 1024, Requests: 8, RequestBytes: 4096, LogBytes: 1 << 16}
+
+// quickstartCopy copies the quickstart scene into a fresh directory.
+func quickstartCopy(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{"scene.xml", "robot.gltf", "world.gltf"} {
+		data, err := os.ReadFile(filepath.Join("../../scenes/quickstart", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), data, 0o644)
+	}
+	return filepath.Join(dir, "scene.xml")
+}
+
+// served is a host published over an embedded NATS server, cycling every
+// 2 ms on its own goroutine until stopped.
+type served struct {
+	host *ipc.Host
+	pub  *natsipc.Publisher
+	stop func()
+}
+
+func serve(t *testing.T, srv *natsipc.Server, limits natsipc.Limits, warnings *syncBuffer) *served {
+	t.Helper()
+	opts := ipc.HostOptions{Sizes: sizes, Rate: 500}
+	if warnings != nil {
+		opts.Warnings = warnings
+	}
+	h, err := ipc.NewHost(filepath.Join(t.TempDir(), "region"), quickstartCopy(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := natsipc.Publish(h, nc, "test", limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if err := h.Cycle(); err != nil {
+				t.Error(err)
+				return
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	var once sync.Once
+	s := &served{host: h, pub: pub, stop: func() {
+		once.Do(func() {
+			close(done)
+			<-finished
+			pub.Close()
+			nc.Close()
+			h.Close()
+		})
+	}}
+	t.Cleanup(s.stop)
+	return s
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func startServer(t *testing.T, o natsipc.ServerOptions) *natsipc.Server {
+	t.Helper()
+	if o.Listen == "" {
+		o.Listen = "127.0.0.1:0"
+	}
+	srv, err := natsipc.StartServer(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func eventually(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !ok(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// The shared-array client API works unchanged over NATS: look up, set,
+// request (with the same rules), follow the log, mirror, notice a restart.
+func TestClientOverNATS(t *testing.T) {
+	srv := startServer(t, natsipc.ServerOptions{})
+	s := serve(t, srv, natsipc.Limits{}, nil)
+	c, err := ipc.Dial(srv.URL() + "/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	yaw, err := c.Param("R_POSE", "yaw")
+	if err != nil || yaw != 5 {
+		t.Fatalf("R_POSE.yaw at %d (%v)", yaw, err)
+	}
+	if v, err := c.Get(yaw); err != nil || v != 20 {
+		t.Errorf("R_POSE.yaw reads %v (%v), want 20", v, err)
+	}
+	if err := c.Set(yaw, 75); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the host's value to come back", func() bool { v, _ := c.Get(yaw); return v == 75 })
+
+	seq, err := c.Request(`<element type="rotation" name="PAN" insert_at="ROBOT/MAST_TOP" axis="0 0 1"/>`)
+	if err != nil || seq != 5 {
+		t.Fatalf("request: change %d, %v", seq, err)
+	}
+	_, err = c.Request(`<part file="../robot.gltf" name="P" insert_at="ROOT"/>`)
+	var re *ipc.RequestError
+	if !errors.As(err, &re) || !strings.Contains(re.Msg, "remote request 2 from ") || !strings.Contains(re.Msg, "leaves the scene's directory") {
+		t.Errorf("escaping request: %v", err)
+	}
+	var recs []ipc.LogRecord
+	f := c.Follow(0)
+	eventually(t, "the change log", func() bool {
+		more, err := f.Poll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, more...)
+		return len(recs) >= 5
+	})
+	if len(recs) != 5 || !strings.HasPrefix(recs[4].Source, "remote request 1 from ") || !strings.Contains(recs[4].XML, `name="PAN"`) {
+		t.Errorf("change log over NATS: %+v", recs)
+	}
+
+	m, err := ipc.NewMirror(c, nil, scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pan, _ := c.Param("PAN", "angle")
+	c.Set(pan, -33)
+	eventually(t, "the mirror to follow", func() bool {
+		if err := m.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		v, _ := m.Scene().Value("PAN", "angle")
+		return v == -33
+	})
+	s.stop()
+	if p := worldPose(t, m.Scene(), "ROBOT"); math.Abs(p.Yaw-75) > 1e-9 {
+		t.Errorf("mirror's ROBOT yaw %v, want 75", p.Yaw)
+	}
+	eventually(t, "the client to hear the host stopped", func() bool { return errors.Is(c.Check(), ipc.ErrHostStopped) })
+
+	// A new host run under the same name: the mirror rebuilds.
+	serve(t, srv, natsipc.Limits{}, nil)
+	eventually(t, "the restart to be noticed", func() bool { return errors.Is(c.Check(), ipc.ErrHostReplaced) })
+	if err := m.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if m.Rebuilds != 1 || m.Applied() != 4 {
+		t.Errorf("after the restart: %d rebuilds, at change %d", m.Rebuilds, m.Applied())
+	}
+	if _, ok := m.Scene().Element("PAN"); ok {
+		t.Error("the rebuilt replica kept PAN from the earlier run")
+	}
+}
+
+func worldPose(t *testing.T, s *scene.Scene, frame string) scene.Pose {
+	t.Helper()
+	m, err := s.Transform(frame, scene.WorldFrame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scene.PoseFromMatrix(m)
+}
+
+// Exposing the server needs credentials; clients without them are refused.
+func TestAuthentication(t *testing.T) {
+	if _, err := natsipc.StartServer(natsipc.ServerOptions{Listen: "0.0.0.0:0"}); err == nil || !strings.Contains(err.Error(), "give a token or a user and password") {
+		t.Errorf("exposed without credentials: %v", err)
+	}
+	srv := startServer(t, natsipc.ServerOptions{Listen: "0.0.0.0:0", Token: "s3cret"})
+	serve(t, srv, natsipc.Limits{}, nil)
+	port := srv.Port()
+	if _, err := ipc.Dial("nats://127.0.0.1:" + itoa(port) + "/test"); err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization") {
+		t.Errorf("without the token: %v", err)
+	}
+	if _, err := ipc.Dial("nats://wrong@127.0.0.1:" + itoa(port) + "/test"); err == nil {
+		t.Error("a wrong token was accepted")
+	}
+	c, err := ipc.Dial("nats://s3cret@127.0.0.1:" + itoa(port) + "/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	users := startServer(t, natsipc.ServerOptions{User: "robot", Password: "pw"})
+	serve(t, users, natsipc.Limits{}, nil)
+	if _, err := ipc.Dial("nats://robot:nope@127.0.0.1:" + itoa(users.Port()) + "/test"); err == nil {
+		t.Error("a wrong password was accepted")
+	}
+	if c, err := ipc.Dial(users.URL() + "/test"); err != nil {
+		t.Error(err)
+	} else {
+		c.Close()
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// A flood from one client is bounded: writes beyond the pending limit are
+// dropped and reported, requests beyond the queue are refused at once,
+// and the host keeps cycling.
+func TestFloodIsBounded(t *testing.T) {
+	srv := startServer(t, natsipc.ServerOptions{})
+	var warnings syncBuffer
+	s := serve(t, srv, natsipc.Limits{PendingValues: 100, PendingRequests: 2}, &warnings)
+	c, err := ipc.Dial(srv.URL() + "/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	nc, err := nats.Connect(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	// 100,000 writes as fast as the connection takes them.
+	for i := 0; i < 100000; i++ {
+		if err := c.Set(0, float64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the drop report", func() bool { return strings.Contains(warnings.String(), "dropped") })
+	// Requests sent all at once: some are refused as the queue is full.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	full := 0
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.Request(`<element type="pose" name="F` + itoa(i) + `" insert_at="ROOT"/>`)
+			if errors.Is(err, ipc.ErrRequestLogFull) {
+				mu.Lock()
+				full++
+				mu.Unlock()
+			} else if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	before := s.host.Region.Cycles()
+	eventually(t, "the host to keep cycling", func() bool { return s.host.Region.Cycles() > before+5 })
+	t.Logf("%d of 50 simultaneous requests refused as the queue was full; warnings: %q", full, warnings.String())
+}
