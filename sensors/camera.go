@@ -168,17 +168,11 @@ type FrameInfo struct {
 // Capture renders the image and writes BASE.png and BASE.json
 // (intrinsics and pose).
 func (c *Camera) Capture(r *Renderer, s *scene.Scene, out Output) ([]string, error) {
-	img, err := c.Image(r, s)
+	f, err := c.renderFrame(r, s, out.Stamp)
 	if err != nil {
 		return nil, err
 	}
-	base := out.Base
-	if err := WritePNG(base+".png", img); err != nil {
-		return nil, err
-	}
-	v := c.View()
-	info := FrameInfo{Sensor: c.name, Stamp: out.Stamp, Intrinsics: c.Intrinsics(), Pose: scene.PoseFromMatrix(v.Pose)}
-	return []string{base + ".png", base + ".json"}, writeJSONFile(base+".json", info)
+	return f.WriteFiles(out.Base)
 }
 
 // fileName makes a sensor name usable as a file name: embedded sensors are

@@ -1,11 +1,9 @@
 package sensors
 
 import (
-	"encoding/binary"
 	"image"
 	"image/color"
 	"math"
-	"os"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
@@ -136,24 +134,11 @@ func (d *DepthCamera) Describe() map[string]any {
 // from the top, ±Inf as in DepthImage) and BASE.json (intrinsics, pose,
 // range limits).
 func (d *DepthCamera) Capture(r *Renderer, s *scene.Scene, out Output) ([]string, error) {
-	img, err := d.Depth(r, s)
+	f, err := d.renderFrame(r, s, out.Stamp)
 	if err != nil {
 		return nil, err
 	}
-	img.Info.Stamp = out.Stamp
-	base := out.Base
-	files := []string{base + ".depth.png", base + ".depth.f32", base + ".json"}
-	if err := WritePNG(files[0], img.Millimeters()); err != nil {
-		return nil, err
-	}
-	raw := make([]byte, 4*len(img.Depth))
-	for i, z := range img.Depth {
-		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(z))
-	}
-	if err := os.WriteFile(files[1], raw, 0o644); err != nil {
-		return nil, err
-	}
-	return files, writeJSONFile(files[2], img.Info)
+	return f.WriteFiles(out.Base)
 }
 
 // Millimeters returns the depth as a 16-bit image in millimeters, 0 where

@@ -140,13 +140,11 @@ func (l *Laser) Describe() map[string]any {
 
 // Capture writes BASE.scan.json.
 func (l *Laser) Capture(r *Renderer, s *scene.Scene, out Output) ([]string, error) {
-	sc, err := l.Scan(r, s)
+	f, err := l.renderFrame(r, s, out.Stamp)
 	if err != nil {
 		return nil, err
 	}
-	sc.Stamp = out.Stamp
-	path := out.Base + ".scan.json"
-	return []string{path}, writeJSONFile(path, sc)
+	return f.WriteFiles(out.Base)
 }
 
 func writeJSONFile(path string, v any) error {
@@ -224,11 +222,9 @@ func (p *PSD) Describe() map[string]any {
 
 // Capture writes BASE.psd.json.
 func (p *PSD) Capture(r *Renderer, s *scene.Scene, out Output) ([]string, error) {
-	rd, err := p.Measure(r, s)
+	f, err := p.renderFrame(r, s, out.Stamp)
 	if err != nil {
 		return nil, err
 	}
-	rd.Stamp = out.Stamp
-	path := out.Base + ".psd.json"
-	return []string{path}, writeJSONFile(path, rd)
+	return f.WriteFiles(out.Base)
 }

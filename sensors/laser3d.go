@@ -148,12 +148,11 @@ func (l *Laser3D) Describe() map[string]any {
 // the sensor frame, NaN for no return; the sensor's world pose as
 // VIEWPOINT).
 func (l *Laser3D) Capture(r *Renderer, s *scene.Scene, out Output) ([]string, error) {
-	cl, err := l.Scan(r, s)
+	f, err := l.renderFrame(r, s, out.Stamp)
 	if err != nil {
 		return nil, err
 	}
-	path := out.Base + ".pcd"
-	return []string{path}, cl.WritePCD(path)
+	return f.WriteFiles(out.Base)
 }
 
 // WritePCD writes the cloud as binary PCD v0.7. VIEWPOINT is the sensor's
