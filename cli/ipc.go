@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -14,7 +15,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/ipc/natsipc"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 )
@@ -23,6 +26,25 @@ import (
 // (elements, set, request, log) and a replica (mirror).
 
 const shmHelp = "region name (/dev/shm/simvis-NAME) or path"
+
+// hostFlags pick the host a client command talks to: a region on this
+// machine, or a host reached over NATS.
+type hostFlags struct {
+	shm, connect string
+}
+
+func (f *hostFlags) register(fs *flag.FlagSet) {
+	*f = hostFlags{}
+	fs.StringVar(&f.shm, "shm", "default", shmHelp)
+	fs.StringVar(&f.connect, "connect", "", "reach the host over NATS instead: nats://[TOKEN@|USER:PASS@]HOST:PORT/NAME")
+}
+
+func (f *hostFlags) open() (*ipc.Client, error) {
+	if f.connect != "" {
+		return ipc.Dial(f.connect)
+	}
+	return ipc.Open(f.shm)
+}
 
 // interrupted is a context that ends on Ctrl-C or SIGTERM.
 func interrupted() (context.Context, context.CancelFunc) {
@@ -60,20 +82,26 @@ func (c *sensorClock) due(se *scene.SensorEntry, t float64) bool {
 	return true
 }
 
-// capture writes the due sensors (all of them, or those in only) into dir.
-func (c *sensorClock) capture(r *sensors.Renderer, s *scene.Scene, dir string, t float64, latest bool, only map[string]bool) (int, error) {
+// render renders the due sensors (all of them, or those in only) once
+// each and hands every frame to emit, which returns the files it wrote.
+func (c *sensorClock) render(r *sensors.Renderer, s *scene.Scene, t float64, latest bool, only map[string]bool,
+	emit func(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error)) (int, error) {
 	written := 0
 	for _, se := range s.Sensors() {
 		if len(only) > 0 && !only[se.Name] || !c.due(se, t) {
 			continue
 		}
-		var st *sensors.Stamp
-		if !latest {
-			st = &sensors.Stamp{Frame: c.frames[se.Name], Time: t}
-		}
+		st := &sensors.Stamp{Frame: c.frames[se.Name], Time: t}
 		c.frames[se.Name]++
-		paths, err := sensors.CaptureSensor(r, s, se, dir, st)
-		written += len(paths)
+		f, err := sensors.RenderFrame(r, s, se, st)
+		if err != nil {
+			return written, err
+		}
+		if latest {
+			st = nil
+		}
+		n, err := emit(se, f, st)
+		written += n
 		if err != nil {
 			return written, err
 		}
@@ -81,21 +109,110 @@ func (c *sensorClock) capture(r *sensors.Renderer, s *scene.Scene, dir string, t
 	return written, nil
 }
 
+// fileWriter writes frames into dir as capture names them.
+func fileWriter(dir string) func(*scene.SensorEntry, *sensors.Frame, *sensors.Stamp) (int, error) {
+	return func(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error) {
+		paths, err := f.WriteFiles(sensors.OutputBase(dir, se.Name, st))
+		return len(paths), err
+	}
+}
+
+// natsFlags configure the host's NATS side.
+type natsFlags struct {
+	off                   bool
+	url, listen, name     string
+	token, user, password string
+	tlsCert, tlsKey       string
+}
+
+func (f *natsFlags) register(fs *flag.FlagSet) {
+	*f = natsFlags{}
+	fs.BoolVar(&f.off, "no-nats", false, "serve over shared memory only, no NATS")
+	fs.StringVar(&f.url, "nats", "", "publish through this NATS server or cluster instead of an embedded one")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:4222", "address of the embedded NATS server (not loopback: needs credentials)")
+	fs.StringVar(&f.name, "name", "", "scene name on NATS, simvis.NAME.* (default: the --shm name)")
+	fs.StringVar(&f.token, "token", os.Getenv("SIMVIS_NATS_TOKEN"), "token clients must give (default $SIMVIS_NATS_TOKEN)")
+	fs.StringVar(&f.user, "user", "", "user clients must give, with --password")
+	fs.StringVar(&f.password, "password", os.Getenv("SIMVIS_NATS_PASSWORD"), "password for --user (default $SIMVIS_NATS_PASSWORD)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate file of the embedded server (with --tls-key)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "TLS key file of the embedded server")
+}
+
+// start publishes h over NATS: through an embedded server unless --nats
+// names one. It returns the publisher, the URL clients use and a cleanup.
+func (f *natsFlags) start(h *ipc.Host, shm string) (*natsipc.Publisher, string, func(), error) {
+	name := f.name
+	if name == "" {
+		name = strings.TrimPrefix(filepath.Base(shm), "simvis-")
+	}
+	var srv *natsipc.Server
+	serverURL := f.url
+	if serverURL == "" {
+		var err error
+		srv, err = natsipc.StartServer(natsipc.ServerOptions{Listen: f.listen, Token: f.token, User: f.user,
+			Password: f.password, TLSCert: f.tlsCert, TLSKey: f.tlsKey})
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("%w (--no-nats serves over shared memory only)", err)
+		}
+		serverURL = srv.URL()
+	}
+	nc, err := nats.Connect(serverURL, nats.Name("simvis host "+name), nats.MaxReconnects(-1))
+	if err != nil {
+		if srv != nil {
+			srv.Close()
+		}
+		return nil, "", nil, fmt.Errorf("connecting to NATS: %w", err)
+	}
+	pub, err := natsipc.Publish(h, nc, name, natsipc.Limits{})
+	if err != nil {
+		nc.Close()
+		if srv != nil {
+			srv.Close()
+		}
+		return nil, "", nil, err
+	}
+	u, _ := url.Parse(serverURL)
+	u.User = nil // the URL printed for clients carries no secret
+	u.Path = "/" + name
+	cleanup := func() {
+		pub.Close()
+		nc.Close()
+		if srv != nil {
+			srv.Close()
+		}
+	}
+	return pub, u.String(), cleanup, nil
+}
+
+// publisher publishes frames on the sensor's subject.
+func publisher(pub *natsipc.Publisher) func(*scene.SensorEntry, *sensors.Frame, *sensors.Stamp) (int, error) {
+	return func(se *scene.SensorEntry, f *sensors.Frame, _ *sensors.Stamp) (int, error) {
+		info, data, err := f.Encode()
+		if err != nil {
+			return 0, err
+		}
+		return 0, pub.PublishSensor(se.Name, f.Kind, info, data)
+	}
+}
+
 func init() {
 	var shm, out string
 	var rate float64
 	var fast, latest bool
 	var cycles, logMiB int
+	var nf natsFlags
 	commands = append(commands, &command{
-		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [--log-mib N]",
+		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [NATS flags]",
 		short: "run a scene as a host that other processes drive and mirror",
 		summary: "Run the scene as a host: publish its elements and values in shared memory\n" +
-			"(/dev/shm/simvis-NAME, layout in ipc/LAYOUT.md), and every cycle apply the values\n" +
-			"clients wrote, execute their change requests and log them. With -o it renders each\n" +
-			"sensor at its rate attribute (every cycle without one) and writes its output as\n" +
-			"capture does, NAME_0000.png ... stamped with scene time (--latest: overwrite NAME.png).\n" +
-			"Cycles run in real time, with a warning when one overruns, or back to back with --fast\n" +
-			"(scene time still advances 1/rate a cycle). Ctrl-C stops it.",
+			"(/dev/shm/simvis-NAME, layout in ipc/LAYOUT.md) and over NATS (an embedded server on\n" +
+			"127.0.0.1:4222 unless --nats names one; subjects in ipc/natsipc/NATS.md), and every\n" +
+			"cycle apply the values clients wrote, execute their change requests and log them.\n" +
+			"Each sensor renders at its rate attribute (every cycle without one) and is published\n" +
+			"on NATS; with -o its output is also written as capture does, NAME_0000.png ...\n" +
+			"stamped with scene time (--latest: overwrite NAME.png). Cycles run in real time, with\n" +
+			"a warning when one overruns, or back to back with --fast (scene time still advances\n" +
+			"1/rate a cycle). Ctrl-C stops it.",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&shm, "shm", "default", shmHelp)
 			fs.Float64Var(&rate, "rate", 30, "host cycles per second")
@@ -104,6 +221,7 @@ func init() {
 			fs.StringVar(&out, "o", "", "write sensor outputs into DIR")
 			fs.BoolVar(&latest, "latest", false, "overwrite each sensor's files instead of numbering frames")
 			fs.IntVar(&logMiB, "log-mib", 64, "change-log size in MiB (a full log refuses further commands)")
+			nf.register(fs)
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			path, _, err := sceneArgs(args, 0)
@@ -122,6 +240,9 @@ func init() {
 			if logMiB < 1 || logMiB > 1<<20 {
 				return usagef("--log-mib %d: want 1 to 1048576", logMiB)
 			}
+			if nf.off && (nf.url != "" || nf.token != "" || nf.user != "") {
+				return usagef("--no-nats excludes the other NATS flags")
+			}
 			sizes := ipc.DefaultSizes
 			sizes.LogBytes = logMiB << 20
 			h, err := ipc.NewHost(ipc.Path(shm), path, ipc.HostOptions{Sizes: sizes, Rate: rate, Fast: fast, Warnings: warnings})
@@ -129,12 +250,26 @@ func init() {
 				return err
 			}
 			defer h.Close()
-			var render func(int, time.Duration) error
-			files := 0
+			var emitters []func(*scene.SensorEntry, *sensors.Frame, *sensors.Stamp) (int, error)
+			where := ipc.Path(shm)
+			if !nf.off {
+				pub, clientURL, cleanup, err := nf.start(h, shm)
+				if err != nil {
+					return err
+				}
+				defer cleanup()
+				where += " and " + clientURL
+				emitters = append(emitters, publisher(pub))
+			}
 			if out != "" {
 				if err := os.MkdirAll(out, 0o755); err != nil {
 					return err
 				}
+				emitters = append(emitters, fileWriter(out))
+			}
+			var render func(int, time.Duration) error
+			files := 0
+			if len(emitters) > 0 && len(h.Scene.Sensors()) > 0 {
 				r, err := sensors.NewRenderer()
 				if err != nil {
 					return err
@@ -146,8 +281,19 @@ func init() {
 						fmt.Fprintf(warnings, "simvis serve: sensor %q: rate %g Hz is above the host's %g Hz; it renders every cycle\n", se.Name, se.Rate, rate)
 					}
 				}
+				emit := func(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error) {
+					total := 0
+					for _, e := range emitters {
+						n, err := e(se, f, st)
+						total += n
+						if err != nil {
+							return total, err
+						}
+					}
+					return total, nil
+				}
 				render = func(_ int, t time.Duration) error {
-					n, err := clock.capture(r, h.Scene, out, t.Seconds(), latest, nil)
+					n, err := clock.render(r, h.Scene, t.Seconds(), latest, nil, emit)
 					files += n
 					return err
 				}
@@ -157,7 +303,7 @@ func init() {
 				mode = "as fast as possible"
 			}
 			fmt.Fprintf(w, "serving %s as %s: %d elements, %d sensors, %g Hz, %s\n",
-				path, ipc.Path(shm), len(h.Scene.Elements()), len(h.Scene.Sensors()), rate, mode)
+				path, where, len(h.Scene.Elements()), len(h.Scene.Sensors()), rate, mode)
 			ctx, stop := interrupted()
 			defer stop()
 			start := time.Now()
@@ -171,21 +317,21 @@ func init() {
 }
 
 func init() {
-	var shm string
+	var hf hostFlags
 	var asJSON bool
 	commands = append(commands, &command{
-		name: "elements", args: "[--shm NAME] [--json]",
+		name: "elements", args: "[--shm NAME | --connect URL] [--json]",
 		short:   "list a running host's elements, their value indices and values",
 		summary: "List the elements a running host publishes: name, type, insertion point, the index\nof the first value and every parameter's current value.",
 		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&shm, "shm", "default", shmHelp)
+			hf.register(fs)
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
 			}
-			c, err := ipc.Open(shm)
+			c, err := hf.open()
 			if err != nil {
 				return err
 			}
@@ -225,13 +371,13 @@ func init() {
 }
 
 func init() {
-	var shm string
+	var hf hostFlags
 	commands = append(commands, &command{
-		name: "set", args: "[--shm NAME] ELEMENT.PARAM=VALUE ...",
+		name: "set", args: "[--shm NAME | --connect URL] ELEMENT.PARAM=VALUE ...",
 		short:   "write parameter values of a running host",
 		summary: "Write parameter values into a running host's value array; its next cycle applies them.",
 		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&shm, "shm", "default", shmHelp)
+			hf.register(fs)
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			if len(args) == 0 {
@@ -241,7 +387,7 @@ func init() {
 				index int
 				v     float64
 			}
-			c, err := ipc.Open(shm)
+			c, err := hf.open()
 			if err != nil {
 				return err
 			}
@@ -270,21 +416,21 @@ func init() {
 }
 
 func init() {
-	var shm string
+	var hf hostFlags
 	var timeout time.Duration
 	commands = append(commands, &command{
-		name: "request", args: "[--shm NAME] 'XML' ... (- reads one from standard input)",
+		name: "request", args: "[--shm NAME | --connect URL] 'XML' ... (- reads one from standard input)",
 		short:   "ask a running host to execute part, element or sensor commands",
 		summary: "Send each XML command to a running host's change-request log and wait for its\noutcome: the change-log sequence number, or the host's error. File paths in requests\nare relative to the scene file's directory and may not leave it.",
 		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&shm, "shm", "default", shmHelp)
+			hf.register(fs)
 			fs.DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait for each outcome")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			if len(args) == 0 {
 				return usagef("no XML command given")
 			}
-			c, err := ipc.Open(shm)
+			c, err := hf.open()
 			if err != nil {
 				return err
 			}
@@ -310,15 +456,15 @@ func init() {
 }
 
 func init() {
-	var shm string
+	var hf hostFlags
 	var from uint64
 	var follow bool
 	commands = append(commands, &command{
-		name: "log", args: "[--shm NAME] [--from SEQ] [--follow]",
+		name: "log", args: "[--shm NAME | --connect URL] [--from SEQ] [--follow]",
 		short:   "print a running host's change log",
 		summary: "Print the change log of a running host: every command it executed, from the scene\nfile on, as SEQ SOURCE XML. --follow keeps printing new ones until the host stops.",
 		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&shm, "shm", "default", shmHelp)
+			hf.register(fs)
 			fs.Uint64Var(&from, "from", 1, "first sequence number to print")
 			fs.BoolVar(&follow, "follow", false, "wait for and print new commands")
 		},
@@ -326,7 +472,7 @@ func init() {
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
 			}
-			c, err := ipc.Open(shm)
+			c, err := hf.open()
 			if err != nil {
 				return err
 			}
@@ -351,13 +497,15 @@ func init() {
 }
 
 func init() {
-	var shm, out, overlay, from, frame, size string
+	var hf hostFlags
+	var out, overlay, from, frame, size string
 	var frames int
 	var rate, fov float64
 	var latest bool
 	var only setFlags
+	var patience time.Duration
 	commands = append(commands, &command{
-		name: "mirror", args: "[--shm NAME] [--overlay FILE] -o DIR [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest]",
+		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest]",
 		short: "replicate a running host's scene and capture from the replica",
 		summary: "Build a local replica of a running host's scene by replaying its change log and\n" +
 			"copying its values, add the overlay file's commands (visualization only: never\n" +
@@ -369,7 +517,7 @@ func init() {
 			"A host restart is followed by a rebuild.",
 		flags: func(fs *flag.FlagSet) {
 			only = nil
-			fs.StringVar(&shm, "shm", "default", shmHelp)
+			hf.register(fs)
 			fs.StringVar(&overlay, "overlay", "", "scene file of commands only the replica shows")
 			fs.StringVar(&out, "o", "", "output directory (required)")
 			fs.IntVar(&frames, "frames", 1, "frames to capture")
@@ -377,6 +525,7 @@ func init() {
 			fs.Var(&only, "sensor", "capture only this sensor (repeatable)")
 			fs.BoolVar(&latest, "latest", false, "overwrite each sensor's files instead of numbering frames")
 			viewFlags(fs, &from, &frame, &size, &fov, "")
+			fs.DurationVar(&patience, "patience", 30*time.Second, "how long to keep retrying while the host is gone or unreachable")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			if len(args) > 0 {
@@ -409,7 +558,7 @@ func init() {
 					return err
 				}
 			}
-			c, err := ipc.Open(shm)
+			c, err := hf.open()
 			if err != nil {
 				return err
 			}
@@ -442,11 +591,25 @@ func init() {
 			period := time.Duration(float64(time.Second) / rate)
 			next := time.Now()
 			total := 0
+			emit := fileWriter(out)
+			var silentSince time.Time
 			for i := 0; i < frames && ctx.Err() == nil; i++ {
 				if err := m.Sync(); err != nil {
-					return err
+					// A host restarting or a network cut: keep the replica as it
+					// is and try again, for a while.
+					if silentSince.IsZero() {
+						silentSince = time.Now()
+						fmt.Fprintf(warnings, "simvis mirror: %v; retrying for %v\n", err, patience)
+					}
+					if time.Since(silentSince) > patience {
+						return err
+					}
+				} else if !silentSince.IsZero() {
+					fmt.Fprintf(warnings, "simvis mirror: in sync again at change %d\n", m.Applied())
+					silentSince = time.Time{}
 				}
 				n := 0
+				var err error
 				if vp != nil {
 					name := filepath.Join(out, "view.png")
 					if !latest {
@@ -456,7 +619,7 @@ func init() {
 						n = 1
 					}
 				} else {
-					n, err = clock.capture(r, m.Scene(), out, float64(i)/rate, latest, picked)
+					n, err = clock.render(r, m.Scene(), float64(i)/rate, latest, picked, emit)
 				}
 				total += n
 				if err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // The test binary doubles as the simvis command for tests that need a
@@ -22,6 +25,9 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// firstLine is the serving line of the last startServe.
+var firstLine string
 
 // startServe runs `simvis serve ARGS` in a child process and waits for it
 // to be serving; the returned function stops it (SIGINT) and returns its
@@ -46,6 +52,7 @@ func startServe(t *testing.T, args ...string) func() string {
 		t.Fatalf("serve did not start: %q\n%s", lines.Text(), errOut.String())
 	}
 	first := lines.Text()
+	firstLine = first
 	stopped := false
 	stop := func() string {
 		if stopped {
@@ -111,7 +118,7 @@ func TestServeClientsAndMirror(t *testing.T) {
 	dir := t.TempDir()
 	shm := filepath.Join(dir, "region")
 	hostOut, mirrorOut, want := filepath.Join(dir, "host"), filepath.Join(dir, "mirror"), filepath.Join(dir, "want")
-	stop := startServe(t, quickstart, "--shm", shm, "--rate", "20", "-o", hostOut, "--latest")
+	stop := startServe(t, quickstart, "--shm", shm, "--rate", "20", "-o", hostOut, "--latest", "--no-nats")
 
 	code, out, errOut := simvis(t, "elements", "--shm", shm)
 	if code != 0 || !strings.Contains(out, "R_POSE (pose at ROBOT) start 0: x=-2 y=-1 z=0 roll=0 pitch=0 yaw=20") {
@@ -215,7 +222,7 @@ func TestServeSensorRates(t *testing.T) {
   <sensor type="psd" name="SLOW" insert_at="ROOT" rate="5"/>
   <sensor type="psd" name="EVERY" insert_at="ROOT" pose_offset="0 0 1 0 0 0"/>
 </scene>`), 0o644)
-	code, out, errOut := simvis(t, "serve", sceneFile, "--shm", filepath.Join(dir, "region"), "--fast", "--rate", "20", "--cycles", "20", "-o", filepath.Join(dir, "out"))
+	code, out, errOut := simvis(t, "serve", sceneFile, "--shm", filepath.Join(dir, "region"), "--fast", "--rate", "20", "--cycles", "20", "-o", filepath.Join(dir, "out"), "--no-nats")
 	if code != 0 || !strings.Contains(out, "20 cycles") || !strings.Contains(out, "25 files written") {
 		t.Fatalf("serve: %d %q %q", code, out, errOut)
 	}
@@ -232,7 +239,65 @@ func TestServeSensorRates(t *testing.T) {
 		t.Errorf("bad rate: %d %q", code, errOut)
 	}
 	os.WriteFile(sceneFile, []byte(`<scene><sensor type="psd" name="S" insert_at="ROOT" rate="-1"/></scene>`), 0o644)
-	if code, _, errOut := simvis(t, "serve", sceneFile, "--shm", filepath.Join(dir, "region")); code != 1 || !strings.Contains(errOut, `attribute "rate"`) {
+	if code, _, errOut := simvis(t, "serve", sceneFile, "--shm", filepath.Join(dir, "region"), "--no-nats"); code != 1 || !strings.Contains(errOut, `attribute "rate"`) {
 		t.Errorf("bad sensor rate: %d %q", code, errOut)
+	}
+}
+
+// The same host over NATS: the serving line gives the URL; clients need the
+// token; set, request, log and mirror work with --connect; every sensor
+// frame is published on its subject.
+func TestServeOverNATS(t *testing.T) {
+	dir := t.TempDir()
+	stop := startServe(t, quickstart, "--shm", filepath.Join(dir, "simvis-qs"), "--rate", "20", "--listen", "127.0.0.1:0", "--token", "s3cret")
+	_, after, _ := strings.Cut(firstLine, " and ")
+	clientURL := strings.Fields(after)[0]
+	clientURL = strings.TrimSuffix(clientURL, ":")
+	if !strings.HasPrefix(clientURL, "nats://127.0.0.1:") || !strings.HasSuffix(clientURL, "/qs") || strings.Contains(clientURL, "s3cret") {
+		t.Fatalf("serving line %q", firstLine)
+	}
+	withToken := strings.Replace(clientURL, "nats://", "nats://s3cret@", 1)
+	if code, _, errOut := simvis(t, "elements", "--connect", clientURL); code != 1 || !strings.Contains(strings.ToLower(errOut), "authorization") {
+		t.Errorf("without the token: %d %q", code, errOut)
+	}
+	nc, err := nats.Connect(withToken[:strings.LastIndex(withToken, "/")])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	frames, err := nc.SubscribeSync("simvis.qs.sensor.ROBOT_CAM")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := simvis(t, "set", "--connect", withToken, "R_POSE.yaw=90"); code != 0 {
+		t.Fatalf("set: %s", errOut)
+	}
+	if code, out, errOut := simvis(t, "request", "--connect", withToken, `<element type="rotation" name="PAN" insert_at="ROBOT/MAST_TOP" axis="0 0 1"/>`); code != 0 || out != "change 5\n" {
+		t.Fatalf("request: %d %q %q", code, out, errOut)
+	}
+	if code, out, _ := simvis(t, "log", "--connect", withToken); code != 0 || strings.Count(out, "\n") != 5 || !strings.Contains(out, "remote request 1 from") {
+		t.Errorf("log: %d %q", code, out)
+	}
+	msg, err := frames.NextMsg(5 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info struct {
+		Intrinsics struct{ Width, Height int }
+	}
+	if err := json.Unmarshal([]byte(msg.Header.Get("Simvis-Info")), &info); err != nil || msg.Header.Get("Simvis-Kind") != "image" ||
+		info.Intrinsics.Width != 640 || len(msg.Data) != 640*480*3 {
+		t.Errorf("camera frame: kind %q, info %q (%v), %d bytes", msg.Header.Get("Simvis-Kind"), msg.Header.Get("Simvis-Info"), err, len(msg.Data))
+	}
+	time.Sleep(200 * time.Millisecond)
+	mirrorOut := filepath.Join(dir, "mirror")
+	if code, out, errOut := simvis(t, "mirror", "--connect", withToken, "-o", mirrorOut, "--latest"); code != 0 || !strings.Contains(out, "replica at change 5") {
+		t.Fatalf("mirror: %d %q %q", code, out, errOut)
+	}
+	stop()
+	want := filepath.Join(dir, "want")
+	simvis(t, "capture", quickstart, "-o", want, "--set", "R_POSE.yaw=90")
+	if d := maxDiff(readPNG(t, filepath.Join(mirrorOut, "ROBOT_CAM.png")), readPNG(t, filepath.Join(want, "ROBOT_CAM.png"))); d > 2 {
+		t.Errorf("the mirror's camera over NATS differs from a capture with yaw 90 by %d levels", d)
 	}
 }

@@ -53,6 +53,17 @@ func CaptureFrame(r *Renderer, s *scene.Scene, dir string, st *Stamp) ([]string,
 	return written, nil
 }
 
+// OutputBase is where a sensor's files go in dir: named after the sensor
+// (embedded sensors' PART/NAME as PART__NAME), with the frame number in a
+// sequence (st not nil), NAME_0042.
+func OutputBase(dir, sensor string, st *Stamp) string {
+	base := filepath.Join(dir, fileName(sensor))
+	if st != nil {
+		base = fmt.Sprintf("%s_%04d", base, st.Frame)
+	}
+	return base
+}
+
 // CaptureSensor writes one sensor's output into dir (which must exist),
 // named as CaptureFrame names it.
 func CaptureSensor(r *Renderer, s *scene.Scene, se *scene.SensorEntry, dir string, st *Stamp) ([]string, error) {
@@ -60,11 +71,7 @@ func CaptureSensor(r *Renderer, s *scene.Scene, se *scene.SensorEntry, dir strin
 	if !ok {
 		return nil, fmt.Errorf("sensor %q (%s) cannot be captured", se.Name, se.Type)
 	}
-	base := filepath.Join(dir, fileName(se.Name))
-	if st != nil {
-		base = fmt.Sprintf("%s_%04d", base, st.Frame)
-	}
-	paths, err := c.Capture(r, s, Output{Base: base, Stamp: st})
+	paths, err := c.Capture(r, s, Output{Base: OutputBase(dir, se.Name, st), Stamp: st})
 	if err != nil {
 		return paths, fmt.Errorf("sensor %q: %w", se.Name, err)
 	}

@@ -304,15 +304,18 @@ func (p *Publisher) publishLog() error {
 }
 
 // PublishSensor publishes one sensor frame on simvis.NAME.sensor.SENSOR
-// (the encodings are in NATS.md).
-func (p *Publisher) PublishSensor(sensor string, header nats.Header, data []byte) error {
+// (NATS.md): scans and PSD readings as their JSON, images, depth and
+// clouds as binary data with their JSON description in a header.
+func (p *Publisher) PublishSensor(sensor, kind string, info, data []byte) error {
 	m := nats.NewMsg(subject(p.name, "sensor."+sensor))
-	m.Header = header
-	if m.Header == nil {
-		m.Header = nats.Header{}
-	}
 	m.Header.Set(hdrEpoch, strconv.FormatUint(p.epoch, 10))
-	m.Data = data
+	m.Header.Set(hdrKind, kind)
+	if len(data) == 0 {
+		m.Data = info
+	} else {
+		m.Header.Set(hdrInfo, string(info))
+		m.Data = data
+	}
 	return p.nc.PublishMsg(m)
 }
 

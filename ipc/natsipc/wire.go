@@ -19,7 +19,8 @@ const (
 	hdrSource = "Simvis-Source"
 	hdrDir    = "Simvis-Dir"
 	hdrClient = "Simvis-Client"
-	hdrSensor = "Simvis-Sensor"
+	hdrKind   = "Simvis-Kind"
+	hdrInfo   = "Simvis-Info"
 )
 
 // Host states in values messages.
