@@ -36,6 +36,7 @@ type Conn struct {
 	period   time.Duration
 	values   []float64
 	state    uint32
+	cycle    uint64    // host cycle of the values last applied
 	replaced bool      // a message of another host run arrived
 	heard    time.Time // the host's last values message
 	log      []ipc.LogRecord
@@ -69,6 +70,11 @@ func Dial(rawURL string) (*Conn, error) {
 	if ca := os.Getenv("SIMVIS_NATS_CA"); ca != "" {
 		opts = append(opts, nats.RootCAs(ca))
 	}
+	c := &Conn{name: name, timeout: 5 * time.Second}
+	// Value updates sent while disconnected are lost to this client: a
+	// snapshot after reconnecting replaces them. (The change log is a
+	// stream; the ordered consumer resumes where it was.)
+	opts = append(opts, nats.ReconnectHandler(func(*nats.Conn) { go c.resnapshot() }))
 	nc, err := nats.Connect(u.String(), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("natsipc: connecting to %s: %w", redact(u), err)
@@ -78,7 +84,7 @@ func Dial(rawURL string) (*Conn, error) {
 		nc.Close()
 		return nil, fmt.Errorf("natsipc: %w", err)
 	}
-	c := &Conn{nc: nc, js: js, name: name, timeout: 5 * time.Second}
+	c.nc, c.js = nc, js
 	if err := c.start(); err != nil {
 		nc.Close()
 		return nil, err
@@ -116,7 +122,7 @@ func (c *Conn) start() error {
 			c.values[p.index] = p.value
 		}
 	}
-	c.state, c.heard = stateRunning, time.Now()
+	c.state, c.heard, c.cycle = stateRunning, time.Now(), snap.cycle
 	c.mu.Unlock()
 	if c.valSub, err = c.nc.Subscribe(subject(c.name, "values"), c.onValues); err != nil {
 		return fmt.Errorf("natsipc: %w", err)
@@ -164,6 +170,40 @@ func (c *Conn) start() error {
 	}
 }
 
+// resnapshot reloads every value from the host (after a reconnection). A
+// snapshot older than an update already applied would undo it: then it
+// asks again.
+func (c *Conn) resnapshot() {
+	for try := 0; try < 5; try++ {
+		msg, err := c.nc.Request(subject(c.name, "snapshot"), nil, c.timeout)
+		if err != nil {
+			continue
+		}
+		snap, err := decodeValues(msg.Data)
+		if err != nil {
+			return
+		}
+		c.mu.Lock()
+		switch {
+		case snap.epoch != c.epoch:
+			c.replaced = true
+		case snap.cycle >= c.cycle:
+			c.values = make([]float64, snap.used)
+			for _, p := range snap.pairs {
+				if int(p.index) < len(c.values) {
+					c.values[p.index] = p.value
+				}
+			}
+			c.cycle, c.heard = snap.cycle, time.Now()
+		default:
+			c.mu.Unlock()
+			continue
+		}
+		c.mu.Unlock()
+		return
+	}
+}
+
 func (c *Conn) noHost(err error) error {
 	if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrTimeout) {
 		return fmt.Errorf("natsipc: no host serves scene %q (%w)", c.name, ipc.ErrHostStopped)
@@ -194,7 +234,7 @@ func (c *Conn) onValues(m *nats.Msg) {
 		c.replaced = true
 		return
 	}
-	c.heard, c.state = time.Now(), v.state
+	c.heard, c.state, c.cycle = time.Now(), v.state, v.cycle
 	if int(v.used) > len(c.values) {
 		c.values = append(c.values, make([]float64, int(v.used)-len(c.values))...)
 	}
