@@ -24,7 +24,8 @@ type Percentiles struct {
 	N             int
 }
 
-func percentiles(d []time.Duration) Percentiles {
+// PercentilesOf summarizes latencies (it sorts d).
+func PercentilesOf(d []time.Duration) Percentiles {
 	if len(d) == 0 {
 		return Percentiles{}
 	}
@@ -71,15 +72,8 @@ func BenchIPC(rate float64, d time.Duration) (BenchResult, error) {
 	res.RegionLocation = shmDir
 	region := filepath.Join(shmDir, fmt.Sprintf("simvis-bench-%d", os.Getpid()))
 
-	var xml strings.Builder
-	registerProbe.Do(func() { scene.RegisterElement(probeType, newProbe) })
-	xml.WriteString("<scene>\n<element type=\"" + probeType + "\" name=\"PROBE\" insert_at=\"ROOT\"/>\n")
-	for i := 0; i < 8; i++ {
-		fmt.Fprintf(&xml, "<element type=\"pose\" name=\"W%d\" insert_at=\"ROOT\"/>\n", i)
-	}
-	xml.WriteString("</scene>\n")
-	small := filepath.Join(dir, "small.xml")
-	if err := os.WriteFile(small, []byte(xml.String()), 0o644); err != nil {
+	small, err := BenchScene(dir)
+	if err != nil {
 		return res, err
 	}
 	h, err := NewHost(region, small, HostOptions{Rate: rate, Warnings: io.Discard}) // late cycles show in the latencies
@@ -122,8 +116,7 @@ func BenchIPC(rate float64, d time.Duration) (BenchResult, error) {
 		mu.Unlock()
 		seen.Store(int64(v))
 	}
-	probeApplied.Store(&record)
-	defer probeApplied.Store(nil)
+	defer OnProbe(h.Scene, record)()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	hostDone := make(chan error, 1)
@@ -140,10 +133,10 @@ func BenchIPC(rate float64, d time.Duration) (BenchResult, error) {
 		for seen.Load() != int64(t) {
 			sleepPrecise(20 * time.Microsecond)
 		}
-		waitExactly(time.Duration(rng.Int64N(int64(period))))
+		SleepUntil(time.Now().Add(time.Duration(rng.Int64N(int64(period)))))
 	}
 	mu.Lock()
-	res.WriteLatency = percentiles(lat)
+	res.WriteLatency = PercentilesOf(lat)
 	res.NextCycle = len(lat) - late
 	mu.Unlock()
 
@@ -154,9 +147,9 @@ func BenchIPC(rate float64, d time.Duration) (BenchResult, error) {
 			return res, err
 		}
 		trips = append(trips, time.Since(t0))
-		waitExactly(time.Duration(rng.Int64N(int64(period))))
+		SleepUntil(time.Now().Add(time.Duration(rng.Int64N(int64(period)))))
 	}
-	res.RequestTrip = percentiles(trips)
+	res.RequestTrip = PercentilesOf(trips)
 	cancel()
 	if err := <-hostDone; err != nil {
 		return res, err
@@ -218,20 +211,8 @@ func writeRate(region string, n int, d time.Duration) (float64, error) {
 // catchUp makes a host whose scene file holds cmds commands (half parts,
 // half pose elements on them) and times a mirror replaying its log.
 func catchUp(dir, region string, cmds int) (load, replay time.Duration, err error) {
-	m := models.NewModel("box")
-	m.AddNode(nil, "box", mgl64.Ident4(), models.Box("box", 0.2, 0.2, 0.2, [4]float32{0.6, 0.6, 0.6, 1}))
-	if err := models.Write(filepath.Join(dir, "box.gltf"), m); err != nil {
-		return 0, 0, err
-	}
-	var xml strings.Builder
-	xml.WriteString("<scene>\n")
-	for i := 0; i < cmds/2; i++ {
-		fmt.Fprintf(&xml, "<part file=\"box.gltf\" name=\"B%d\" insert_at=\"ROOT\" pose_offset=\"%d %d 0 0 0 0\"/>\n", i, i%100, i/100)
-		fmt.Fprintf(&xml, "<element type=\"pose\" name=\"P%d\" insert_at=\"B%d\" z=\"0.1\"/>\n", i, i)
-	}
-	xml.WriteString("</scene>\n")
-	file := filepath.Join(dir, "catchup.xml")
-	if err := os.WriteFile(file, []byte(xml.String()), 0o644); err != nil {
+	file, err := CatchUpScene(dir, cmds)
+	if err != nil {
 		return 0, 0, err
 	}
 	sz := DefaultSizes
@@ -266,23 +247,70 @@ const probeType = "simvis-bench-probe"
 
 var (
 	registerProbe sync.Once
-	probeApplied  atomic.Pointer[func(v float64)] // set while a benchmark measures
+	probeApplied  atomic.Pointer[probeHook] // set while a benchmark measures
 )
 
-type probe struct{}
+type probeHook struct {
+	scene *scene.Scene // only this scene's probe reports (a mirror has one too)
+	f     func(v float64)
+}
 
-func newProbe(*scene.Context) (scene.Element, error) { return probe{}, nil }
+type probe struct{ scene *scene.Scene }
+
+func newProbe(ctx *scene.Context) (scene.Element, error) { return probe{ctx.Scene}, nil }
 
 func (probe) Params() []scene.Param { return []scene.Param{{Name: "t"}} }
 
-func (probe) Apply(v []float64) error {
-	if f := probeApplied.Load(); f != nil && v[0] != 0 {
-		(*f)(v[0])
+func (p probe) Apply(v []float64) error {
+	if h := probeApplied.Load(); h != nil && h.scene == p.scene && v[0] != 0 {
+		h.f(v[0])
 	}
 	return nil
 }
 
-// waitExactly waits d precisely, as the host does, so that samples do not
-// lock onto the phase of the host's cycles (Go's sleeps round up to about a
-// millisecond on Linux).
-func waitExactly(d time.Duration) { waitUntil(context.Background(), time.Now().Add(d)) }
+// BenchScene writes the benchmarks' scene into dir: a probe element PROBE
+// (parameter t; see OnProbe) and eight pose elements W0 ... W7 for
+// writers. It returns the file's path.
+func BenchScene(dir string) (string, error) {
+	registerProbe.Do(func() { scene.RegisterElement(probeType, newProbe) })
+	var xml strings.Builder
+	xml.WriteString("<scene>\n<element type=\"" + probeType + "\" name=\"PROBE\" insert_at=\"ROOT\"/>\n")
+	for i := 0; i < 8; i++ {
+		fmt.Fprintf(&xml, "<element type=\"pose\" name=\"W%d\" insert_at=\"ROOT\"/>\n", i)
+	}
+	xml.WriteString("</scene>\n")
+	path := filepath.Join(dir, "bench.xml")
+	return path, os.WriteFile(path, []byte(xml.String()), 0o644)
+}
+
+// OnProbe has f called with every value scene s (a host's) applies to
+// PROBE.t, on the goroutine that updates s, until the returned function is
+// called.
+func OnProbe(s *scene.Scene, f func(v float64)) (stop func()) {
+	probeApplied.Store(&probeHook{s, f})
+	return func() { probeApplied.Store(nil) }
+}
+
+// CatchUpScene writes a scene of cmds commands into dir, half parts (a
+// small box model) and half pose elements on them, for catch-up benchmarks.
+func CatchUpScene(dir string, cmds int) (string, error) {
+	m := models.NewModel("box")
+	m.AddNode(nil, "box", mgl64.Ident4(), models.Box("box", 0.2, 0.2, 0.2, [4]float32{0.6, 0.6, 0.6, 1}))
+	if err := models.Write(filepath.Join(dir, "box.gltf"), m); err != nil {
+		return "", err
+	}
+	var xml strings.Builder
+	xml.WriteString("<scene>\n")
+	for i := 0; i < cmds/2; i++ {
+		fmt.Fprintf(&xml, "<part file=\"box.gltf\" name=\"B%d\" insert_at=\"ROOT\" pose_offset=\"%d %d 0 0 0 0\"/>\n", i, i%100, i/100)
+		fmt.Fprintf(&xml, "<element type=\"pose\" name=\"P%d\" insert_at=\"B%d\" z=\"0.1\"/>\n", i, i)
+	}
+	xml.WriteString("</scene>\n")
+	path := filepath.Join(dir, "catchup.xml")
+	return path, os.WriteFile(path, []byte(xml.String()), 0o644)
+}
+
+// SleepUntil waits for t with the kernel's precise timers (Go's own sleeps
+// round up to about a millisecond on Linux), so that benchmark samples do
+// not lock onto the phase of the host's cycles.
+func SleepUntil(t time.Time) { waitUntil(context.Background(), t) }

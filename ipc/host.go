@@ -291,20 +291,28 @@ func (h *Host) Run(ctx context.Context, cycles int, render func(cycle int, t tim
 	return nil
 }
 
-// waitUntil waits for t, or returns false when ctx ends first. It sleeps
-// with the kernel's precise timers in steps of at most 10 ms, looking at
-// ctx between them.
+// waitUntil waits for t, or returns false when ctx ends first. Go's
+// timers fire up to a few milliseconds late on Linux, and a goroutine
+// sleeping in a system call holds its processor until the runtime takes
+// it back: it sleeps on a Go timer until 2 ms before t, then with the
+// kernel's precise timer for the rest.
 func waitUntil(ctx context.Context, t time.Time) bool {
-	for {
-		if ctx.Err() != nil {
+	if d := time.Until(t) - 2*time.Millisecond; d > 0 {
+		timer := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
 			return false
+		case <-timer.C:
 		}
-		d := time.Until(t)
-		if d <= 0 {
-			return true
-		}
-		sleepPrecise(min(d, 10*time.Millisecond))
 	}
+	if ctx.Err() != nil {
+		return false
+	}
+	if d := time.Until(t); d > 0 {
+		sleepPrecise(d)
+	}
+	return true
 }
 
 // Period is the host's cycle period.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -45,7 +46,13 @@ type Publisher struct {
 	logCur  ipc.LogCursor // shared-memory change log published so far
 	replies []reply       // request outcomes, sent once their record is in the stream
 	remote  uint64        // remote requests received
+
+	applied, dropped atomic.Uint64 // value writes taken into the table, dropped
 }
+
+// Stats returns the value writes applied to the host's table and those
+// dropped (over the limit, for another host run, out of range) so far.
+func (p *Publisher) Stats() (applied, dropped uint64) { return p.applied.Load(), p.dropped.Load() }
 
 type reply struct {
 	msg  *nats.Msg
@@ -182,6 +189,8 @@ func (p *Publisher) before() error {
 		}
 		values[w.index] = w.value // Update applies it, or refuses and counts it
 	}
+	p.applied.Add(uint64(len(writes) - bad))
+	p.dropped.Add(dropped + stale + uint64(bad))
 	if dropped+stale > 0 || bad > 0 {
 		p.h.Warn("nats-values", "dropped %d remote value writes over the limit of %d pending, %d for an earlier host run, %d beyond the values in use",
 			dropped, p.limits.PendingValues, stale, bad)

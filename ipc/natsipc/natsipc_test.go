@@ -298,3 +298,21 @@ func TestFloodIsBounded(t *testing.T) {
 	eventually(t, "the host to keep cycling", func() bool { return s.host.Region.Cycles() > before+5 })
 	t.Logf("%d of 50 simultaneous requests refused as the queue was full; warnings: %q", full, warnings.String())
 }
+
+// The NATS benchmark runs end to end: every write from the 8 clients is
+// applied or counted, the probe's writes reach the host and a mirror, the
+// 10,000-command log is replayed. (Speed is reported by bench-ipc.)
+func TestBench(t *testing.T) {
+	if testing.Short() {
+		t.Skip("benchmark run")
+	}
+	srv := startServer(t, natsipc.ServerOptions{})
+	res, err := natsipc.Bench(srv.URL(), 500, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Sent <= 0 || res.Applied <= 0 || res.WriteLatency.N < 50 || res.MirrorLag.N < 25 || res.CatchUp <= 0 {
+		t.Errorf("%+v", res)
+	}
+	t.Logf("%+v", res)
+}

@@ -1,0 +1,289 @@
+package natsipc
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/scene"
+)
+
+// BenchResult is what Bench measured.
+type BenchResult struct {
+	Rate         float64 // host cycles per second
+	Sent         float64 // value writes per second 8 clients published
+	Applied      float64 // value writes per second the host applied
+	Dropped      uint64  // writes the host dropped over its limit
+	WriteLatency ipc.Percentiles
+	MirrorLag    ipc.Percentiles // host applied to a mirror's replica holding it
+	CatchUpCmds  int
+	CatchUp      time.Duration // a new mirror replaying the change-log stream
+}
+
+// Bench measures the NATS transport against the server at serverURL: a
+// host of its own publishes a scene there (named bench-PID) and cycles at
+// rate Hz while 8 clients write for d, then a probe client measures
+// write-to-applied latency while a mirror follows, then a mirror replays a
+// 10,000-command change log.
+func Bench(serverURL string, rate float64, d time.Duration) (BenchResult, error) {
+	res := BenchResult{Rate: rate, CatchUpCmds: 10000}
+	dir, err := os.MkdirTemp("", "simvis-bench-nats")
+	if err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(dir)
+	sceneFile, err := ipc.BenchScene(dir)
+	if err != nil {
+		return res, err
+	}
+	name := fmt.Sprintf("bench-%d", os.Getpid())
+	h, nc, pub, err := benchHost(serverURL, filepath.Join(dir, "region"), sceneFile, name, ipc.HostOptions{Rate: rate, Warnings: io.Discard})
+	if err != nil {
+		return res, err
+	}
+	stop := run(h, nc, pub)
+	target := serverURL + "/" + name
+	err = res.writeRates(target, pub, d)
+	if err == nil {
+		err = res.latencies(target, rate, h)
+	}
+	if stopErr := stop(); err == nil {
+		err = stopErr
+	}
+	if err != nil {
+		return res, err
+	}
+	res.CatchUp, err = catchUp(serverURL, dir, name+"-catchup", res.CatchUpCmds)
+	return res, err
+}
+
+// run cycles the host on a goroutine; stop ends it and closes everything.
+func run(h *ipc.Host, nc *nats.Conn, pub *Publisher) (stop func() error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.Run(ctx, 0, nil) }()
+	return func() error {
+		cancel()
+		err := <-done
+		pub.Close()
+		nc.Close()
+		h.Close()
+		return err
+	}
+}
+
+func benchHost(serverURL, region, sceneFile, name string, opts ipc.HostOptions) (*ipc.Host, *nats.Conn, *Publisher, error) {
+	if opts.Sizes == (ipc.Sizes{}) {
+		opts.Sizes = ipc.DefaultSizes
+		opts.Sizes.LogBytes = 16 << 20
+	}
+	h, err := ipc.NewHost(region, sceneFile, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	nc, err := nats.Connect(serverURL)
+	if err != nil {
+		h.Close()
+		return nil, nil, nil, err
+	}
+	pub, err := Publish(h, nc, name, Limits{})
+	if err != nil {
+		nc.Close()
+		h.Close()
+		return nil, nil, nil, err
+	}
+	return h, nc, pub, nil
+}
+
+// writeRates has 8 clients write their own values for d, then waits until
+// the host has taken every write.
+func (res *BenchResult) writeRates(target string, pub *Publisher, d time.Duration) error {
+	applied0, dropped0 := pub.Stats()
+	var sent atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	start := time.Now()
+	for k := 0; k < 8; k++ {
+		c, err := ipc.Dial(target)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		i, err := c.Param(fmt.Sprintf("W%d", k), "x")
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := int64(0)
+			for v := 1.0; time.Since(start) < d; v++ {
+				if err := c.Set(i, v); err != nil {
+					errs <- err
+					return
+				}
+				n++
+			}
+			sent.Add(n)
+			errs <- c.Conn().(*Conn).nc.Flush()
+		}()
+	}
+	wg.Wait()
+	for k := 0; k < 8; k++ {
+		select {
+		case err := <-errs:
+			if err != nil {
+				return err
+			}
+		default:
+		}
+	}
+	sendTime := time.Since(start)
+	// The host has taken every write once applied+dropped stops growing.
+	last, stable := uint64(0), 0
+	for stable < 20 {
+		time.Sleep(5 * time.Millisecond)
+		a, dr := pub.Stats()
+		if a+dr == last {
+			stable++
+		} else {
+			last, stable = a+dr, 0
+		}
+	}
+	applied, dropped := pub.Stats()
+	took := time.Since(start) - 20*5*time.Millisecond
+	res.Sent = float64(sent.Load()) / sendTime.Seconds()
+	res.Applied = float64(applied-applied0) / took.Seconds()
+	res.Dropped = dropped - dropped0
+	return nil
+}
+
+// latencies writes the time into the probe at random moments and times
+// how long the host takes to apply it and a mirror to hold it.
+func (res *BenchResult) latencies(target string, rate float64, h *ipc.Host) error {
+	c, err := ipc.Dial(target)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	probe, err := c.Param("PROBE", "t")
+	if err != nil {
+		return err
+	}
+	mc, err := ipc.Dial(target)
+	if err != nil {
+		return err
+	}
+	defer mc.Close()
+	mirror, err := ipc.NewMirror(mc, nil, scene.Options{})
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	var mu sync.Mutex
+	appliedAt := map[float64]time.Duration{}
+	var lat, lag []time.Duration
+	var seen atomic.Int64
+	defer ipc.OnProbe(h.Scene, func(v float64) {
+		now := time.Since(start)
+		mu.Lock()
+		appliedAt[v] = now
+		lat = append(lat, now-time.Duration(v))
+		mu.Unlock()
+		seen.Store(int64(v))
+	})()
+	done := make(chan struct{})
+	mirrorDone := make(chan error, 1)
+	go func() {
+		last := 0.0
+		for {
+			select {
+			case <-done:
+				mirrorDone <- nil
+				return
+			default:
+			}
+			if err := mirror.Sync(); err != nil {
+				mirrorDone <- err
+				return
+			}
+			if v, _ := mirror.Scene().Value("PROBE", "t"); v != last && v != 0 {
+				now := time.Since(start)
+				mu.Lock()
+				if at, ok := appliedAt[v]; ok {
+					lag = append(lag, now-at)
+				}
+				mu.Unlock()
+				last = v
+			}
+			time.Sleep(200 * time.Microsecond) // a Go sleep: it leaves the processor to others
+		}
+	}()
+	period := time.Duration(float64(time.Second) / rate)
+	rng := rand.New(rand.NewPCG(3, 4))
+	samples := min(500, max(50, int(2*time.Second/period)))
+	for i := 0; i < samples; i++ {
+		t := time.Since(start)
+		if err := c.Set(probe, float64(t)); err != nil {
+			close(done)
+			return err
+		}
+		for deadline := time.Now().Add(5 * time.Second); seen.Load() != int64(t); {
+			if time.Now().After(deadline) {
+				close(done)
+				return fmt.Errorf("the host did not apply a probe write within 5 s")
+			}
+			time.Sleep(50 * time.Microsecond)
+		}
+		ipc.SleepUntil(time.Now().Add(time.Duration(rng.Int64N(int64(period)))))
+	}
+	time.Sleep(50 * time.Millisecond) // the mirror's last sample
+	close(done)
+	if err := <-mirrorDone; err != nil {
+		return err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	res.WriteLatency = ipc.PercentilesOf(lat)
+	res.MirrorLag = ipc.PercentilesOf(lag)
+	return nil
+}
+
+// catchUp times a new mirror replaying a host's cmds-command change log
+// from the stream.
+func catchUp(serverURL, dir, name string, cmds int) (time.Duration, error) {
+	sceneFile, err := ipc.CatchUpScene(dir, cmds)
+	if err != nil {
+		return 0, err
+	}
+	sz := ipc.DefaultSizes
+	sz.Elements, sz.LogBytes = cmds, 16<<20
+	h, nc, pub, err := benchHost(serverURL, filepath.Join(dir, "region-catchup"), sceneFile, name, ipc.HostOptions{Sizes: sz, Warnings: io.Discard})
+	if err != nil {
+		return 0, err
+	}
+	defer run(h, nc, pub)() // descriptors and snapshots are answered in cycles
+	t0 := time.Now()
+	c, err := ipc.Dial(serverURL + "/" + name)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	m, err := ipc.NewMirror(c, nil, scene.Options{})
+	took := time.Since(t0)
+	if err != nil {
+		return took, err
+	}
+	if m.Applied() != uint64(cmds) {
+		return took, fmt.Errorf("mirror replayed %d of %d commands", m.Applied(), cmds)
+	}
+	return took, nil
+}
