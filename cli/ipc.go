@@ -504,6 +504,7 @@ func init() {
 	var latest bool
 	var only setFlags
 	var patience time.Duration
+	var fetch bool
 	commands = append(commands, &command{
 		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest]",
 		short: "replicate a running host's scene and capture from the replica",
@@ -512,6 +513,8 @@ func init() {
 			"sent to the host), and write its sensors' outputs N times at RATE frames per\n" +
 			"second of real time, syncing before each frame. Each sensor is captured at its\n" +
 			"rate attribute; --sensor picks sensors (the overlay may bring its own cameras).\n" +
+			"Over NATS, model files are fetched from the host where its scene directory does not\n" +
+			"exist on this machine (always with --fetch-files).\n" +
 			"With --from it renders the replica for people from that viewpoint instead, overlay\n" +
 			"geometry marked sensed=\"false\" included, into view.png (view_0000.png ...).\n" +
 			"A host restart is followed by a rebuild.",
@@ -526,6 +529,7 @@ func init() {
 			fs.BoolVar(&latest, "latest", false, "overwrite each sensor's files instead of numbering frames")
 			viewFlags(fs, &from, &frame, &size, &fov, "")
 			fs.DurationVar(&patience, "patience", 30*time.Second, "how long to keep retrying while the host is gone or unreachable")
+			fs.BoolVar(&fetch, "fetch-files", false, "fetch model files from the host over NATS even where its scene directory exists here")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			if len(args) > 0 {
@@ -563,10 +567,11 @@ func init() {
 				return err
 			}
 			defer c.Close()
-			m, err := ipc.NewMirror(c, cmds, scene.Options{})
+			m, err := ipc.NewMirrorWith(c, ipc.MirrorOptions{Overlay: cmds, FetchFiles: fetch})
 			if err != nil {
 				return err
 			}
+			defer m.Close()
 			picked := map[string]bool{}
 			for _, name := range only {
 				if _, err := m.Scene().Frame(name); err != nil || !isSensor(m.Scene(), name) {

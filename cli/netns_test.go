@@ -156,9 +156,9 @@ func (b *background) wait(t *testing.T, want string, timeout time.Duration) stri
 }
 
 // Host, mirror and client on three network namespaces: the mirror
-// replicates the scene over the link, the client moves R_POSE from the
-// third place, and the mirror's camera shows the robot where the client
-// put it.
+// replicates the scene over the link (model files fetched over it too, as
+// on a machine without them), the client moves R_POSE from the third
+// place, and the mirror's camera shows the robot where the client put it.
 func TestMultiHostMirror(t *testing.T) {
 	h := newHosts(t)
 	dir := t.TempDir()
@@ -175,7 +175,7 @@ func TestMultiHostMirror(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond)
 	mirrorOut := filepath.Join(dir, "mirror")
-	if out, err := h.in(h.b, "mirror", "--connect", forB, "-o", mirrorOut, "--latest").CombinedOutput(); err != nil {
+	if out, err := h.in(h.b, "mirror", "--connect", forB, "-o", mirrorOut, "--latest", "--fetch-files").CombinedOutput(); err != nil {
 		t.Fatalf("mirror in B: %v\n%s", err, out)
 	}
 	want := filepath.Join(dir, "want")

@@ -323,7 +323,8 @@ func (h *Host) Period() time.Duration { return time.Duration(float64(time.Second
 func (h *Host) Overruns() int { return h.overruns }
 
 // Close marks the region stopped, removes its file (clients still mapping
-// it see the host stopped) and unmaps it.
+// it see the host stopped) and unmaps it. The scene's parameter table is
+// the region's memory: the Scene must not be used afterwards.
 func (h *Host) Close() error {
 	if h.Region == nil {
 		return nil

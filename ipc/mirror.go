@@ -15,6 +15,7 @@ type Mirror struct {
 	client  *Client
 	overlay []*scene.Command
 	opts    scene.Options
+	files   fileCache
 
 	scene    *scene.Scene
 	follower *Follower
@@ -28,11 +29,32 @@ type Mirror struct {
 // table at local. Overlay elements take local slots too, so indices differ.
 type valueRun struct{ host, local, n int }
 
-// NewMirror builds a replica of the host c is attached to. Overlay commands
-// are executed after the host's commands; their names must not clash with
-// the host's. opts configure the local scene (its parameter table must be
-// its own, not a region's).
+// MirrorOptions configure a mirror.
+type MirrorOptions struct {
+	// Overlay commands are executed after the host's; their names must not
+	// clash with the host's.
+	Overlay []*scene.Command
+	// Scene configures the local scene (its parameter table must be its
+	// own, not a region's).
+	Scene scene.Options
+	// FetchFiles fetches model files from the host even where the host's
+	// scene directory exists on this machine. Without it they are fetched
+	// (over transports that can) only where it does not.
+	FetchFiles bool
+}
+
+// NewMirror builds a replica of the host c is attached to, with overlay
+// commands and options for the local scene (see MirrorOptions).
 func NewMirror(c *Client, overlay []*scene.Command, opts scene.Options) (*Mirror, error) {
+	return NewMirrorWith(c, MirrorOptions{Overlay: overlay, Scene: opts})
+}
+
+// NewMirrorWith builds a replica of the host c is attached to. Model files
+// the host's commands name are read where the host has them if this
+// machine has the same directory, else fetched from the host into a
+// temporary directory (Close removes it).
+func NewMirrorWith(c *Client, mo MirrorOptions) (*Mirror, error) {
+	opts, overlay := mo.Scene, mo.Overlay
 	if opts.ParamStorage != nil {
 		return nil, errors.New("ipc: a mirror's scene keeps its own parameter table")
 	}
@@ -42,8 +64,20 @@ func NewMirror(c *Client, overlay []*scene.Command, opts scene.Options) (*Mirror
 		opts.OnRejected = func(*scene.RejectedError) {}
 	}
 	m := &Mirror{client: c, overlay: overlay, opts: opts}
-	return m, m.rebuild()
+	m.files.fetcher, _ = c.conn.(FileFetcher)
+	m.files.always = mo.FetchFiles
+	if mo.FetchFiles && m.files.fetcher == nil {
+		return nil, errors.New("ipc: this transport cannot fetch files from the host")
+	}
+	if err := m.rebuild(); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return m, nil
 }
+
+// Close removes the files the mirror fetched. The replica stays usable.
+func (m *Mirror) Close() { m.files.close() }
 
 // Scene is the replica. It changes identity on a rebuild.
 func (m *Mirror) Scene() *scene.Scene { return m.scene }
@@ -72,7 +106,14 @@ func (m *Mirror) rebuild() error {
 func (m *Mirror) replay() (int, error) {
 	recs, err := m.follower.Poll()
 	for _, rec := range recs {
-		c, perr := scene.ParseCommand(rec.XML, rec.Source, rec.Dir)
+		dir, perr := m.files.localDir(rec.Dir)
+		var c *scene.Command
+		if perr == nil {
+			c, perr = scene.ParseCommand(rec.XML, rec.Source, dir)
+		}
+		if perr == nil {
+			perr = m.files.prefetch(c, rec.Dir, dir)
+		}
 		if perr == nil {
 			perr = m.scene.Exec(c)
 		}

@@ -400,3 +400,27 @@ func (c *Conn) ReadLog(cur *ipc.LogCursor) ([]ipc.LogRecord, error) {
 	cur.Seq = uint64(len(c.log))
 	return out, nil
 }
+
+// FetchFile fetches a file from one of the host's scene directories (for
+// mirrors on machines without it), in chunks.
+func (c *Conn) FetchFile(dir, path string) ([]byte, error) {
+	var out []byte
+	for {
+		req, _ := json.Marshal(fileRequest{Dir: dir, Path: path, Offset: int64(len(out))})
+		msg, err := c.nc.Request(subject(c.name, "file"), req, c.timeout)
+		if err != nil {
+			return nil, c.noHost(err)
+		}
+		if e := msg.Header.Get(hdrError); e != "" {
+			return nil, errors.New(e)
+		}
+		size, err := strconv.ParseInt(msg.Header.Get(hdrSize), 10, 64)
+		if err != nil || size > 1<<30 {
+			return nil, fmt.Errorf("file %s: bad size %q", path, msg.Header.Get(hdrSize))
+		}
+		out = append(out, msg.Data...)
+		if int64(len(out)) >= size || len(msg.Data) == 0 {
+			return out, nil
+		}
+	}
+}

@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"errors"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,6 +52,9 @@ type Publisher struct {
 	remote  uint64        // remote requests received
 
 	applied, dropped atomic.Uint64 // value writes taken into the table, dropped
+
+	dirsMu sync.Mutex
+	dirs   map[string]bool // directories the change log names: files may be fetched from them
 }
 
 // Stats returns the value writes applied to the host's table and those
@@ -99,6 +106,7 @@ func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher
 		"snapshot": func(m *nats.Msg) { p.queue(&p.snapshots, m) },
 		"set":      p.onSet,
 		"request":  p.onRequest,
+		"file":     p.onFile,
 	}
 	for what, fn := range handlers {
 		sub, err := nc.Subscribe(subject(name, what), fn)
@@ -299,6 +307,12 @@ func (p *Publisher) publishLog() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, rec := range recs {
+		p.dirsMu.Lock()
+		if p.dirs == nil {
+			p.dirs = map[string]bool{}
+		}
+		p.dirs[rec.Dir] = true
+		p.dirsMu.Unlock()
 		m := nats.NewMsg(subject(p.name, "log"))
 		m.Header.Set(hdrEpoch, strconv.FormatUint(p.epoch, 10))
 		m.Header.Set(hdrSeq, strconv.FormatUint(rec.Seq, 10))
@@ -310,6 +324,75 @@ func (p *Publisher) publishLog() error {
 		}
 	}
 	return nil
+}
+
+// fileChunk bounds a file reply, well under the server's message limit.
+const fileChunk = 512 << 10
+
+// fileRequest asks for part of a file in one of the log's directories.
+type fileRequest struct {
+	Dir    string `json:"dir"`
+	Path   string `json:"path"` // relative, slash-separated
+	Offset int64  `json:"offset"`
+}
+
+// onFile serves model files to mirrors on other machines: only inside a
+// directory the change log names, only relative paths that stay inside it
+// (symbolic links included), at most fileChunk bytes a reply.
+func (p *Publisher) onFile(m *nats.Msg) {
+	reply := nats.NewMsg(m.Reply)
+	fail := func(format string, args ...any) {
+		reply.Header.Set(hdrError, fmt.Sprintf(format, args...))
+		m.RespondMsg(reply)
+	}
+	var req fileRequest
+	if err := json.Unmarshal(m.Data, &req); err != nil {
+		fail("bad file request: %v", err)
+		return
+	}
+	p.dirsMu.Lock()
+	known := p.dirs[req.Dir]
+	p.dirsMu.Unlock()
+	rel := filepath.FromSlash(req.Path)
+	if !known {
+		fail("%q is not a directory of the scene's change log", req.Dir)
+		return
+	}
+	if !filepath.IsLocal(rel) {
+		fail("%q leaves the scene's directory", req.Path)
+		return
+	}
+	path := filepath.Join(req.Dir, rel)
+	real, err := filepath.EvalSymlinks(path)
+	base, berr := filepath.EvalSymlinks(req.Dir)
+	if err != nil || berr != nil {
+		fail("%s: not found", req.Path)
+		return
+	}
+	if r, err := filepath.Rel(base, real); err != nil || !filepath.IsLocal(r) {
+		fail("%q leads out of the scene's directory", req.Path)
+		return
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		fail("%s: %v", req.Path, errors.Unwrap(err))
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		fail("%s: not a regular file", req.Path)
+		return
+	}
+	buf := make([]byte, min(fileChunk, max(0, st.Size()-req.Offset)))
+	n, err := f.ReadAt(buf, req.Offset)
+	if err != nil && err != io.EOF {
+		fail("%s: %v", req.Path, err)
+		return
+	}
+	reply.Header.Set(hdrSize, strconv.FormatInt(st.Size(), 10))
+	reply.Data = buf[:n]
+	m.RespondMsg(reply)
 }
 
 // PublishSensor publishes one sensor frame on simvis.NAME.sensor.SENSOR

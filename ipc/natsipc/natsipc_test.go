@@ -38,9 +38,10 @@ func quickstartCopy(t *testing.T) string {
 // served is a host published over an embedded NATS server, cycling every
 // 2 ms on its own goroutine until stopped.
 type served struct {
-	host *ipc.Host
-	pub  *natsipc.Publisher
-	stop func()
+	host  *ipc.Host
+	pub   *natsipc.Publisher
+	pause func() // stops cycling; the host's scene may then be read
+	stop  func() // stops and closes everything (the scene's values go with the region)
 }
 
 func serve(t *testing.T, srv *natsipc.Server, limits natsipc.Limits, warnings *syncBuffer) *served {
@@ -77,11 +78,11 @@ func serve(t *testing.T, srv *natsipc.Server, limits natsipc.Limits, warnings *s
 			time.Sleep(2 * time.Millisecond)
 		}
 	}()
-	var once sync.Once
-	s := &served{host: h, pub: pub, stop: func() {
+	var paused, once sync.Once
+	pause := func() { paused.Do(func() { close(done); <-finished }) }
+	s := &served{host: h, pub: pub, pause: pause, stop: func() {
 		once.Do(func() {
-			close(done)
-			<-finished
+			pause()
 			pub.Close()
 			nc.Close()
 			h.Close()
@@ -315,4 +316,71 @@ func TestBench(t *testing.T) {
 		t.Errorf("%+v", res)
 	}
 	t.Logf("%+v", res)
+}
+
+// A mirror on a machine without the host's scene directory fetches the
+// model files over NATS (here forced with FetchFiles); the host serves
+// only files inside the directories its change log names.
+func TestMirrorFetchesFiles(t *testing.T) {
+	srv := startServer(t, natsipc.ServerOptions{})
+	s := serve(t, srv, natsipc.Limits{}, nil)
+	hostDir := filepath.Dir(s.host.Scene.Parts()[0].File)
+	big := make([]byte, 1300<<10) // more than two reply chunks
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	os.WriteFile(filepath.Join(hostDir, "big.bin"), big, 0o644)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("no"), 0o644)
+	os.Symlink(outside, filepath.Join(hostDir, "out"))
+
+	c, err := ipc.Dial(srv.URL() + "/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	m, err := ipc.NewMirrorWith(c, ipc.MirrorOptions{FetchFiles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	for _, p := range m.Scene().Parts() {
+		if strings.HasPrefix(p.File, hostDir) {
+			t.Errorf("part %s read from the host's directory %s", p.Name, p.File)
+		}
+	}
+	s.pause()
+	for _, frame := range []string{"ROBOT", "ROBOT_CAM", "ROBOT/MAST_TOP"} {
+		want, got := worldPose(t, s.host.Scene, frame), worldPose(t, m.Scene(), frame)
+		if want != got {
+			t.Errorf("%s: host %v, replica %v", frame, want, got)
+		}
+	}
+	if n := len(m.Scene().Parts()[0].Node.Children()); n == 0 {
+		t.Error("the fetched world model is empty")
+	}
+	s.stop()
+
+	s2 := serve(t, srv, natsipc.Limits{}, nil)
+	dir2 := filepath.Dir(s2.host.Scene.Parts()[0].File)
+	os.WriteFile(filepath.Join(dir2, "big.bin"), big, 0o644)
+	os.Symlink(outside, filepath.Join(dir2, "out"))
+	conn, err := natsipc.Dial(srv.URL() + "/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if data, err := conn.FetchFile(dir2, "big.bin"); err != nil || string(data) != string(big) {
+		t.Errorf("big file: %d bytes, %v", len(data), err)
+	}
+	for _, tc := range []struct{ dir, path, want string }{
+		{dir2, "../scene.xml", "leaves the scene's directory"},
+		{dir2, "out/secret", "leads out of the scene's directory"},
+		{outside, "secret", "not a directory of the scene's change log"},
+		{dir2, "missing.gltf", "not found"},
+	} {
+		if _, err := conn.FetchFile(tc.dir, tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("fetch %s in %s: %v, want %q", tc.path, tc.dir, err, tc.want)
+		}
+	}
 }

@@ -20,6 +20,8 @@ const (
 	hdrDir    = "Simvis-Dir"
 	hdrClient = "Simvis-Client"
 	hdrKind   = "Simvis-Kind"
+	hdrSize   = "Simvis-Size"
+	hdrError  = "Simvis-Error"
 	hdrInfo   = "Simvis-Info"
 )
 

@@ -1,0 +1,164 @@
+package ipc
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/scene"
+)
+
+// FileFetcher is a Conn that can fetch files from the host's scene
+// directories, for mirrors on machines that do not have them (the NATS
+// transport is one).
+type FileFetcher interface {
+	// FetchFile returns the file at path (relative, slash-separated)
+	// inside dir, a directory the host's change log names.
+	FetchFile(dir, path string) ([]byte, error)
+}
+
+// fileCache holds the model files a mirror fetched, one directory per host
+// directory, laid out as on the host.
+type fileCache struct {
+	root    string // "" until the first fetch
+	fetcher FileFetcher
+	always  bool // fetch even where the host's directory exists here
+}
+
+// localDir returns where the mirror resolves a record's files: the host's
+// own directory if this machine has it, else the cache's copy of it.
+func (fc *fileCache) localDir(hostDir string) (string, error) {
+	if fc.fetcher == nil {
+		return hostDir, nil
+	}
+	if st, err := os.Stat(hostDir); !fc.always && err == nil && st.IsDir() {
+		return hostDir, nil
+	}
+	if fc.root == "" {
+		root, err := os.MkdirTemp("", "simvis-mirror-files")
+		if err != nil {
+			return "", err
+		}
+		fc.root = root
+	}
+	sum := sha256.Sum256([]byte(hostDir))
+	return filepath.Join(fc.root, hex.EncodeToString(sum[:8])), nil
+}
+
+// prefetch fetches what a command needs before it runs in the cache: its
+// model file, the model's external buffers and images, and what commands
+// embedded in the model name, recursively.
+func (fc *fileCache) prefetch(c *scene.Command, hostDir, local string) error {
+	if local == hostDir {
+		return nil
+	}
+	file := c.Elem.SelectAttrValue("file", "")
+	if file == "" {
+		return nil
+	}
+	return fc.fetchModel(hostDir, local, filepath.ToSlash(file), 0)
+}
+
+func (fc *fileCache) fetchModel(hostDir, local, rel string, depth int) error {
+	if depth > 16 {
+		return fmt.Errorf("models embedded more than 16 deep at %s", rel)
+	}
+	path, err := fc.fetch(hostDir, local, rel)
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	base := pathDir(rel)
+	if strings.HasSuffix(strings.ToLower(rel), ".gltf") {
+		var doc struct {
+			Buffers []struct{ URI string } `json:"buffers"`
+			Images  []struct{ URI string } `json:"images"`
+		}
+		if err := json.Unmarshal(data, &doc); err == nil {
+			var uris []string
+			for _, b := range doc.Buffers {
+				uris = append(uris, b.URI)
+			}
+			for _, im := range doc.Images {
+				uris = append(uris, im.URI)
+			}
+			for _, u := range uris {
+				if u == "" || strings.HasPrefix(u, "data:") {
+					continue
+				}
+				p, err := url.PathUnescape(u)
+				if err != nil {
+					return fmt.Errorf("%s: uri %q: %w", rel, u, err)
+				}
+				if _, err := fc.fetch(hostDir, local, joinRel(base, p)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	m, err := models.Load(path)
+	if err != nil {
+		return nil // the command's own execution reports a bad model
+	}
+	for _, ec := range m.Commands {
+		cmd, err := scene.ParseCommand(ec.XML, rel, "")
+		if err != nil {
+			continue
+		}
+		if f := cmd.Elem.SelectAttrValue("file", ""); f != "" {
+			if err := fc.fetchModel(hostDir, local, joinRel(base, filepath.ToSlash(f)), depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// fetch copies one file into the cache unless it is there already.
+func (fc *fileCache) fetch(hostDir, local, rel string) (string, error) {
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return "", fmt.Errorf("file %q is outside the host's scene directory", rel)
+	}
+	path := filepath.Join(local, filepath.FromSlash(rel))
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	data, err := fc.fetcher.FetchFile(hostDir, rel)
+	if err != nil {
+		return "", fmt.Errorf("fetching %s from the host: %w", rel, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, data, 0o644)
+}
+
+func pathDir(rel string) string {
+	if i := strings.LastIndex(rel, "/"); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
+
+func joinRel(base, p string) string {
+	if base == "" {
+		return p
+	}
+	return base + "/" + p
+}
+
+func (fc *fileCache) close() {
+	if fc.root != "" {
+		os.RemoveAll(fc.root)
+		fc.root = ""
+	}
+}
