@@ -3,8 +3,8 @@ package natsipc
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
