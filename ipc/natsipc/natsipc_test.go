@@ -1,7 +1,15 @@
 package natsipc_test
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
+	"math/big"
+	"net"
 	"math"
 	"os"
 	"path/filepath"
@@ -54,7 +62,11 @@ func serve(t *testing.T, srv *natsipc.Server, limits natsipc.Limits, warnings *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc, err := nats.Connect(srv.URL())
+	var tlsOpts []nats.Option
+	if ca := os.Getenv("SIMVIS_NATS_CA"); ca != "" {
+		tlsOpts = append(tlsOpts, nats.RootCAs(ca))
+	}
+	nc, err := nats.Connect(srv.URL(), tlsOpts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,5 +394,56 @@ func TestMirrorFetchesFiles(t *testing.T) {
 		if _, err := conn.FetchFile(tc.dir, tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("fetch %s in %s: %v, want %q", tc.path, tc.dir, err, tc.want)
 		}
+	}
+}
+
+// writeCert writes a self-signed certificate for 127.0.0.1 and its key.
+func writeCert(t *testing.T, dir string) (cert, key string) {
+	t.Helper()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "simvis test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, key = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600)
+	return cert, key
+}
+
+// With TLS files the server speaks TLS: a client trusting the certificate
+// (SIMVIS_NATS_CA) connects with tls://, a plain one cannot.
+func TestTLS(t *testing.T) {
+	cert, key := writeCert(t, t.TempDir())
+	srv := startServer(t, natsipc.ServerOptions{Token: "s3cret", TLSCert: cert, TLSKey: key})
+	t.Setenv("SIMVIS_NATS_CA", cert)
+	if !strings.HasPrefix(srv.URL(), "tls://") {
+		t.Fatalf("server URL %s", srv.URL())
+	}
+	serve(t, srv, natsipc.Limits{}, nil)
+	c, err := ipc.Dial(srv.URL() + "/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Param("R_POSE", "yaw"); err != nil {
+		t.Error(err)
+	}
+	t.Setenv("SIMVIS_NATS_CA", "")
+	if _, err := ipc.Dial(srv.URL() + "/test"); err == nil {
+		t.Error("a client that does not trust the certificate connected")
 	}
 }
