@@ -184,14 +184,19 @@ func (f *natsFlags) start(h *ipc.Host, shm string) (*natsipc.Publisher, string, 
 	return pub, u.String(), cleanup, nil
 }
 
-// publisher publishes frames on the sensor's subject.
-func publisher(pub *natsipc.Publisher) func(*scene.SensorEntry, *sensors.Frame, *sensors.Stamp) (int, error) {
+// publisher publishes frames on the sensor's subject. A frame the server
+// cannot take, or a connection that is down, is reported, not fatal: the
+// host goes on.
+func publisher(h *ipc.Host, pub *natsipc.Publisher) func(*scene.SensorEntry, *sensors.Frame, *sensors.Stamp) (int, error) {
 	return func(se *scene.SensorEntry, f *sensors.Frame, _ *sensors.Stamp) (int, error) {
 		info, data, err := f.Encode()
 		if err != nil {
 			return 0, err
 		}
-		return 0, pub.PublishSensor(se.Name, f.Kind, info, data)
+		if err := pub.PublishSensor(se.Name, f.Kind, info, data); err != nil {
+			h.Warn("publish "+se.Name, "sensor %q not published: %v", se.Name, err)
+		}
+		return 0, nil
 	}
 }
 
@@ -259,7 +264,7 @@ func init() {
 				}
 				defer cleanup()
 				where += " and " + clientURL
-				emitters = append(emitters, publisher(pub))
+				emitters = append(emitters, publisher(h, pub))
 			}
 			if out != "" {
 				if err := os.MkdirAll(out, 0o755); err != nil {

@@ -164,9 +164,16 @@ func (p *Publisher) onSet(m *nats.Msg) {
 	}
 }
 
+// MaxRequest bounds a remote change request's XML.
+const MaxRequest = 1 << 20
+
 // onRequest queues a change request; a full queue is an immediate error
-// for the requester.
+// for the requester, and so is an oversized request.
 func (p *Publisher) onRequest(m *nats.Msg) {
+	if len(m.Data) > MaxRequest {
+		respond(m, requestReply{Error: fmt.Sprintf("oversized: a request of %d bytes, at most %d", len(m.Data), MaxRequest)})
+		return
+	}
 	select {
 	case p.requests <- m:
 	default:
@@ -326,6 +333,10 @@ func (p *Publisher) publishLog() error {
 	return nil
 }
 
+// ErrFrameTooBig is a sensor frame larger than the server's message limit
+// (max_payload): the frame is not published.
+var ErrFrameTooBig = errors.New("sensor frame larger than the NATS server's message limit")
+
 // fileChunk bounds a file reply, well under the server's message limit.
 const fileChunk = 512 << 10
 
@@ -399,6 +410,9 @@ func (p *Publisher) onFile(m *nats.Msg) {
 // (NATS.md): scans and PSD readings as their JSON, images, depth and
 // clouds as binary data with their JSON description in a header.
 func (p *Publisher) PublishSensor(sensor, kind string, info, data []byte) error {
+	if n := len(info) + len(data); n > int(p.nc.MaxPayload()) {
+		return fmt.Errorf("%w: a %s frame of %d bytes, the server takes %d", ErrFrameTooBig, kind, n, p.nc.MaxPayload())
+	}
 	m := nats.NewMsg(subject(p.name, "sensor."+sensor))
 	m.Header.Set(hdrEpoch, strconv.FormatUint(p.epoch, 10))
 	m.Header.Set(hdrKind, kind)

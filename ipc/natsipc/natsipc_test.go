@@ -447,3 +447,28 @@ func TestTLS(t *testing.T) {
 		t.Error("a client that does not trust the certificate connected")
 	}
 }
+
+// A sensor frame larger than the server's message limit is refused with
+// ErrFrameTooBig (the host reports it and goes on); one that fits arrives
+// with its kind and info.
+func TestSensorFrames(t *testing.T) {
+	srv := startServer(t, natsipc.ServerOptions{MaxPayload: 64 << 10})
+	s := serve(t, srv, natsipc.Limits{}, nil)
+	nc, err := nats.Connect(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	sub, _ := nc.SubscribeSync("simvis.test.sensor.CAM")
+	nc.Flush()
+	if err := s.pub.PublishSensor("CAM", "image", []byte(`{"sensor":"CAM"}`), make([]byte, 100<<10)); !errors.Is(err, natsipc.ErrFrameTooBig) {
+		t.Errorf("100 KiB frame on a 64 KiB server: %v", err)
+	}
+	if err := s.pub.PublishSensor("CAM", "image", []byte(`{"sensor":"CAM"}`), make([]byte, 12)); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := sub.NextMsg(2 * time.Second)
+	if err != nil || msg.Header.Get("Simvis-Kind") != "image" || msg.Header.Get("Simvis-Info") != `{"sensor":"CAM"}` || len(msg.Data) != 12 {
+		t.Errorf("frame: %v %v", msg, err)
+	}
+}

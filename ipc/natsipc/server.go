@@ -21,8 +21,9 @@ type ServerOptions struct {
 	Token, User, Password string
 	// TLSCert and TLSKey, both or neither, make clients use TLS.
 	TLSCert, TLSKey string
-	// MaxPayload bounds a message (default 1 MiB); MaxPending what the
-	// server buffers for one client (default 16 MiB).
+	// MaxPayload bounds a message (default 8 MiB: a 640x480 depth frame
+	// is 1.2 MB); MaxPending what the server buffers for one client
+	// (default 64 MiB).
 	MaxPayload int32
 	MaxPending int64
 }
@@ -60,10 +61,10 @@ func StartServer(o ServerOptions) (*Server, error) {
 		return nil, errors.New("natsipc: TLS needs both a certificate and a key file")
 	}
 	if o.MaxPayload <= 0 {
-		o.MaxPayload = 1 << 20
+		o.MaxPayload = 8 << 20
 	}
 	if o.MaxPending <= 0 {
-		o.MaxPending = 16 << 20
+		o.MaxPending = 64 << 20
 	}
 	store, err := os.MkdirTemp("", "simvis-nats")
 	if err != nil {
