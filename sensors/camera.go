@@ -3,9 +3,9 @@ package sensors
 import (
 	"image"
 	"image/png"
+	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 
 	"github.com/simvis/simvis/scene"
@@ -185,13 +185,5 @@ var DefaultBackground = [3]float32{0.8, 0.82, 0.85}
 
 // WritePNG writes an image as a PNG file.
 func WritePNG(path string, img image.Image) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeAtomic(path, func(w io.Writer) error { return png.Encode(w, img) })
 }

@@ -2,6 +2,7 @@ package sensors
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -76,4 +77,28 @@ func CaptureSensor(r *Renderer, s *scene.Scene, se *scene.SensorEntry, dir strin
 		return paths, fmt.Errorf("sensor %q: %w", se.Name, err)
 	}
 	return paths, nil
+}
+
+// writeAtomic writes a file through a temporary file in the same directory
+// renamed over path, so that a reader (a viewer polling the latest frame of
+// simvis serve --latest) never sees a half-written file.
+func writeAtomic(path string, write func(w io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }

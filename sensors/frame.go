@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"io"
 	"math"
-	"os"
 
 	"github.com/simvis/simvis/scene"
 )
@@ -64,7 +64,10 @@ func (f *Frame) WriteFiles(base string) ([]string, error) {
 		if err := WritePNG(files[0], f.depth.Millimeters()); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(files[1], float32Bytes(f.depth.Depth), 0o644); err != nil {
+		if err := writeAtomic(files[1], func(w io.Writer) error {
+			_, err := w.Write(float32Bytes(f.depth.Depth))
+			return err
+		}); err != nil {
 			return nil, err
 		}
 		return files, writeJSONFile(files[2], f.depth.Info)

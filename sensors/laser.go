@@ -2,8 +2,8 @@ package sensors
 
 import (
 	"encoding/json"
+	"io"
 	"math"
-	"os"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
@@ -152,7 +152,10 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	return writeAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
+		return err
+	})
 }
 
 // PSD is a single-beam range sensor (an infrared position sensitive device)

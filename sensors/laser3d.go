@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"sort"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -158,11 +158,11 @@ func (l *Laser3D) Capture(r *Renderer, s *scene.Scene, out Output) ([]string, er
 // WritePCD writes the cloud as binary PCD v0.7. VIEWPOINT is the sensor's
 // world pose (translation and quaternion w x y z).
 func (cl *Cloud) WritePCD(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
+	return writeAtomic(path, cl.writePCD)
+}
+
+func (cl *Cloud) writePCD(out io.Writer) error {
+	w := bufio.NewWriter(out)
 	q := poseQuat(cl.Pose)
 	fmt.Fprintf(w, "# .PCD v0.7 - Point Cloud Data file format\nVERSION 0.7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\n")
 	fmt.Fprintf(w, "WIDTH %d\nHEIGHT %d\nVIEWPOINT %g %g %g %g %g %g %g\nPOINTS %d\nDATA binary\n",
@@ -174,11 +174,7 @@ func (cl *Cloud) WritePCD(path string) error {
 		}
 		w.Write(buf[:])
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return w.Flush()
 }
 
 func poseQuat(p scene.Pose) mgl64.Quat {
