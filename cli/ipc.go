@@ -39,6 +39,14 @@ func (f *hostFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.connect, "connect", "", "reach the host over NATS instead: nats://[TOKEN@|USER:PASS@]HOST:PORT/NAME")
 }
 
+// openOnly opens the host for a command that takes no positional arguments.
+func (f *hostFlags) openOnly(args []string) (*ipc.Client, error) {
+	if len(args) > 0 {
+		return nil, usagef("unexpected argument %q", args[0])
+	}
+	return f.open()
+}
+
 func (f *hostFlags) open() (*ipc.Client, error) {
 	if f.connect != "" {
 		return ipc.Dial(f.connect)
@@ -333,10 +341,7 @@ func init() {
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
-			if len(args) > 0 {
-				return usagef("unexpected argument %q", args[0])
-			}
-			c, err := hf.open()
+			c, err := hf.openOnly(args)
 			if err != nil {
 				return err
 			}
@@ -474,10 +479,7 @@ func init() {
 			fs.BoolVar(&follow, "follow", false, "wait for and print new commands")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
-			if len(args) > 0 {
-				return usagef("unexpected argument %q", args[0])
-			}
-			c, err := hf.open()
+			c, err := hf.openOnly(args)
 			if err != nil {
 				return err
 			}

@@ -160,11 +160,7 @@ func (b *background) wait(t *testing.T, want string, timeout time.Duration) stri
 // on a machine without them), the client moves R_POSE from the third
 // place, and the mirror's camera shows the robot where the client put it.
 func TestMultiHostMirror(t *testing.T) {
-	h := newHosts(t)
-	dir := t.TempDir()
-	host := start(t, h.in(h.a, "serve", quickstart, "--shm", filepath.Join(dir, "simvis-lab"), "--rate", "20",
-		"--listen", "0.0.0.0:4222", "--token", "s3cret"))
-	host.wait(t, "serving", 10*time.Second)
+	h, dir, _ := h3host(t)
 	forC := "nats://s3cret@" + h.aForC + ":4222/lab"
 	forB := "nats://s3cret@" + h.aForB + ":4222/lab"
 	if out, err := h.in(h.c, "set", "--connect", forC, "R_POSE.yaw=90", "R_POSE.x=-1").CombinedOutput(); err != nil {
@@ -191,11 +187,7 @@ func TestMultiHostMirror(t *testing.T) {
 // (a new element, new values); when it comes back the mirror catches up
 // with nothing lost.
 func TestMultiHostLinkCut(t *testing.T) {
-	h := newHosts(t)
-	dir := t.TempDir()
-	host := start(t, h.in(h.a, "serve", quickstart, "--shm", filepath.Join(dir, "simvis-lab"), "--rate", "20",
-		"--listen", "0.0.0.0:4222", "--token", "s3cret"))
-	host.wait(t, "serving", 10*time.Second)
+	h, dir, host := h3host(t)
 	forC := "nats://s3cret@" + h.aForC + ":4222/lab"
 	mirrorOut := filepath.Join(dir, "mirror")
 	mirror := start(t, h.in(h.b, "mirror", "--connect", "nats://s3cret@"+h.aForB+":4222/lab", "-o", mirrorOut,
@@ -235,6 +227,17 @@ func TestMultiHostLinkCut(t *testing.T) {
 	if d := maxDiff(readPNG(t, filepath.Join(mirrorOut, "ROBOT_CAM.png")), readPNG(t, filepath.Join(want, "ROBOT_CAM.png"))); d > 2 {
 		t.Errorf("after the cut the mirror's camera differs from the host's scene by %d levels", d)
 	}
+}
+
+// h3host makes the namespaces and starts the host (scene "lab", token
+// s3cret) in A, listening on all its addresses.
+func h3host(t *testing.T) (*hosts, string, *background) {
+	h := newHosts(t)
+	dir := t.TempDir()
+	host := start(t, h.in(h.a, "serve", quickstart, "--shm", filepath.Join(dir, "simvis-lab"), "--rate", "20",
+		"--listen", "0.0.0.0:4222", "--token", "s3cret"))
+	host.wait(t, "serving", 10*time.Second)
+	return h, dir, host
 }
 
 func absQuickstart(t *testing.T, file string) string {
