@@ -46,10 +46,11 @@ type Publisher struct {
 	describes     []*nats.Msg
 	snapshots     []*nats.Msg
 
-	last    []float64     // values as last published
-	logCur  ipc.LogCursor // shared-memory change log published so far
-	replies []reply       // request outcomes, sent once their record is in the stream
-	remote  uint64        // remote requests received
+	last        []float64       // values as last published
+	logCur      ipc.LogCursor   // shared-memory change log published so far
+	replies     []reply         // request outcomes, sent once their record is in the stream
+	unpublished []ipc.LogRecord // change-log records not stored in the stream yet
+	remote      uint64          // remote requests received
 
 	applied, dropped atomic.Uint64 // value writes taken into the table, dropped
 
@@ -98,7 +99,7 @@ func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher
 	}); err != nil {
 		return nil, fmt.Errorf("natsipc: creating the change-log stream: %w", err)
 	}
-	if err := p.publishLog(); err != nil {
+	if err := p.publishLog(10 * time.Second); err != nil {
 		return nil, err
 	}
 	handlers := map[string]nats.MsgHandler{
@@ -248,13 +249,16 @@ func sanitize(s string) string {
 // also hear the host is alive), the new change-log records, then the
 // request outcomes, descriptions and snapshots.
 func (p *Publisher) after() error {
-	if err := p.publishLog(); err != nil {
-		return err
+	if err := p.publishLog(200 * time.Millisecond); err != nil {
+		p.h.Warn("nats-log", "%v; %d change(s) wait for the next cycle", err, len(p.unpublished))
 	}
-	for _, r := range p.replies {
-		respond(r.msg, r.body)
+	if len(p.unpublished) == 0 {
+		// Outcomes go out once their commands are in the stream.
+		for _, r := range p.replies {
+			respond(r.msg, r.body)
+		}
+		p.replies = p.replies[:0]
 	}
-	p.replies = p.replies[:0]
 	values := p.h.Scene.Values()
 	msg := valuesMsg{epoch: p.epoch, cycle: p.h.Region.Cycles(), used: uint32(len(values)), state: stateRunning}
 	for i, v := range values {
@@ -305,15 +309,20 @@ func (p *Publisher) describe() describeReply {
 }
 
 // publishLog copies the shared-memory change log's new records into the
-// stream, waiting for each to be stored.
-func (p *Publisher) publishLog() error {
+// stream, in order, each stored before the next. At attach time a failure
+// is an error; later, records that could not be stored (the server is
+// unreachable) wait for the next cycle, with a warning, so that the host's
+// cycle is held up by at most a short timeout and no record is skipped.
+func (p *Publisher) publishLog(timeout time.Duration) error {
 	recs, err := p.h.Region.ReadLog(&p.logCur)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	p.unpublished = append(p.unpublished, recs...)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	for _, rec := range recs {
+	for len(p.unpublished) > 0 {
+		rec := p.unpublished[0]
 		p.dirsMu.Lock()
 		if p.dirs == nil {
 			p.dirs = map[string]bool{}
@@ -329,6 +338,7 @@ func (p *Publisher) publishLog() error {
 		if _, err := p.js.PublishMsg(ctx, m); err != nil {
 			return fmt.Errorf("natsipc: publishing change %d: %w", rec.Seq, err)
 		}
+		p.unpublished = p.unpublished[1:]
 	}
 	return nil
 }
