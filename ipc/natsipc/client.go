@@ -329,20 +329,18 @@ func (c *Conn) Elements() ([]ipc.Descriptor, error) {
 
 // Set publishes one value write; the host applies it at its next cycle.
 func (c *Conn) Set(i int, v float64) error {
-	if err := c.inRange(i, 1); err != nil {
-		return err
-	}
-	return c.nc.Publish(subject(c.name, "set"), encodeSet(c.Epoch(), []pair{{uint32(i), v}}))
-}
-
-func (c *Conn) inRange(i, n int) error {
 	c.mu.Lock()
-	used := len(c.values)
+	used, epoch, replaced, stopped := len(c.values), c.epoch, c.replaced, c.state == stateStopped
 	c.mu.Unlock()
-	if i < 0 || i+n > used {
-		return fmt.Errorf("value index %d: the host uses %d", i+n-1, used)
+	switch {
+	case replaced:
+		return ipc.ErrHostReplaced
+	case stopped:
+		return ipc.ErrHostStopped
+	case i < 0 || i >= used:
+		return fmt.Errorf("value index %d: the host uses %d", i, used)
 	}
-	return nil
+	return c.nc.Publish(subject(c.name, "set"), encodeSet(epoch, []pair{{uint32(i), v}}))
 }
 
 // Get returns value i as the host last published it.
