@@ -38,13 +38,15 @@ type Publisher struct {
 	epoch  uint64
 	subs   []*nats.Subscription
 
-	mu            sync.Mutex // guards what NATS handlers queue
-	writes        []pair
-	droppedValues uint64
-	staleValues   uint64
-	requests      chan *nats.Msg
-	describes     []*nats.Msg
-	snapshots     []*nats.Msg
+	mu        sync.Mutex // guards what NATS handlers queue
+	writes    []pair
+	over      uint64 // value writes beyond the pending limit
+	stale     uint64 // value writes for an earlier host run
+	malformed uint64 // set messages that did not decode
+	lookups   uint64 // descriptor and snapshot requests beyond the limit
+	requests  chan *nats.Msg
+	describes []*nats.Msg
+	snapshots []*nats.Msg
 
 	last        []float64       // values as last published
 	logCur      ipc.LogCursor   // shared-memory change log published so far
@@ -144,7 +146,7 @@ func (p *Publisher) queue(list *[]*nats.Msg, m *nats.Msg) {
 		*list = append(*list, m)
 		return
 	}
-	p.droppedValues++ // counted with the writes: a client flooding lookups
+	p.lookups++ // unanswered: the client times out
 }
 
 // onSet queues a client's value writes for the next cycle; beyond the limit
@@ -155,11 +157,11 @@ func (p *Publisher) onSet(m *nats.Msg) {
 	defer p.mu.Unlock()
 	switch {
 	case err != nil:
-		p.droppedValues++
+		p.malformed++
 	case epoch != 0 && epoch != p.epoch:
-		p.staleValues += uint64(len(pairs)) // indices of an earlier host run
+		p.stale += uint64(len(pairs)) // indices of an earlier host run
 	case len(p.writes)+len(pairs) > p.limits.PendingValues:
-		p.droppedValues += uint64(len(pairs))
+		p.over += uint64(len(pairs))
 	default:
 		p.writes = append(p.writes, pairs...)
 	}
@@ -193,8 +195,8 @@ func (p *Publisher) before() error {
 	p.mu.Lock()
 	writes := p.writes
 	p.writes = nil
-	dropped, stale := p.droppedValues, p.staleValues
-	p.droppedValues, p.staleValues = 0, 0
+	over, stale, malformed, lookups := p.over, p.stale, p.malformed, p.lookups
+	p.over, p.stale, p.malformed, p.lookups = 0, 0, 0, 0
 	p.mu.Unlock()
 	values := p.h.Scene.Values()
 	bad := 0
@@ -206,10 +208,10 @@ func (p *Publisher) before() error {
 		values[w.index] = w.value // Update applies it, or refuses and counts it
 	}
 	p.applied.Add(uint64(len(writes) - bad))
-	p.dropped.Add(dropped + stale + uint64(bad))
-	if dropped+stale > 0 || bad > 0 {
-		p.h.Warn("nats-values", "dropped %d remote value writes over the limit of %d pending, %d for an earlier host run, %d beyond the values in use",
-			dropped, p.limits.PendingValues, stale, bad)
+	p.dropped.Add(over + stale + uint64(bad))
+	if over+stale+uint64(bad)+malformed+lookups > 0 {
+		p.h.Warn("nats-drops", "dropped remote value writes: %d over the limit of %d pending, %d for an earlier host run, %d beyond the values in use; %d malformed set messages, %d lookups over the limit of %d pending",
+			over, p.limits.PendingValues, stale, bad, malformed, lookups, p.limits.PendingRequests)
 	}
 	for {
 		select {
