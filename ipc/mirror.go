@@ -19,10 +19,11 @@ type Mirror struct {
 
 	scene    *scene.Scene
 	follower *Follower
-	applied  uint64     // last change-log sequence replayed
-	runs     []valueRun // host values copied into the local table
-	stale    bool       // runs must be worked out again
-	Rebuilds int        // times the replica was rebuilt after a host restart
+	applied  uint64      // last change-log sequence replayed
+	runs     []valueRun  // host values copied into the local table
+	stale    bool        // runs must be worked out again
+	held     []LogRecord // records not replayed yet because one failed
+	Rebuilds int         // times the replica was rebuilt after a host restart
 }
 
 // valueRun copies n values from the host's table at host to the local
@@ -88,8 +89,8 @@ func (m *Mirror) Applied() uint64 { return m.applied }
 func (m *Mirror) rebuild() error {
 	m.scene = scene.New(m.opts)
 	m.follower = m.client.Follow(1)
-	m.applied, m.runs, m.stale = 0, nil, true
-	if _, err := m.replay(); err != nil {
+	m.applied, m.runs, m.stale, m.held = 0, nil, true, nil
+	if err := m.replay(); err != nil {
 		return err
 	}
 	for _, c := range m.overlay {
@@ -102,10 +103,14 @@ func (m *Mirror) rebuild() error {
 	return m.copyValues()
 }
 
-// replay executes the change-log records published since the last call.
-func (m *Mirror) replay() (int, error) {
+// replay executes the change-log records published since the last call,
+// after those a failure held back: a record that fails is tried again at
+// the next Sync, and nothing after it runs before it.
+func (m *Mirror) replay() error {
 	recs, err := m.follower.Poll()
-	for _, rec := range recs {
+	recs = append(m.held, recs...)
+	m.held = nil
+	for i, rec := range recs {
 		dir, perr := m.files.localDir(rec.Dir)
 		var c *scene.Command
 		if perr == nil {
@@ -118,11 +123,13 @@ func (m *Mirror) replay() (int, error) {
 			perr = m.scene.Exec(c)
 		}
 		if perr != nil {
-			return 0, fmt.Errorf("replaying change %d: %w", rec.Seq, perr)
+			m.held = recs[i:]
+			return fmt.Errorf("replaying change %d: %w", rec.Seq, perr)
 		}
 		m.applied = rec.Seq
+		m.stale = true // new elements: the value runs change
 	}
-	return len(recs), err
+	return err
 }
 
 // Sync brings the replica up to date: new commands, then the values. It
@@ -130,24 +137,27 @@ func (m *Mirror) replay() (int, error) {
 // (wrapped) when the host is gone.
 func (m *Mirror) Sync() error {
 	if err := m.client.Check(); err != nil {
-		if !errors.Is(err, ErrHostReplaced) {
+		before := m.client.Epoch()
+		if errors.Is(err, ErrHostStopped) {
+			// A host that stopped may have been followed by a new one
+			// under the same name.
+			if m.client.Reopen() != nil || m.client.Epoch() == before {
+				return err
+			}
+		} else if !errors.Is(err, ErrHostReplaced) {
 			return err
-		}
-		if err := m.client.Reopen(); err != nil {
+		} else if err := m.client.Reopen(); err != nil {
 			return err
 		}
 		m.Rebuilds++
 		return m.rebuild()
 	}
-	n, err := m.replay()
+	err := m.replay()
 	if errors.Is(err, ErrHostReplaced) {
 		return m.Sync()
 	}
 	if err != nil {
 		return err
-	}
-	if n > 0 {
-		m.stale = true
 	}
 	return m.copyValues()
 }

@@ -1,6 +1,7 @@
 package ipc_test
 
 import (
+	"errors"
 	"math"
 	"path/filepath"
 	"strings"
@@ -154,4 +155,54 @@ func TestMarvinOverlay(t *testing.T) {
 		}
 	}
 	sameScene(t, h.Scene, m.Scene())
+}
+
+// A record the replica cannot replay (here: the host's new element takes
+// an overlay's name) stops the replay there, and Sync keeps reporting it:
+// nothing after it is skipped.
+func TestMirrorHoldsFailedRecord(t *testing.T) {
+	h, shm := startHost(t, ipc.HostOptions{})
+	c := open(t, shm)
+	overlay, _ := scene.ParseCommands([]byte(`<element type="label" name="NOTE" insert_at="ROOT" text="x"/>`), "overlay.xml", "")
+	m, err := ipc.NewMirror(c, overlay, scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	request(t, h, c, `<element type="pose" name="NOTE" insert_at="ROOT"/>`)
+	request(t, h, c, `<element type="pose" name="AFTER" insert_at="ROOT"/>`)
+	for i := 0; i < 2; i++ {
+		if err := m.Sync(); err == nil || !strings.Contains(err.Error(), "replaying change 5") {
+			t.Errorf("sync %d: %v", i, err)
+		}
+	}
+	if _, ok := m.Scene().Element("AFTER"); ok || m.Applied() != 4 {
+		t.Errorf("the replica went past the failed record (at change %d)", m.Applied())
+	}
+}
+
+// A host that stops and a new one that starts under the same name: the
+// mirror finds the new one and rebuilds.
+func TestMirrorAfterStopAndStart(t *testing.T) {
+	shm := filepath.Join(t.TempDir(), "region")
+	h1, err := ipc.NewHost(shm, sceneCopy(t), ipc.HostOptions{Sizes: testSizes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := open(t, shm)
+	m, err := ipc.NewMirror(c, nil, scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1.Close()
+	if err := m.Sync(); !errors.Is(err, ipc.ErrHostStopped) {
+		t.Errorf("with no host: %v", err)
+	}
+	h2, err := ipc.NewHost(shm, sceneCopy(t), ipc.HostOptions{Sizes: testSizes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close()
+	if err := m.Sync(); err != nil || m.Rebuilds != 1 || c.Epoch() != h2.Region.Epoch() {
+		t.Errorf("after the new host started: %v, %d rebuilds", err, m.Rebuilds)
+	}
 }
