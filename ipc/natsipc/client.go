@@ -231,7 +231,9 @@ func (c *Conn) onValues(m *nats.Msg) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if v.epoch != c.epoch {
-		c.replaced = true
+		// Epochs are the host's start times: a later one is a new host run,
+		// an earlier one a late message of the run left behind.
+		c.replaced = c.replaced || v.epoch > c.epoch
 		return
 	}
 	c.heard, c.state, c.cycle = time.Now(), v.state, v.cycle
@@ -252,7 +254,7 @@ func (c *Conn) onLog(m jetstream.Msg) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if epoch != c.epoch {
-		c.replaced = true
+		c.replaced = c.replaced || epoch > c.epoch
 		return
 	}
 	if seq != uint64(len(c.log))+1 {
