@@ -206,10 +206,22 @@ func (c *Conn) resnapshot() {
 
 func (c *Conn) noHost(err error) error {
 	if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrTimeout) {
-		return fmt.Errorf("natsipc: no host serves scene %q (%w)", c.name, ipc.ErrHostStopped)
+		return noHostError{c.name, err}
 	}
 	return fmt.Errorf("natsipc: %w", err)
 }
+
+// noHostError is ipc.ErrHostStopped for a scene nobody answers for.
+type noHostError struct {
+	name string
+	err  error
+}
+
+func (e noHostError) Error() string {
+	return fmt.Sprintf("natsipc: no host answers for scene %q on this server (%v; is 'simvis serve' running with --name %s?)", e.name, e.err, e.name)
+}
+
+func (e noHostError) Unwrap() error { return ipc.ErrHostStopped }
 
 // ask sends a request and decodes its JSON reply.
 func (c *Conn) ask(what string, data []byte, reply any) error {
