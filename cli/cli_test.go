@@ -11,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simvis/simvis/internal/testkit"
+
 	"github.com/go-gl/mathgl/mgl64"
+
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 )
@@ -192,15 +195,7 @@ func TestCaptureWritesCameraImage(t *testing.T) {
 	if math.Abs(info.Intrinsics.Fx-320/math.Tan(35*math.Pi/180)) > 1e-9 || info.Intrinsics.Cx != 320 || math.Abs(info.Pose.Yaw-20) > 1e-9 {
 		t.Errorf("ROBOT_CAM.json: %s", data)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := testkit.ReadPNG(t, path)
 	if b := img.Bounds(); b.Dx() != 640 || b.Dy() != 480 {
 		t.Errorf("image %v, want 640x480", b)
 	}

@@ -3,9 +3,7 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
-	"image"
 	"image/color"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/simvis/simvis/internal/testkit"
 
 	"github.com/nats-io/nats.go"
 )
@@ -71,36 +71,6 @@ func startServe(t *testing.T, args ...string) func() string {
 	}
 	t.Cleanup(func() { stop() })
 	return stop
-}
-
-func readPNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return img
-}
-
-// maxDiff is the largest channel difference between two images of a size.
-func maxDiff(a, b image.Image) int {
-	worst := 0
-	r := a.Bounds()
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			ar, ag, ab, _ := a.At(x, y).RGBA()
-			br, bg, bb, _ := b.At(x, y).RGBA()
-			for _, d := range []int{int(ar>>8) - int(br>>8), int(ag>>8) - int(bg>>8), int(ab>>8) - int(bb>>8)} {
-				worst = max(worst, d, -d)
-			}
-		}
-	}
-	return worst
 }
 
 func isRed(c color.Color) bool {
@@ -176,10 +146,10 @@ func TestServeClientsAndMirror(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "frame 2/2: change 5, 1 files") {
 		t.Fatalf("mirror --from: %d %q %q", code, out, errOut)
 	}
-	if c := readPNG(t, filepath.Join(viewOut, "view_0001.png")).At(32, 24); !isRed(c) {
+	if c := testkit.ReadPNG(t, filepath.Join(viewOut, "view_0001.png")).At(32, 24); !isRed(c) {
 		t.Errorf("viewpoint render: %v at the image center, want the overlay's red point", c)
 	}
-	if c := readPNG(t, filepath.Join(mirrorOut, "VIEW.png")).At(32, 24); isRed(c) {
+	if c := testkit.ReadPNG(t, filepath.Join(mirrorOut, "VIEW.png")).At(32, 24); isRed(c) {
 		t.Errorf("overlay camera sees the sensed=\"false\" point: %v", c)
 	}
 	summary := stop()
@@ -196,15 +166,15 @@ func TestServeClientsAndMirror(t *testing.T) {
 	if code, _, errOut := simvis(t, "capture", quickstart, "-o", want, "--set", "R_POSE.x=-1.25", "--set", "R_POSE.y=0.5", "--set", "R_POSE.yaw=-30"); code != 0 {
 		t.Fatal(errOut)
 	}
-	expected := readPNG(t, filepath.Join(want, "ROBOT_CAM.png"))
-	if d := maxDiff(readPNG(t, filepath.Join(hostOut, "ROBOT_CAM.png")), expected); d > 2 {
+	expected := testkit.ReadPNG(t, filepath.Join(want, "ROBOT_CAM.png"))
+	if d := testkit.MaxDiff(testkit.ReadPNG(t, filepath.Join(hostOut, "ROBOT_CAM.png")), expected); d > 2 {
 		t.Errorf("host camera differs from a capture with the clients' values by %d levels", d)
 	}
-	if d := maxDiff(readPNG(t, filepath.Join(mirrorOut, "ROBOT_CAM.png")), expected); d > 2 {
+	if d := testkit.MaxDiff(testkit.ReadPNG(t, filepath.Join(mirrorOut, "ROBOT_CAM.png")), expected); d > 2 {
 		t.Errorf("mirror camera differs from a capture with the clients' values by %d levels", d)
 	}
 	simvis(t, "capture", quickstart, "-o", want)
-	if d := maxDiff(readPNG(t, filepath.Join(want, "ROBOT_CAM.png")), expected); d < 50 {
+	if d := testkit.MaxDiff(testkit.ReadPNG(t, filepath.Join(want, "ROBOT_CAM.png")), expected); d < 50 {
 		t.Errorf("moving the robot changed the camera image by only %d levels: the comparison proves nothing", d)
 	}
 	if _, err := os.Stat(filepath.Join(mirrorOut, "VIEW.png")); err != nil {
@@ -297,7 +267,7 @@ func TestServeOverNATS(t *testing.T) {
 	stop()
 	want := filepath.Join(dir, "want")
 	simvis(t, "capture", quickstart, "-o", want, "--set", "R_POSE.yaw=90")
-	if d := maxDiff(readPNG(t, filepath.Join(mirrorOut, "ROBOT_CAM.png")), readPNG(t, filepath.Join(want, "ROBOT_CAM.png"))); d > 2 {
+	if d := testkit.MaxDiff(testkit.ReadPNG(t, filepath.Join(mirrorOut, "ROBOT_CAM.png")), testkit.ReadPNG(t, filepath.Join(want, "ROBOT_CAM.png"))); d > 2 {
 		t.Errorf("the mirror's camera over NATS differs from a capture with yaw 90 by %d levels", d)
 	}
 }

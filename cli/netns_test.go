@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/simvis/simvis/internal/testkit"
 )
 
 // hosts is three network namespaces: the host in A, a mirror in B and a
@@ -178,7 +180,7 @@ func TestMultiHostMirror(t *testing.T) {
 	if code, _, errOut := simvis(t, "capture", quickstart, "-o", want, "--set", "R_POSE.yaw=90", "--set", "R_POSE.x=-1"); code != 0 {
 		t.Fatal(errOut)
 	}
-	if d := maxDiff(readPNG(t, filepath.Join(mirrorOut, "ROBOT_CAM.png")), readPNG(t, filepath.Join(want, "ROBOT_CAM.png"))); d > 2 {
+	if d := testkit.MaxDiff(testkit.ReadPNG(t, filepath.Join(mirrorOut, "ROBOT_CAM.png")), testkit.ReadPNG(t, filepath.Join(want, "ROBOT_CAM.png"))); d > 2 {
 		t.Errorf("the mirror's camera differs from a capture with the client's values by %d levels", d)
 	}
 }
@@ -224,7 +226,7 @@ func TestMultiHostLinkCut(t *testing.T) {
 	if code, _, errOut := simvis(t, "capture", scene, "-o", want); code != 0 {
 		t.Fatal(errOut)
 	}
-	if d := maxDiff(readPNG(t, filepath.Join(mirrorOut, "ROBOT_CAM.png")), readPNG(t, filepath.Join(want, "ROBOT_CAM.png"))); d > 2 {
+	if d := testkit.MaxDiff(testkit.ReadPNG(t, filepath.Join(mirrorOut, "ROBOT_CAM.png")), testkit.ReadPNG(t, filepath.Join(want, "ROBOT_CAM.png"))); d > 2 {
 		t.Errorf("after the cut the mirror's camera differs from the host's scene by %d levels", d)
 	}
 }

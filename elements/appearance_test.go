@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simvis/simvis/internal/testkit"
+
 	"github.com/simvis/simvis/scene"
 )
 
@@ -16,8 +18,8 @@ import (
 func boxScene(t *testing.T, commands string) *scene.Scene {
 	t.Helper()
 	dir := t.TempDir()
-	writeBox(t, dir, "white.glb", 1, 1, 1, [4]float32{1, 1, 1, 1})
-	return loadXML(t, dir, `<scene>
+	testkit.WriteBox(t, dir, "white.glb", 1, 1, 1, [4]float32{1, 1, 1, 1})
+	return testkit.LoadXML(t, dir, `<scene>
   <part file="white.glb" name="BOX" pose_offset="3 0 0 0 0 0"/>
   <part file="white.glb" name="OTHER" pose_offset="3 2 0 0 0 0"/>
 `+commands+`
@@ -106,7 +108,7 @@ func TestSensedFalseElement(t *testing.T) {
 // Bad attributes of every built-in element name file, line and attribute.
 func TestElementErrors(t *testing.T) {
 	dir := t.TempDir()
-	writeBox(t, dir, "b.glb", 1, 1, 1, [4]float32{1, 1, 1, 1})
+	testkit.WriteBox(t, dir, "b.glb", 1, 1, 1, [4]float32{1, 1, 1, 1})
 	cases := []struct{ xml, want string }{
 		{`<element type="rotation" name="J" axis="0 0 0"/>`, `element "J": attribute "axis": the axis has zero length`},
 		{`<element type="rotation" name="J" axis="0 1"/>`, `attribute "axis": want 3 numbers`},

@@ -2,6 +2,7 @@ package elements
 
 import (
 	"github.com/go-gl/mathgl/mgl64"
+
 	"github.com/simvis/simvis/scene"
 )
 

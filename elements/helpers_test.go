@@ -6,59 +6,17 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
-	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/internal/testkit"
+
 	_ "github.com/simvis/simvis/elements"
-	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 )
 
 // Shared by every test file of the package: one GL context (llvmpipe start-up
 // costs more than the tests), scene and model builders, pixel predicates.
-
-var (
-	rendererOnce sync.Once
-	sharedR      *sensors.Renderer
-	sharedErr    error
-)
-
-// renderer returns the package's one offscreen renderer.
-func renderer(t *testing.T) *sensors.Renderer {
-	t.Helper()
-	rendererOnce.Do(func() { sharedR, sharedErr = sensors.NewRenderer() })
-	if sharedErr != nil {
-		t.Fatal(sharedErr)
-	}
-	return sharedR
-}
-
-// writeBox writes dir/file: one box of the given size and color, centered on
-// the model origin.
-func writeBox(t *testing.T, dir, file string, sx, sy, sz float64, rgba [4]float32) {
-	t.Helper()
-	m := models.NewModel(file)
-	m.AddNode(nil, "box", mgl64.Ident4(), models.Box("box", sx, sy, sz, rgba))
-	if err := models.Write(filepath.Join(dir, file), m); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// loadXML writes xml as dir/scene.xml and loads it.
-func loadXML(t *testing.T, dir, xml string) *scene.Scene {
-	t.Helper()
-	path := filepath.Join(dir, "scene.xml")
-	if err := os.WriteFile(path, []byte(xml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := scene.Load(path, scene.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // loadErr loads xml expecting an error and returns its text.
 func loadErr(t *testing.T, dir, xml string) string {
@@ -82,16 +40,6 @@ func set(t *testing.T, s *scene.Scene, element, param string, v float64) {
 	}
 }
 
-// worldPose returns a frame's world pose after applying pending changes.
-func worldPose(t *testing.T, s *scene.Scene, frame string) scene.Pose {
-	t.Helper()
-	m, err := s.Transform(frame, scene.WorldFrame)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return scene.PoseFromMatrix(m)
-}
-
 // assertNear compares poses to 1e-9 m / 1e-7 degrees.
 func assertNear(t *testing.T, what string, got, want scene.Pose) {
 	t.Helper()
@@ -113,7 +61,7 @@ func assertNear(t *testing.T, what string, got, want scene.Pose) {
 // background. viewer selects a render for people (sensed="false" shown).
 func lookAt(t *testing.T, s *scene.Scene, pose scene.Pose, w, h int, viewer bool) *image.RGBA {
 	t.Helper()
-	img, err := renderer(t).RenderRGBA(s, sensors.View{
+	img, err := testkit.Renderer(t).RenderRGBA(s, sensors.View{
 		Pose: pose.Matrix(), Width: w, Height: h, HFOV: 60, Near: 0.05, Far: 100, Viewer: viewer,
 	})
 	if err != nil {

@@ -1,6 +1,10 @@
 package elements_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/simvis/simvis/internal/testkit"
+)
 
 // A scene with light elements is lit by them alone: one directional light
 // shining along +x lights the box face turned to the camera fully; turned
@@ -31,9 +35,9 @@ func TestDirectionalLight(t *testing.T) {
 // direction follows the frame it hangs in, whatever moves that frame.
 func TestLightFollowsItsFrame(t *testing.T) {
 	dir := t.TempDir()
-	writeBox(t, dir, "white.glb", 1, 1, 1, [4]float32{1, 1, 1, 1})
-	writeBox(t, dir, "robot.glb", 0.01, 0.01, 0.01, [4]float32{1, 1, 1, 1})
-	s := loadXML(t, dir, `<scene>
+	testkit.WriteBox(t, dir, "white.glb", 1, 1, 1, [4]float32{1, 1, 1, 1})
+	testkit.WriteBox(t, dir, "robot.glb", 0.01, 0.01, 0.01, [4]float32{1, 1, 1, 1})
+	s := testkit.LoadXML(t, dir, `<scene>
   <part file="white.glb" name="BOX" pose_offset="3 0 0 0 0 0"/>
   <part file="robot.glb" name="ROBOT" pose_offset="-5 7 0 0 0 0"/>
   <element type="pose" name="R_POSE" insert_at="ROBOT"/>

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/simvis/simvis/internal/testkit"
+
 	"github.com/simvis/simvis/elements"
 	"github.com/simvis/simvis/scene"
 )
@@ -12,7 +14,7 @@ import (
 // a point (x, y, z) is drawn at u = 80 - 138.56 y/x, v = 60 - 138.56 z/x.
 
 func TestPointCloud(t *testing.T) {
-	s := loadXML(t, t.TempDir(), `<scene>
+	s := testkit.LoadXML(t, t.TempDir(), `<scene>
   <element type="pointcloud" name="SCAN" max_points="3" point_size="0.2" color="0 0 1" points="3 1 0  3 0 0.8"/>
 </scene>`)
 	img := lookAt(t, s, scene.Pose{}, 160, 120, false)
@@ -58,7 +60,7 @@ func TestPointCloud(t *testing.T) {
 func TestPointCloudNoise(t *testing.T) {
 	const n = 2000
 	cloud := func(seed string) (*scene.Scene, []float64) {
-		s := loadXML(t, t.TempDir(), `<element type="pointcloud" name="SCAN" max_points="2000" count="2000" noise="0.05" seed="`+seed+`"/>`)
+		s := testkit.LoadXML(t, t.TempDir(), `<element type="pointcloud" name="SCAN" max_points="2000" count="2000" noise="0.05" seed="`+seed+`"/>`)
 		e, _ := s.Element("SCAN")
 		var out []float64
 		for _, p := range elements.DrawnPoints(e.Element) {
@@ -95,7 +97,7 @@ func TestPointCloudNoise(t *testing.T) {
 }
 
 func TestLines(t *testing.T) {
-	s := loadXML(t, t.TempDir(), `<element type="lines" name="BEAMS" max_lines="2" color="1 1 0" width="3" points="3 -1 0 3 1 0"/>`)
+	s := testkit.LoadXML(t, t.TempDir(), `<element type="lines" name="BEAMS" max_lines="2" color="1 1 0" width="3" points="3 -1 0 3 1 0"/>`)
 	img := lookAt(t, s, scene.Pose{}, 160, 120, false)
 	if c := img.RGBAAt(80, 60); c.R < 200 || c.G < 200 || c.B > 20 {
 		t.Errorf("on the beam (80,60): %v, want yellow", c)
@@ -120,7 +122,7 @@ func TestLines(t *testing.T) {
 }
 
 func TestGraph(t *testing.T) {
-	s := loadXML(t, t.TempDir(), `<element type="graph" name="NAV" nodes="DOOR LAB-1" edges="DOOR-LAB-1" marker_size="0.3"
+	s := testkit.LoadXML(t, t.TempDir(), `<element type="graph" name="NAV" nodes="DOOR LAB-1" edges="DOOR-LAB-1" marker_size="0.3"
     color="0 0 1" edge_color="1 1 0" width="3" DOOR_x="3" DOOR_y="-1" LAB-1_x="3" LAB-1_y="1"/>`)
 	img := lookAt(t, s, scene.Pose{}, 160, 120, false)
 	// DOOR at (3, -1, 0) -> u = 126.2; LAB-1 at (3, 1, 0) -> u = 33.8.
@@ -149,7 +151,7 @@ func TestGraph(t *testing.T) {
 
 // A label faces the viewer, is size meters tall and drawn in its color.
 func TestLabel(t *testing.T) {
-	s := loadXML(t, t.TempDir(), `<element type="label" name="NAME" text="HHHH" color="1 0 0" x="3" size="0.5"/>`)
+	s := testkit.LoadXML(t, t.TempDir(), `<element type="label" name="NAME" text="HHHH" color="1 0 0" x="3" size="0.5"/>`)
 	img := lookAt(t, s, scene.Pose{}, 160, 120, false)
 	// 0.5 m at 3 m is 23 px tall: rows 48.5 to 71.5.
 	red, outside := 0, 0

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
+
 	_ "github.com/simvis/simvis/elements"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"

@@ -14,25 +14,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simvis/simvis/internal/testkit"
+
 	"github.com/simvis/simvis/ipc"
-	"github.com/simvis/simvis/scene"
 )
 
 // sceneCopy copies the quickstart scene into a fresh directory, so tests
 // can put files and links beside it.
 func sceneCopy(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, f := range []string{"scene.xml", "robot.gltf", "world.gltf"} {
-		data, err := os.ReadFile(filepath.Join("../scenes/quickstart", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(dir, "scene.xml")
+	return filepath.Join(testkit.CopyFiles(t, "../scenes/quickstart", "scene.xml", "robot.gltf", "world.gltf"), "scene.xml")
 }
 
 // startHost runs a host on a copy of the quickstart scene, cycling in a
@@ -51,26 +41,9 @@ func startHost(t *testing.T, opts ipc.HostOptions) (*ipc.Host, string) {
 	return h, shm
 }
 
-// cycleWhile runs host cycles until done is closed, as the serve loop does.
+// cycleWhile runs host cycles, as the serve loop does, until stop.
 func cycleWhile(t *testing.T, h *ipc.Host) (stop func()) {
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			if err := h.Cycle(); err != nil {
-				t.Error(err)
-				return
-			}
-			time.Sleep(200 * time.Microsecond)
-		}
-	}()
-	var once sync.Once
-	return func() { once.Do(func() { close(done); <-finished }) }
+	return testkit.Loop(t, h.Cycle, 200*time.Microsecond)
 }
 
 func open(t *testing.T, shm string) *ipc.Client {
@@ -81,15 +54,6 @@ func open(t *testing.T, shm string) *ipc.Client {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
-}
-
-func worldPose(t *testing.T, s *scene.Scene, frame string) scene.Pose {
-	t.Helper()
-	m, err := s.Transform(frame, scene.WorldFrame)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return scene.PoseFromMatrix(m)
 }
 
 // A client adds an element by request, finds its value index once, moves
@@ -117,7 +81,7 @@ func TestRequestAndSet(t *testing.T) {
 	}
 	waitCycles(t, c, 2)
 	stop()
-	if p := worldPose(t, h.Scene, "ROBOT"); math.Abs(p.Yaw-90) > 1e-9 || math.Abs(p.X+2) > 1e-12 {
+	if p := testkit.WorldPose(t, h.Scene, "ROBOT"); math.Abs(p.Yaw-90) > 1e-9 || math.Abs(p.X+2) > 1e-12 {
 		t.Errorf("ROBOT at %+v, want x -2 yaw 90", p)
 	}
 	recs, err := c.Follow(0).Poll()
@@ -301,7 +265,7 @@ func TestRejectedValues(t *testing.T) {
 	}
 	v[5] = 45
 	h.Cycle()
-	if p := worldPose(t, h.Scene, "ROBOT"); math.Abs(p.Yaw-45) > 1e-9 {
+	if p := testkit.WorldPose(t, h.Scene, "ROBOT"); math.Abs(p.Yaw-45) > 1e-9 {
 		t.Errorf("a good value after bad ones: yaw %v", p.Yaw)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simvis/simvis/internal/testkit"
+
 	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/scene"
 )
@@ -31,7 +33,7 @@ func request(t *testing.T, h *ipc.Host, c *ipc.Client, xml string) {
 func sameScene(t *testing.T, host, replica *scene.Scene) {
 	t.Helper()
 	for _, name := range host.FrameNames() {
-		want, got := worldPose(t, host, name), worldPose(t, replica, name)
+		want, got := testkit.WorldPose(t, host, name), testkit.WorldPose(t, replica, name)
 		if d := math.Max(math.Abs(want.X-got.X), math.Max(math.Abs(want.Y-got.Y), math.Max(math.Abs(want.Z-got.Z),
 			math.Max(math.Abs(want.Roll-got.Roll), math.Max(math.Abs(want.Pitch-got.Pitch), math.Abs(want.Yaw-got.Yaw)))))); d > 1e-9 {
 			t.Errorf("frame %s: host %+v, replica %+v", name, want, got)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
+
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"

@@ -5,13 +5,13 @@ import (
 	"image"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/simvis/simvis/internal/testkit"
+
 	"github.com/go-gl/mathgl/mgl64"
+
 	_ "github.com/simvis/simvis/elements"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
@@ -20,42 +20,6 @@ import (
 
 // One GL context serves every test in the package: creating one per test
 // costs llvmpipe start-up time and proves nothing more.
-var (
-	rendererOnce sync.Once
-	shared       *sensors.Renderer
-	sharedErr    error
-)
-
-func renderer(t *testing.T) *sensors.Renderer {
-	t.Helper()
-	rendererOnce.Do(func() { shared, sharedErr = sensors.NewRenderer() })
-	if sharedErr != nil {
-		t.Fatal(sharedErr)
-	}
-	return shared
-}
-
-func writeModel(t *testing.T, dir, file string, build func(m *models.Model)) {
-	t.Helper()
-	m := models.NewModel(file)
-	build(m)
-	if err := models.Write(filepath.Join(dir, file), m); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func loadScene(t *testing.T, dir, xml string) *scene.Scene {
-	t.Helper()
-	path := filepath.Join(dir, "scene.xml")
-	if err := os.WriteFile(path, []byte(xml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := scene.Load(path, scene.Options{NoDefaultLights: false})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // sensorOf returns the scene's sensor name as its concrete type.
 func sensorOf[T scene.Sensor](t *testing.T, s *scene.Scene, name string) T {
@@ -103,19 +67,19 @@ func uint8Max(a, b uint8) uint8 {
 // half of the image, and a box above the axis in the top half.
 func TestCameraSeesBoxes(t *testing.T) {
 	dir := t.TempDir()
-	writeModel(t, dir, "red.glb", func(m *models.Model) {
+	testkit.WriteModel(t, dir, "red.glb", func(m *models.Model) {
 		m.AddNode(nil, "red", mgl64.Ident4(), models.Box("red", 0.5, 0.5, 0.5, [4]float32{1, 0, 0, 1}))
 	})
-	writeModel(t, dir, "green.glb", func(m *models.Model) {
+	testkit.WriteModel(t, dir, "green.glb", func(m *models.Model) {
 		m.AddNode(nil, "green", mgl64.Ident4(), models.Box("green", 0.3, 0.3, 0.3, [4]float32{0, 1, 0, 1}))
 	})
-	s := loadScene(t, dir, `<scene>
+	s := testkit.LoadXML(t, dir, `<scene>
   <part file="red.glb" name="RED" pose_offset="3 0 1 0 0 0"/>
   <part file="green.glb" name="LEFT" pose_offset="3 1.2 1 0 0 0"/>
   <part file="green.glb" name="ABOVE" pose_offset="3 0 1.9 0 0 0"/>
   <sensor type="camera" name="CAM" pose_offset="0 0 1 0 0 0" width="160" height="120" fov="60" background="0.2 0.4 0.6"/>
 </scene>`)
-	img, err := camera(t, s, "CAM").Image(renderer(t), s)
+	img, err := camera(t, s, "CAM").Image(testkit.Renderer(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,20 +113,20 @@ func TestCameraSeesBoxes(t *testing.T) {
 // by 90 degrees turns the camera away from the box.
 func TestCameraFollowsPoseElement(t *testing.T) {
 	dir := t.TempDir()
-	writeModel(t, dir, "red.glb", func(m *models.Model) {
+	testkit.WriteModel(t, dir, "red.glb", func(m *models.Model) {
 		m.AddNode(nil, "red", mgl64.Ident4(), models.Box("red", 0.5, 0.5, 0.5, [4]float32{1, 0, 0, 1}))
 	})
-	writeModel(t, dir, "robot.glb", func(m *models.Model) {
+	testkit.WriteModel(t, dir, "robot.glb", func(m *models.Model) {
 		m.AddNode(nil, "body", mgl64.Ident4(), models.Box("body", 0.01, 0.01, 0.01, [4]float32{0, 0, 1, 1}))
 	})
-	s := loadScene(t, dir, `<scene>
+	s := testkit.LoadXML(t, dir, `<scene>
   <part file="red.glb" name="RED" pose_offset="0 3 1 0 0 0"/>
   <part file="robot.glb" name="ROBOT"/>
   <element type="pose" name="R_POSE" insert_at="ROBOT"/>
   <sensor type="camera" name="CAM" insert_at="ROBOT" pose_offset="0 0 1 0 0 0" width="64" height="48" background="0.2 0.4 0.6"/>
 </scene>`)
 	cam := camera(t, s, "CAM")
-	img, err := cam.Image(renderer(t), s)
+	img, err := cam.Image(testkit.Renderer(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +136,7 @@ func TestCameraFollowsPoseElement(t *testing.T) {
 	if err := s.Set("R_POSE", "yaw", 90); err != nil {
 		t.Fatal(err)
 	}
-	img, err = cam.Image(renderer(t), s)
+	img, err = cam.Image(testkit.Renderer(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +148,7 @@ func TestCameraFollowsPoseElement(t *testing.T) {
 // 100 parts from one file upload one set of GPU buffers.
 func TestSharedModelUploadsOnce(t *testing.T) {
 	dir := t.TempDir()
-	writeModel(t, dir, "chair.glb", func(m *models.Model) {
+	testkit.WriteModel(t, dir, "chair.glb", func(m *models.Model) {
 		m.AddNode(nil, "seat", mgl64.Translate3D(0, 0, 0.45), models.Box("seat", 0.45, 0.45, 0.05, [4]float32{0.6, 0.4, 0.2, 1}))
 		m.AddNode(nil, "back", mgl64.Translate3D(-0.2, 0, 0.7), models.Box("back", 0.05, 0.45, 0.5, [4]float32{0.6, 0.4, 0.2, 1}))
 	})
@@ -194,8 +158,8 @@ func TestSharedModelUploadsOnce(t *testing.T) {
 		fmt.Fprintf(&b, `<part file="chair.glb" name="CHAIR%d" pose_offset="%d %d 0 0 0 0"/>`+"\n", i, 2+i%10, i/10-5)
 	}
 	b.WriteString(`<sensor type="camera" name="CAM" pose_offset="-2 0 3 0 30 0" width="64" height="48" fov="90"/>` + "\n</scene>")
-	s := loadScene(t, dir, b.String())
-	r := renderer(t)
+	s := testkit.LoadXML(t, dir, b.String())
+	r := testkit.Renderer(t)
 	before, err := r.Stats()
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +183,7 @@ func TestSharedModelUploadsOnce(t *testing.T) {
 
 func TestCameraIntrinsics(t *testing.T) {
 	dir := t.TempDir()
-	s := loadScene(t, dir, `<sensor type="camera" name="CAM" width="640" height="480" fov="90"/>`)
+	s := testkit.LoadXML(t, dir, `<sensor type="camera" name="CAM" width="640" height="480" fov="90"/>`)
 	in := camera(t, s, "CAM").Intrinsics()
 	// fx = W / (2 tan(hfov/2)) = 320; square pixels give fy = fx.
 	if math.Abs(in.Fx-320) > 1e-9 || math.Abs(in.Fy-320) > 1e-9 || in.Cx != 320 || in.Cy != 240 {
@@ -231,16 +195,16 @@ func TestCameraIntrinsics(t *testing.T) {
 // sensor renders; the same part sensed stays in both.
 func TestUnsensedPartOnlyForViewers(t *testing.T) {
 	dir := t.TempDir()
-	writeModel(t, dir, "red.glb", func(m *models.Model) {
+	testkit.WriteModel(t, dir, "red.glb", func(m *models.Model) {
 		m.AddNode(nil, "red", mgl64.Ident4(), models.Box("red", 0.5, 0.5, 0.5, [4]float32{1, 0, 0, 1}))
 	})
-	s := loadScene(t, dir, `<scene>
+	s := testkit.LoadXML(t, dir, `<scene>
   <part file="red.glb" name="OVERLAY" pose_offset="3 0 1 0 0 0" sensed="false"/>
   <part file="red.glb" name="SOLID" pose_offset="3 1.2 1 0 0 0"/>
   <sensor type="camera" name="CAM" pose_offset="0 0 1 0 0 0" width="160" height="120" fov="60" background="0.2 0.4 0.6"/>
 </scene>`)
 	cam := camera(t, s, "CAM")
-	img, err := cam.Image(renderer(t), s)
+	img, err := cam.Image(testkit.Renderer(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +216,7 @@ func TestUnsensedPartOnlyForViewers(t *testing.T) {
 	}
 	view := cam.View()
 	view.Viewer = true
-	img, err = renderer(t).RenderRGBA(s, view)
+	img, err = testkit.Renderer(t).RenderRGBA(s, view)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +224,7 @@ func TestUnsensedPartOnlyForViewers(t *testing.T) {
 		t.Errorf("viewer render: center %v, want OVERLAY", c)
 	}
 	// And back: the flag is applied per render, not left over.
-	img, err = cam.Image(renderer(t), s)
+	img, err = cam.Image(testkit.Renderer(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,8 +238,8 @@ func TestUnsensedPartOnlyForViewers(t *testing.T) {
 func TestCameraPixelNoise(t *testing.T) {
 	dir := t.TempDir()
 	img := func(seed string) *image.RGBA {
-		s := loadScene(t, dir, `<sensor type="camera" name="CAM" width="64" height="48" background="0.5 0.5 0.5" noise_stddev="0.02" seed="`+seed+`"/>`)
-		im, err := camera(t, s, "CAM").Image(renderer(t), s)
+		s := testkit.LoadXML(t, dir, `<sensor type="camera" name="CAM" width="64" height="48" background="0.5 0.5 0.5" noise_stddev="0.02" seed="`+seed+`"/>`)
+		im, err := camera(t, s, "CAM").Image(testkit.Renderer(t), s)
 		if err != nil {
 			t.Fatal(err)
 		}

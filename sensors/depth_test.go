@@ -2,12 +2,14 @@ package sensors_test
 
 import (
 	"encoding/binary"
-	"image/png"
 	"math"
 	"os"
 	"testing"
 
+	"github.com/simvis/simvis/internal/testkit"
+
 	"github.com/go-gl/mathgl/mgl64"
+
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
@@ -23,16 +25,16 @@ func depthCamera(t *testing.T, s *scene.Scene, name string) *sensors.DepthCamera
 // pixel center's ray, on both backends.
 func TestDepthCameraTiltedWall(t *testing.T) {
 	dir := t.TempDir()
-	writeModel(t, dir, "wall.glb", func(m *models.Model) {
+	testkit.WriteModel(t, dir, "wall.glb", func(m *models.Model) {
 		m.AddNode(nil, "wall", mgl64.Ident4(), models.Box("wall", 0.2, 40, 40, [4]float32{1, 1, 1, 1}))
 	})
 	for _, backend := range []string{"gpu", "cpu"} {
-		s := loadScene(t, dir, `<scene>
+		s := testkit.LoadXML(t, dir, `<scene>
   <part file="wall.glb" name="WALL" pose_offset="4.1 0 0 0 10 25"/>
   <sensor type="depth" name="D" width="160" height="120" fov="70" range_max="20" backend="`+backend+`"/>
 </scene>`)
 		cam := depthCamera(t, s, "D")
-		img, err := cam.Depth(renderer(t), s)
+		img, err := cam.Depth(testkit.Renderer(t), s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,22 +69,14 @@ func TestDepthCapture(t *testing.T) {
 	s := roomScene(t, `<sensor type="depth" name="D" pose_offset="0 0 1.5 0 0 0" width="64" height="48" fov="60" range_max="20"/>
   <sensor type="depth" name="SKY" pose_offset="0 0 1.5 0 -90 0" width="8" height="8" range_max="1"/>`)
 	dir := t.TempDir()
-	files, err := sensors.CaptureAll(renderer(t), s, dir)
+	files, err := sensors.CaptureAll(testkit.Renderer(t), s, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) != 6 {
 		t.Fatalf("files %v", files)
 	}
-	f, err := os.Open(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := testkit.ReadPNG(t, files[0])
 	// The center pixel looks at the wall 4 m ahead (a hair off axis).
 	if r, _, _, _ := img.At(32, 24).RGBA(); math.Abs(float64(r)-4000) > 1 {
 		t.Errorf("PNG center %d mm, want 4000", r)

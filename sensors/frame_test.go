@@ -3,12 +3,12 @@ package sensors_test
 import (
 	"encoding/binary"
 	"encoding/json"
-	"image"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/simvis/simvis/internal/testkit"
 
 	"github.com/simvis/simvis/sensors"
 )
@@ -24,7 +24,7 @@ func TestFrameEncodeMatchesFiles(t *testing.T) {
   <sensor type="laser" name="SCAN" pose_offset="0 0 1 0 0 0" angle_min="-10" angle_max="10" resolution="10"/>
   <sensor type="laser3d" name="CLOUD" pose_offset="0 0 1 0 0 0" layers="0" angle_min="0" angle_max="0"/>
   <sensor type="psd" name="PSD" pose_offset="0 0 1 0 90 0" range_max="2"/>`)
-	r := renderer(t)
+	r := testkit.Renderer(t)
 	dir := t.TempDir()
 	st := &sensors.Stamp{Frame: 3, Time: 0.3}
 	for _, se := range s.Sensors() {
@@ -48,7 +48,7 @@ func TestFrameEncodeMatchesFiles(t *testing.T) {
 		}
 		switch f.Kind {
 		case "image":
-			img := readImage(t, files[0])
+			img := testkit.ReadPNG(t, files[0])
 			w := img.Bounds().Dx()
 			for _, px := range [][2]int{{0, 0}, {16, 12}, {31, 23}} {
 				cr, cg, cb, _ := img.At(px[0], px[1]).RGBA()
@@ -83,18 +83,4 @@ func TestFrameEncodeMatchesFiles(t *testing.T) {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
-}
-
-func readImage(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
 }

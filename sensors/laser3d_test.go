@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/simvis/simvis/internal/testkit"
+
 	"github.com/go-gl/mathgl/mgl64"
+
 	"github.com/simvis/simvis/sensors"
 )
 
@@ -36,7 +39,7 @@ func TestLaser3DInRoom(t *testing.T) {
 		for _, se := range s.Sensors() {
 			l = se.Sensor.(*sensors.Laser3D)
 		}
-		cl, err := l.Scan(renderer(t), s)
+		cl, err := l.Scan(testkit.Renderer(t), s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simvis/simvis/internal/testkit"
+
 	"github.com/go-gl/mathgl/mgl64"
+
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
@@ -25,10 +28,10 @@ func laser(t *testing.T, s *scene.Scene, name string) *sensors.Laser {
 func roomScene(t *testing.T, sensorsXML string) *scene.Scene {
 	t.Helper()
 	dir := t.TempDir()
-	writeModel(t, dir, "room.glb", func(m *models.Model) {
+	testkit.WriteModel(t, dir, "room.glb", func(m *models.Model) {
 		m.AddNode(nil, "room", mgl64.Translate3D(0, 0, 1.5), models.Box("room", 8, 6, 3, [4]float32{1, 1, 1, 1}))
 	})
-	return loadScene(t, dir, `<scene>
+	return testkit.LoadXML(t, dir, `<scene>
   <part file="room.glb" name="ROOM"/>
   `+sensorsXML+`
 </scene>`)
@@ -73,7 +76,7 @@ func TestLaserInRoomClosedForm(t *testing.T) {
 	for _, backend := range []string{"cpu", "gpu"} {
 		t.Run(backend, func(t *testing.T) {
 			s := roomScene(t, `<sensor type="laser" name="SCAN" pose_offset="1 0.5 1 0 0 17" backend="`+backend+`"/>`)
-			sc, err := laser(t, s, "SCAN").Scan(renderer(t), s)
+			sc, err := laser(t, s, "SCAN").Scan(testkit.Renderer(t), s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,14 +104,14 @@ func TestLaserInRoomClosedForm(t *testing.T) {
 // closed form d / cos.
 func TestLaserFullCircleAndTiltedWall(t *testing.T) {
 	dir := t.TempDir()
-	writeModel(t, dir, "wall.glb", func(m *models.Model) {
+	testkit.WriteModel(t, dir, "wall.glb", func(m *models.Model) {
 		m.AddNode(nil, "wall", mgl64.Ident4(), models.Box("wall", 0.2, 30, 4, [4]float32{1, 1, 1, 1}))
 	})
-	s := loadScene(t, dir, `<scene>
+	s := testkit.LoadXML(t, dir, `<scene>
   <part file="wall.glb" name="WALL" pose_offset="3.1 0 0 0 0 40"/>
   <sensor type="laser" name="ALL" angle_min="-180" angle_max="180" resolution="1" range_max="50"/>
 </scene>`)
-	sc, err := laser(t, s, "ALL").Scan(renderer(t), s)
+	sc, err := laser(t, s, "ALL").Scan(testkit.Renderer(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +155,7 @@ func TestLaserNoiseAndLimits(t *testing.T) {
     noise_stddev="0.02" noise_bias="0.1" seed="%s"/>`
 	scan := func(seed string) []float64 {
 		s := roomScene(t, strings.Replace(xml, "%s", seed, 1))
-		sc, err := laser(t, s, "N").Scan(renderer(t), s)
+		sc, err := laser(t, s, "N").Scan(testkit.Renderer(t), s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +181,7 @@ func TestLaserNoiseAndLimits(t *testing.T) {
 	}
 
 	s := roomScene(t, `<sensor type="laser" name="P" angle_min="0" angle_max="90" resolution="1" range_min="3.5" range_max="4.5" noise_precision="0.25" backend="cpu"/>`)
-	sc, err := laser(t, s, "P").Scan(renderer(t), s)
+	sc, err := laser(t, s, "P").Scan(testkit.Renderer(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +219,7 @@ func TestCaptureRangeSensors(t *testing.T) {
 	s := roomScene(t, `<sensor type="laser" name="FRONT" pose_offset="0 0 0.3 0 0 0"/>
   <sensor type="psd" name="IR" pose_offset="3.5 0 0.3 0 0 0"/>`)
 	dir := t.TempDir()
-	files, err := sensors.CaptureAll(renderer(t), s, dir)
+	files, err := sensors.CaptureAll(testkit.Renderer(t), s, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,27 +245,27 @@ func TestCaptureRangeSensors(t *testing.T) {
 // a part 1 m ahead marked so leaves the scan as the empty room.
 func TestUnsensedPartNotInRanges(t *testing.T) {
 	dir := t.TempDir()
-	writeModel(t, dir, "room.glb", func(m *models.Model) {
+	testkit.WriteModel(t, dir, "room.glb", func(m *models.Model) {
 		m.AddNode(nil, "room", mgl64.Translate3D(0, 0, 1.5), models.Box("room", 8, 6, 3, [4]float32{1, 1, 1, 1}))
 	})
-	writeModel(t, dir, "post.glb", func(m *models.Model) {
+	testkit.WriteModel(t, dir, "post.glb", func(m *models.Model) {
 		m.AddNode(nil, "post", mgl64.Ident4(), models.Box("post", 0.5, 0.5, 3, [4]float32{1, 0, 0, 1}))
 	})
 	for _, backend := range []string{"gpu", "cpu"} {
-		s := loadScene(t, dir, `<scene>
+		s := testkit.LoadXML(t, dir, `<scene>
   <part file="room.glb" name="ROOM"/>
   <part file="post.glb" name="GHOST" pose_offset="1 0 1 0 0 0" sensed="false"/>
   <sensor type="laser" name="L" pose_offset="0 0 1 0 0 0" backend="`+backend+`"/>
   <sensor type="depth" name="D" pose_offset="0 0 1 0 0 0" width="32" height="24" backend="`+backend+`"/>
 </scene>`)
-		sc, err := laser(t, s, "L").Scan(renderer(t), s)
+		sc, err := laser(t, s, "L").Scan(testkit.Renderer(t), s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r := sc.Ranges[180]; r != 4 {
 			t.Errorf("%s: beam straight at the unsensed post reads %v, want the wall at 4", backend, r)
 		}
-		img, err := depthCamera(t, s, "D").Depth(renderer(t), s)
+		img, err := depthCamera(t, s, "D").Depth(testkit.Renderer(t), s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,7 +306,7 @@ func TestSensorErrors(t *testing.T) {
 	}
 	// The same fine scanner on the ray caster is fine.
 	s := roomScene(t, `<sensor type="laser" name="L" resolution="0.01" angle_min="-1" angle_max="1" backend="cpu"/>`)
-	if sc, err := laser(t, s, "L").Scan(renderer(t), s); err != nil || len(sc.Ranges) != 201 || sc.Ranges[100] != 4 {
+	if sc, err := laser(t, s, "L").Scan(testkit.Renderer(t), s); err != nil || len(sc.Ranges) != 201 || sc.Ranges[100] != 4 {
 		t.Errorf("fine CPU scanner: err %v", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/simvis/simvis/internal/testkit"
+
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 )
@@ -36,7 +38,7 @@ func withBackend(t *testing.T, backend string) *scene.Scene {
 // the three scanners beam for beam, the depth camera pixel for pixel.
 func TestMarvinSensorsAgreeWithRayCaster(t *testing.T) {
 	gpuScene, cpuScene := withBackend(t, "gpu"), withBackend(t, "cpu")
-	r := renderer(t)
+	r := testkit.Renderer(t)
 	for _, name := range []string{"FRONT_LASER", "REAR_LASER", "TILT_LASER"} {
 		g, err := laser(t, gpuScene, name).Scan(r, gpuScene)
 		if err != nil {
@@ -94,14 +96,14 @@ func TestMarvinSensorsAgreeWithRayCaster(t *testing.T) {
 func TestMarvinTiltUnit(t *testing.T) {
 	s := loadMarvin(t)
 	l := laser(t, s, "TILT_LASER")
-	level, err := l.Scan(renderer(t), s)
+	level, err := l.Scan(testkit.Renderer(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Set("TILT", "angle", 30); err != nil {
 		t.Fatal(err)
 	}
-	tilted, err := l.Scan(renderer(t), s)
+	tilted, err := l.Scan(testkit.Renderer(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +119,7 @@ func TestMarvinTiltUnit(t *testing.T) {
 // (written into scene.xml from a scan): it must still match the scan.
 func TestMarvinOverlayShowsFrontScan(t *testing.T) {
 	s := loadMarvin(t)
-	sc, err := laser(t, s, "FRONT_LASER").Scan(renderer(t), s)
+	sc, err := laser(t, s, "FRONT_LASER").Scan(testkit.Renderer(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}

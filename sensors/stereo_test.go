@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/simvis/simvis/internal/testkit"
+
 	"github.com/simvis/simvis/scene"
 )
 
@@ -32,11 +34,11 @@ func TestStereoPairDisparity(t *testing.T) {
 		t.Fatal(err)
 	}
 	left, right := camera(t, s, "LEFT"), camera(t, s, "RIGHT")
-	li, err := left.Image(renderer(t), s)
+	li, err := left.Image(testkit.Renderer(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ri, err := right.Image(renderer(t), s)
+	ri, err := right.Image(testkit.Renderer(t), s)
 	if err != nil {
 		t.Fatal(err)
 	}

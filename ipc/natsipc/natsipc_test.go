@@ -19,7 +19,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simvis/simvis/internal/testkit"
+
 	"github.com/nats-io/nats.go"
+
 	_ "github.com/simvis/simvis/elements"
 	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/ipc/natsipc"
@@ -31,16 +34,7 @@ var sizes = ipc.Sizes{Elements: 64, NameBytes: 4096, Values: 1024, Requests: 8, 
 
 // quickstartCopy copies the quickstart scene into a fresh directory.
 func quickstartCopy(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, f := range []string{"scene.xml", "robot.gltf", "world.gltf"} {
-		data, err := os.ReadFile(filepath.Join("../../scenes/quickstart", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(dir, f), data, 0o644)
-	}
-	return filepath.Join(dir, "scene.xml")
+	return filepath.Join(testkit.CopyFiles(t, "../../scenes/quickstart", "scene.xml", "robot.gltf", "world.gltf"), "scene.xml")
 }
 
 // served is a host published over an embedded NATS server, cycling every
@@ -74,24 +68,8 @@ func serve(t *testing.T, srv *natsipc.Server, limits natsipc.Limits, warnings *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			if err := h.Cycle(); err != nil {
-				t.Error(err)
-				return
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-	}()
-	var paused, once sync.Once
-	pause := func() { paused.Do(func() { close(done); <-finished }) }
+	pause := testkit.Loop(t, h.Cycle, 2*time.Millisecond)
+	var once sync.Once
 	s := &served{host: h, pub: pub, pause: pause, stop: func() {
 		once.Do(func() {
 			pause()
@@ -203,7 +181,7 @@ func TestClientOverNATS(t *testing.T) {
 		return v == -33
 	})
 	s.stop()
-	if p := worldPose(t, m.Scene(), "ROBOT"); math.Abs(p.Yaw-75) > 1e-9 {
+	if p := testkit.WorldPose(t, m.Scene(), "ROBOT"); math.Abs(p.Yaw-75) > 1e-9 {
 		t.Errorf("mirror's ROBOT yaw %v, want 75", p.Yaw)
 	}
 	eventually(t, "the client to hear the host stopped", func() bool { return errors.Is(c.Check(), ipc.ErrHostStopped) })
@@ -220,15 +198,6 @@ func TestClientOverNATS(t *testing.T) {
 	if _, ok := m.Scene().Element("PAN"); ok {
 		t.Error("the rebuilt replica kept PAN from the earlier run")
 	}
-}
-
-func worldPose(t *testing.T, s *scene.Scene, frame string) scene.Pose {
-	t.Helper()
-	m, err := s.Transform(frame, scene.WorldFrame)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return scene.PoseFromMatrix(m)
 }
 
 // Exposing the server needs credentials; clients without them are refused.
@@ -363,7 +332,7 @@ func TestMirrorFetchesFiles(t *testing.T) {
 	}
 	s.pause()
 	for _, frame := range []string{"ROBOT", "ROBOT_CAM", "ROBOT/MAST_TOP"} {
-		want, got := worldPose(t, s.host.Scene, frame), worldPose(t, m.Scene(), frame)
+		want, got := testkit.WorldPose(t, s.host.Scene, frame), testkit.WorldPose(t, m.Scene(), frame)
 		if want != got {
 			t.Errorf("%s: host %v, replica %v", frame, want, got)
 		}

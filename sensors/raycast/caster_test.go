@@ -3,30 +3,19 @@ package raycast_test
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/simvis/simvis/internal/testkit"
+
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/go-gl/mathgl/mgl64"
+
 	_ "github.com/simvis/simvis/elements"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors/raycast"
 )
-
-func load(t testing.TB, dir, xml string) *scene.Scene {
-	t.Helper()
-	path := filepath.Join(dir, "scene.xml")
-	if err := os.WriteFile(path, []byte(xml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := scene.Load(path, scene.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 func writeModel(t testing.TB, dir, file string, mesh *models.Mesh, local mgl64.Mat4) {
 	t.Helper()
@@ -42,7 +31,7 @@ func writeModel(t testing.TB, dir, file string, mesh *models.Mesh, local mgl64.M
 func TestRoomClosedForm(t *testing.T) {
 	dir := t.TempDir()
 	writeModel(t, dir, "room.glb", models.Box("room", 8, 6, 3, [4]float32{1, 1, 1, 1}), mgl64.Translate3D(0, 0, 1.5))
-	s := load(t, dir, `<part file="room.glb" name="ROOM"/>`)
+	s := testkit.LoadXML(t, dir, `<part file="room.glb" name="ROOM"/>`)
 	c := raycast.New()
 	c.Sync(s)
 	o := mgl64.Vec3{1, 0.5, 1}
@@ -75,7 +64,7 @@ func TestRoomClosedForm(t *testing.T) {
 func TestTiltedPlaneMovedByElement(t *testing.T) {
 	dir := t.TempDir()
 	writeModel(t, dir, "plane.glb", models.Box("wall", 0.01, 20, 20, [4]float32{1, 1, 1, 1}), mgl64.Ident4())
-	s := load(t, dir, `<scene>
+	s := testkit.LoadXML(t, dir, `<scene>
   <part file="plane.glb" name="WALL"/>
   <element type="pose" name="P" insert_at="WALL" x="5" pitch="30"/>
 </scene>`)
@@ -107,7 +96,7 @@ func TestTiltedPlaneMovedByElement(t *testing.T) {
 func TestHiddenAndUnsensedAreNotHit(t *testing.T) {
 	dir := t.TempDir()
 	writeModel(t, dir, "b.glb", models.Box("b", 1, 1, 1, [4]float32{1, 1, 1, 1}), mgl64.Ident4())
-	s := load(t, dir, `<scene>
+	s := testkit.LoadXML(t, dir, `<scene>
   <part file="b.glb" name="FAR" pose_offset="10 0 0 0 0 0"/>
   <part file="b.glb" name="GHOST" pose_offset="4 0 0 0 0 0" sensed="false"/>
   <part file="b.glb" name="NEAR" pose_offset="2 0 0 0 0 0"/>
@@ -131,7 +120,7 @@ func TestHiddenAndUnsensedAreNotHit(t *testing.T) {
 // A scene without surfaces (only sensors, or all switched off) returns no
 // hit for any ray instead of walking an empty tree.
 func TestEmptySceneHasNoHits(t *testing.T) {
-	s := load(t, t.TempDir(), `<scene><element type="pose" name="P" insert_at="ROOT"/></scene>`)
+	s := testkit.LoadXML(t, t.TempDir(), `<scene><element type="pose" name="P" insert_at="ROOT"/></scene>`)
 	c := raycast.New()
 	c.Sync(s)
 	for _, dir := range []mgl64.Vec3{{1, 0, 0}, {0, 0, -1}, {0.3, -0.4, 0.5}} {
@@ -163,7 +152,7 @@ func TestMatchesBruteForce(t *testing.T) {
 	mesh := soup(3000, rng)
 	dir := t.TempDir()
 	writeModel(t, dir, "soup.glb", mesh, mgl64.Ident4())
-	s := load(t, dir, `<part file="soup.glb" name="SOUP" pose_offset="0.5 -0.25 0.1 10 20 30"/>`)
+	s := testkit.LoadXML(t, dir, `<part file="soup.glb" name="SOUP" pose_offset="0.5 -0.25 0.1 10 20 30"/>`)
 	c := raycast.New()
 	c.Sync(s)
 	inst := s.SensedMeshes(nil)
@@ -217,7 +206,7 @@ func BenchmarkCast361(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := load(b, b.TempDir(), `<part file="`+world+`" name="WORLD"/>`)
+	s := testkit.LoadXML(b, b.TempDir(), `<part file="`+world+`" name="WORLD"/>`)
 	c := raycast.New()
 	c.Sync(s)
 	dirs := make([]mgl64.Vec3, 361)
