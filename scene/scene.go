@@ -405,14 +405,25 @@ func (s *Scene) insertTransform(ip *Node, kind NodeKind, name, owner string, loc
 	return t
 }
 
-func (s *Scene) execElement(c *Command, prefix string) error {
+// factoryOf reads a command's type attribute and finds its registered
+// factory: kind is "element" or "sensor".
+func factoryOf[F any](c *Command, kind string, lookup func(string) (F, bool), types func() []string) (string, F, error) {
 	typ, err := c.Required("type")
 	if err != nil {
-		return err
+		var zero F
+		return "", zero, err
 	}
-	factory, ok := elementFactory(typ)
+	factory, ok := lookup(typ)
 	if !ok {
-		return c.Errorf("type", "unknown element type %q (have %s)", typ, strings.Join(ElementTypes(), ", "))
+		return "", factory, c.Errorf("type", "unknown %s type %q (have %s)", kind, typ, strings.Join(types(), ", "))
+	}
+	return typ, factory, nil
+}
+
+func (s *Scene) execElement(c *Command, prefix string) error {
+	typ, factory, err := factoryOf(c, "element", elementFactory, ElementTypes)
+	if err != nil {
+		return err
 	}
 	name, at, err := s.common(c, prefix)
 	if err != nil {
@@ -459,13 +470,9 @@ func (s *Scene) execElement(c *Command, prefix string) error {
 }
 
 func (s *Scene) execSensor(c *Command, prefix string) error {
-	typ, err := c.Required("type")
+	typ, factory, err := factoryOf(c, "sensor", sensorFactory, SensorTypes)
 	if err != nil {
 		return err
-	}
-	factory, ok := sensorFactory(typ)
-	if !ok {
-		return c.Errorf("type", "unknown sensor type %q (have %s)", typ, strings.Join(SensorTypes(), ", "))
 	}
 	name, at, err := s.common(c, prefix)
 	if err != nil {
