@@ -139,9 +139,9 @@ func (f *natsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.url, "nats", "", "publish through this NATS server or cluster instead of an embedded one")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:4222", "address of the embedded NATS server (not loopback: needs credentials)")
 	fs.StringVar(&f.name, "name", "", "scene name on NATS, simvis.NAME.* (default: the --shm name)")
-	fs.StringVar(&f.token, "token", os.Getenv("SIMVIS_NATS_TOKEN"), "token clients must give (default $SIMVIS_NATS_TOKEN)")
+	fs.StringVar(&f.token, "token", "", "token clients must give (default $SIMVIS_NATS_TOKEN)")
 	fs.StringVar(&f.user, "user", "", "user clients must give, with --password")
-	fs.StringVar(&f.password, "password", os.Getenv("SIMVIS_NATS_PASSWORD"), "password for --user (default $SIMVIS_NATS_PASSWORD)")
+	fs.StringVar(&f.password, "password", "", "password for --user (default $SIMVIS_NATS_PASSWORD)")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate file of the embedded server (with --tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "TLS key file of the embedded server")
 }
@@ -152,6 +152,14 @@ func (f *natsFlags) start(h *ipc.Host, shm string) (*natsipc.Publisher, string, 
 	name := f.name
 	if name == "" {
 		name = strings.TrimPrefix(filepath.Base(shm), "simvis-")
+	}
+	// Secrets from the environment are read here, not as flag defaults,
+	// which help would print.
+	if f.token == "" {
+		f.token = os.Getenv("SIMVIS_NATS_TOKEN")
+	}
+	if f.password == "" {
+		f.password = os.Getenv("SIMVIS_NATS_PASSWORD")
 	}
 	var srv *natsipc.Server
 	serverURL := f.url
