@@ -271,3 +271,40 @@ func TestServeOverNATS(t *testing.T) {
 		t.Errorf("the mirror's camera over NATS differs from a capture with yaw 90 by %d levels", d)
 	}
 }
+
+// The new commands' bad command lines: usage errors (exit 2) naming the
+// flag, and a mirror asked for a sensor the replica lacks (exit 1).
+func TestIPCUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"serve", quickstart, "--latest", "--no-nats"}, 2, "--latest needs -o DIR"},
+		{[]string{"serve", quickstart, "--log-mib", "0", "--no-nats"}, 2, "--log-mib 0: want 1 to 1048576"},
+		{[]string{"serve", quickstart, "--cycles", "-1", "--no-nats"}, 2, "--cycles -1: want N >= 0"},
+		{[]string{"serve", quickstart, "--no-nats", "--token", "x"}, 2, "--no-nats excludes the other NATS flags"},
+		{[]string{"serve", quickstart, "--shm", filepath.Join(dir, "r"), "--listen", "0.0.0.0:0"}, 1, "give a token or a user and password"},
+		{[]string{"set", "--shm", filepath.Join(dir, "r")}, 2, "no ELEMENT.PARAM=VALUE given"},
+		{[]string{"request", "--shm", filepath.Join(dir, "r")}, 2, "no XML command given"},
+		{[]string{"elements", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"mirror", "--shm", filepath.Join(dir, "r")}, 2, "-o DIR is required"},
+		{[]string{"mirror", "-o", dir, "--frames", "0"}, 2, "--frames 0: want 1 to 1000000"},
+		{[]string{"mirror", "-o", dir, "--from", "0 0 1 0 0 0", "--sensor", "CAM"}, 2, "--from and --sensor exclude each other"},
+		{[]string{"bench-ipc", "--rate", "0"}, 2, "--rate 0: want 1 to 10000 cycles per second"},
+		{[]string{"elements", "--connect", "nats://127.0.0.1:1/a.b"}, 1, `scene name "a.b" in nats://127.0.0.1:1/a.b: want letters, digits`},
+	} {
+		code, _, errOut := simvis(t, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d %q, want exit %d with %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+
+	stop := startServe(t, quickstart, "--shm", filepath.Join(dir, "simvis-u"), "--no-nats")
+	defer stop()
+	code, _, errOut := simvis(t, "mirror", "--shm", filepath.Join(dir, "simvis-u"), "-o", dir, "--sensor", "NOPE")
+	if code != 1 || !strings.Contains(errOut, "--sensor NOPE: the replica has no such sensor") {
+		t.Errorf("unknown sensor: exit %d %q", code, errOut)
+	}
+}

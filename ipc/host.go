@@ -217,10 +217,8 @@ func (h *Host) serveRequest(p pendingRequest) {
 		h.report(LogRecord{Source: source}, errors.New(p.bad))
 		return
 	}
-	err := h.request(p.text, source)
-	var logSeq uint64
+	logSeq, err := h.Execute(p.text, source)
 	if err == nil {
-		logSeq = h.Region.get64(offLogCount)
 		h.Region.finishRequest(p.seq, logSeq, "")
 	} else {
 		h.Region.finishRequest(p.seq, 0, err.Error())

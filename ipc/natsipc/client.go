@@ -116,13 +116,8 @@ func (c *Conn) start() error {
 	}
 	c.mu.Lock()
 	c.epoch, c.period, c.replaced, c.log, c.logErr = d.Epoch, time.Duration(d.PeriodNS), false, nil, nil
-	c.values = make([]float64, snap.used)
-	for _, p := range snap.pairs {
-		if int(p.index) < len(c.values) {
-			c.values[p.index] = p.value
-		}
-	}
-	c.state, c.heard, c.cycle = stateRunning, time.Now(), snap.cycle
+	c.values = nil
+	c.apply(snap)
 	c.mu.Unlock()
 	if c.valSub, err = c.nc.Subscribe(subject(c.name, "values"), c.onValues); err != nil {
 		return fmt.Errorf("natsipc: %w", err)
@@ -188,13 +183,8 @@ func (c *Conn) resnapshot() {
 		case snap.epoch != c.epoch:
 			c.replaced = true
 		case snap.cycle >= c.cycle:
-			c.values = make([]float64, snap.used)
-			for _, p := range snap.pairs {
-				if int(p.index) < len(c.values) {
-					c.values[p.index] = p.value
-				}
-			}
-			c.cycle, c.heard = snap.cycle, time.Now()
+			c.values = nil
+			c.apply(snap)
 		default:
 			c.mu.Unlock()
 			continue
@@ -248,6 +238,12 @@ func (c *Conn) onValues(m *nats.Msg) {
 		c.replaced = c.replaced || v.epoch > c.epoch
 		return
 	}
+	c.apply(v)
+}
+
+// apply takes a values message of the current epoch (an update, or a
+// snapshot into emptied values) into the cache; c.mu is held.
+func (c *Conn) apply(v valuesMsg) {
 	c.heard, c.state, c.cycle = time.Now(), v.state, v.cycle
 	if int(v.used) > len(c.values) {
 		c.values = append(c.values, make([]float64, int(v.used)-len(c.values))...)
