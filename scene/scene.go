@@ -47,6 +47,32 @@ type Options struct {
 	// Update then returns nil: a host whose table is written by other
 	// processes counts and reports refusals instead of failing its renders.
 	OnRejected func(*RejectedError)
+	// Limits bound what one command may add: each model's own limits
+	// (file sizes, image pixels, vertices, triangles, nodes) and, over the
+	// command and every command embedded in what it loads, the parts,
+	// vertices, triangles and nodes it instantiates. Zero fields take the
+	// defaults (DefaultLimits).
+	Limits Limits
+}
+
+// Limits bound the cost of one command (see Options.Limits). Zero fields
+// take DefaultLimits' values; negative fields mean no limit.
+type Limits struct {
+	Model models.Limits // per model file
+	// Per command, embedded commands included:
+	Parts     int   // parts added
+	Vertices  int64 // vertices instantiated (a model used by 8 parts counts 8 times)
+	Triangles int64 // triangles instantiated
+	Nodes     int   // scene nodes added
+}
+
+// DefaultLimits are the limits of a scene whose Options leave them zero.
+var DefaultLimits = Limits{
+	Model:     models.DefaultLimits,
+	Parts:     1000,
+	Vertices:  32 << 20,
+	Triangles: 32 << 20,
+	Nodes:     200000,
 }
 
 // RejectedError reports parameter values Update refused and put back to the
