@@ -28,6 +28,9 @@ type HostOptions struct {
 	// KeepOutcomes is how long an outcome nobody read keeps its slot
 	// (default 10 s).
 	KeepOutcomes time.Duration
+	// Limits bound what one command (from the scene file or a request)
+	// may add to the scene; zero fields take scene.DefaultLimits.
+	Limits scene.Limits
 	// Warnings receives overrun and rejected-value reports, at most one
 	// line of each kind a second (nil: standard error).
 	Warnings io.Writer
@@ -116,6 +119,7 @@ func NewHost(path, sceneFile string, opts HostOptions) (*Host, error) {
 	r.store64(offPeriod, uint64(float64(time.Second)/opts.Rate))
 	so := r.SceneOptions()
 	so.OnRejected = h.reject
+	so.Limits = opts.Limits
 	h.Scene = scene.New(so)
 	for _, c := range cmds {
 		if err := h.execute(c, fmt.Sprintf("%s:%d", c.File, c.Line)); err != nil {
