@@ -57,3 +57,26 @@ func LoadWith(path string, opts LoadOptions) (*Model, error) {
 	_ = opts.Limits.resolved()
 	return Load(path) // TODO(issue 12): enforce
 }
+
+// Counts returns what instantiating the model once adds: vertices and
+// triangles over every node's mesh (a mesh used by two nodes counts twice)
+// and the number of nodes. Scenes sum it per command against their budgets.
+func (m *Model) Counts() (vertices, triangles int64, nodes int) {
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		nodes++
+		if n.Mesh != nil {
+			for _, p := range n.Mesh.Primitives {
+				vertices += int64(len(p.Positions))
+				triangles += int64(len(p.Indices) / 3)
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	for _, r := range m.Roots {
+		walk(r)
+	}
+	return vertices, triangles, nodes
+}
