@@ -12,7 +12,7 @@ APT_PACKAGES := gcc pkg-config libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-me
 	libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev iproute2
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test deps build assets bench clean
+.PHONY: demo test fuzz deps build assets bench clean
 
 demo: deps build
 	./bin/simvis inspect $(SCENE)
@@ -21,6 +21,18 @@ demo: deps build
 test: deps
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+# Every Go fuzz target for FUZZTIME each. `make test` already runs their
+# committed seed corpora (testdata/fuzz) as ordinary tests; this explores
+# further. New findings land in testdata/fuzz and fail `make test` until fixed.
+FUZZTIME ?= 30s
+fuzz: deps
+	@for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
 
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do \
