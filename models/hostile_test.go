@@ -468,6 +468,21 @@ func TestNodes(t *testing.T) {
 		t.Errorf("no limit: %v", err)
 	}
 
+	// Objects cost memory when decoded, before nodes can be counted: at
+	// most 16 per node allowed (and 65536 whatever the limit).
+	objects := `{"asset":{"version":"2.0"},"extras":[{}` + strings.Repeat(`,{}`, 70000) + `]}`
+	_, err = decodeWith(strings.NewReader(objects), "o.gltf", Limits{Nodes: 10}.resolved())
+	wantErr(t, "objects", err, `models: o.gltf: the document has 70003 JSON objects, more than 16 for each node allowed: 4376 nodes, over the limit of 10 (raise it with --max-nodes or scene.Options.Limits.Model.Nodes)`)
+	if _, err = decodeWith(strings.NewReader(objects), "o.gltf", Limits{Nodes: 4376}.resolved()); err != nil {
+		t.Errorf("70003 objects, 4376 nodes allowed: %v", err)
+	}
+	if n := jsonObjects([]byte(`{"a":"{\"{\\","b":[{}],"c":"}{"}`)); n != 2 {
+		t.Errorf("jsonObjects counted %d, want 2 (braces in strings do not count)", n)
+	}
+	if n := jsonObjects(encode(t, triDoc(), true)); n != jsonObjects(encode(t, triDoc(), false)) || n < 10 {
+		t.Errorf("jsonObjects of a GLB: %d", n)
+	}
+
 	dir := t.TempDir()
 	path := writeFile(t, filepath.Join(dir, "chain.gltf"), chainDoc(20000))
 	m, err := Load(path)

@@ -3,12 +3,14 @@ package models
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg" // glTF textures are PNG or JPEG
 	_ "image/png"
 	"io"
+	"io/fs"
 	"math"
 	"net/url"
 	"path/filepath"
@@ -50,7 +52,7 @@ func load(path, root string, lim Limits) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("models: %s: %w", path, err)
 	}
-	m, err := decode(gltf.NewDecoderFS(bytes.NewReader(data), bufferFS{fa}), path, fa, lim)
+	m, err := decode(data, bufferFS{fa}, path, fa, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -73,10 +75,18 @@ func decodeWith(r io.Reader, name string, lim Limits) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("models: %s: %w", name, err)
 	}
-	return decode(gltf.NewDecoder(bytes.NewReader(data)), name, nil, lim)
+	return decode(data, nil, name, nil, lim)
 }
 
-func decode(dec *gltf.Decoder, name string, fa *files, lim Limits) (m *Model, err error) {
+// jsonObjectsPerNode bounds the JSON objects of a document by its node
+// limit: decoding turns each object, a few bytes in the file, into a
+// struct of up to a few hundred bytes, and the node count can only be
+// checked once the document is decoded.
+const jsonObjectsPerNode = 16
+
+// decode reads the .gltf or .glb document data; fsys (nil for none) holds
+// its external buffers.
+func decode(data []byte, fsys fs.FS, name string, fa *files, lim Limits) (m *Model, err error) {
 	// qmuntal/gltf trusts some inputs (a null buffer crashes its decoder);
 	// bad files must give errors, not take the simulator down.
 	defer func() {
@@ -84,6 +94,17 @@ func decode(dec *gltf.Decoder, name string, fa *files, lim Limits) (m *Model, er
 			m, err = nil, fmt.Errorf("models: %s: malformed glTF (%v)", name, r)
 		}
 	}()
+	if lim.Nodes >= 0 {
+		max := max(jsonObjectsPerNode*int64(lim.Nodes), 1<<16)
+		if n := jsonObjects(data); n > max {
+			return nil, fmt.Errorf("models: %s: the document has %d JSON objects, more than %d for each node allowed: %w", name, n,
+				jsonObjectsPerNode, &LimitError{Field: "Nodes", Have: (n + jsonObjectsPerNode - 1) / jsonObjectsPerNode, Max: int64(lim.Nodes)})
+		}
+	}
+	dec := gltf.NewDecoder(bytes.NewReader(data))
+	if fsys != nil {
+		dec = gltf.NewDecoderFS(bytes.NewReader(data), fsys)
+	}
 	doc := new(gltf.Document)
 	if err := dec.Decode(doc); err != nil {
 		return nil, fmt.Errorf("models: %s: cannot read glTF: %w", name, err)
@@ -612,4 +633,32 @@ func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
 	p.UpdateKey()
 	l.geometry[key] = p
 	return p, nil
+}
+
+// jsonObjects counts the objects ('{' outside strings) in the JSON of a
+// .gltf document, or in the JSON chunk of a .glb one.
+func jsonObjects(data []byte) int64 {
+	if len(data) >= 20 && string(data[:4]) == "glTF" {
+		n := int64(binary.LittleEndian.Uint32(data[12:16]))
+		data = data[20:]
+		if n < int64(len(data)) {
+			data = data[:n]
+		}
+	}
+	var n int64
+	inString, escaped := false, false
+	for _, c := range data {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			escaped = c == '\\'
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '{':
+			n++
+		}
+	}
+	return n
 }
