@@ -95,18 +95,14 @@ func decode(data []byte, fsys fs.FS, name string, fa *files, lim Limits) (m *Mod
 		}
 	}()
 	if lim.Nodes >= 0 {
-		max := max(jsonObjectsPerNode*int64(lim.Nodes), 1<<16)
-		if n := jsonObjects(data); n > max {
+		limit := max(jsonObjectsPerNode*int64(lim.Nodes), 1<<16)
+		if n := jsonObjects(data); n > limit {
 			return nil, fmt.Errorf("models: %s: the document has %d JSON objects, more than %d for each node allowed: %w", name, n,
 				jsonObjectsPerNode, &LimitError{Field: "Nodes", Have: (n + jsonObjectsPerNode - 1) / jsonObjectsPerNode, Max: int64(lim.Nodes)})
 		}
 	}
-	dec := gltf.NewDecoder(bytes.NewReader(data))
-	if fsys != nil {
-		dec = gltf.NewDecoderFS(bytes.NewReader(data), fsys)
-	}
 	doc := new(gltf.Document)
-	if err := dec.Decode(doc); err != nil {
+	if err := gltf.NewDecoderFS(bytes.NewReader(data), fsys).Decode(doc); err != nil {
 		return nil, fmt.Errorf("models: %s: cannot read glTF: %w", name, err)
 	}
 	l := &loader{name: name, files: fa, doc: doc, limits: lim, images: map[int]image.Image{},
