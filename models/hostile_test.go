@@ -534,6 +534,18 @@ func TestDeepChainWalk(t *testing.T) {
 	if v, tr, nodes := m.Counts(); seen != n || end != (mgl64.Vec3{n, 0, 0}) || nodes != n || v != 100*bv || tr != 100*bt {
 		t.Errorf("walked %d ending at %v; Counts %d, %d, %d", seen, end, v, tr, nodes)
 	}
+	// Write too, and the chain loads back within the default node limit.
+	path := filepath.Join(t.TempDir(), "deep.glb")
+	if err := Write(path, m); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, tr, nodes := back.Counts(); nodes != n || v != 100*bv || tr != 100*bt {
+		t.Errorf("written and loaded: Counts %d, %d, %d", v, tr, nodes)
+	}
 }
 
 // Counts counts a mesh once per node using it and only nodes reachable
