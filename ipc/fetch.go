@@ -28,7 +28,8 @@ type FileFetcher interface {
 type fileCache struct {
 	root    string // "" until the first fetch
 	fetcher FileFetcher
-	always  bool // fetch even where the host's directory exists here
+	always  bool          // fetch even where the host's directory exists here
+	limits  models.Limits // per model, as scenes apply them; zero fields take models.DefaultLimits
 }
 
 // localDir returns where the mirror resolves a record's files: the host's
@@ -73,7 +74,7 @@ func (fc *fileCache) fetchModel(hostDir, local, rel string, depth int) error {
 	if err != nil {
 		return err
 	}
-	data, err := os.ReadFile(path)
+	data, err := models.ReadRegular(path, fc.fileBytes())
 	if err != nil {
 		return err
 	}
@@ -99,13 +100,19 @@ func (fc *fileCache) fetchModel(hostDir, local, rel string, depth int) error {
 				if err != nil {
 					return fmt.Errorf("%s: uri %q: %w", rel, u, err)
 				}
+				if strings.HasPrefix(p, "/") || filepath.IsAbs(filepath.FromSlash(p)) {
+					// Joined to base it would look local; loading refuses it.
+					return fmt.Errorf("%s: uri %q: absolute paths are not allowed", rel, u)
+				}
 				if _, err := fc.fetch(hostDir, local, joinRel(base, p)); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	m, err := models.Load(path)
+	// Within the cache and the limits, as the command's execution will load
+	// it: a hostile record cannot make the mirror read or fetch more.
+	m, err := models.LoadWith(path, models.LoadOptions{Root: local, Limits: fc.limits})
 	if err != nil {
 		return nil // the command's own execution reports a bad model
 	}
@@ -136,10 +143,21 @@ func (fc *fileCache) fetch(hostDir, local, rel string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("fetching %s from the host: %w", rel, err)
 	}
+	if max := fc.fileBytes(); max >= 0 && int64(len(data)) > max {
+		return "", fmt.Errorf("fetching %s from the host: %w", rel, &models.LimitError{Field: "FileBytes", Have: int64(len(data)), Max: max})
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", err
 	}
 	return path, os.WriteFile(path, data, 0o644)
+}
+
+// fileBytes is the largest file the cache takes (negative: any).
+func (fc *fileCache) fileBytes() int64 {
+	if fc.limits.FileBytes == 0 {
+		return models.DefaultLimits.FileBytes
+	}
+	return fc.limits.FileBytes
 }
 
 func pathDir(rel string) string {

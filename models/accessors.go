@@ -64,11 +64,15 @@ func (l *loader) accessor(i int) (*gltf.Accessor, error) {
 	return a, nil
 }
 
-// read reads accessor i as generic data.
-func (l *loader) read(i int) (*gltf.Accessor, any, error) {
+// read reads accessor i as generic data. If want is not negative, the
+// accessor must have that many elements, checked before reading.
+func (l *loader) read(i, want int) (*gltf.Accessor, any, error) {
 	a, err := l.accessor(i)
 	if err != nil {
 		return nil, nil, err
+	}
+	if want >= 0 && a.Count != want {
+		return nil, nil, fmt.Errorf("accessor %d has %d elements, POSITION %d", i, a.Count, want)
 	}
 	data, err := modeler.ReadAccessor(l.doc, a, nil)
 	if err != nil {
@@ -77,10 +81,10 @@ func (l *loader) read(i int) (*gltf.Accessor, any, error) {
 	return a, data, nil
 }
 
-// readVec3 reads a VEC3 accessor as float32, accepting the quantized integer
+// readVec3 reads a VEC3 accessor of want elements (any if negative) as float32, accepting the quantized integer
 // types of KHR_mesh_quantization.
-func (l *loader) readVec3(i int) ([][3]float32, error) {
-	a, data, err := l.read(i)
+func (l *loader) readVec3(i, want int) ([][3]float32, error) {
+	a, data, err := l.read(i, want)
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +112,8 @@ func (l *loader) readVec3(i int) ([][3]float32, error) {
 }
 
 // readVec2 is readVec3 for texture coordinates.
-func (l *loader) readVec2(i int) ([][2]float32, error) {
-	a, data, err := l.read(i)
+func (l *loader) readVec2(i, want int) ([][2]float32, error) {
+	a, data, err := l.read(i, want)
 	if err != nil {
 		return nil, err
 	}

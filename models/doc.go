@@ -30,4 +30,24 @@
 //
 // Write stores both back: insertion points in node extras and commands as a
 // list of strings in the scene extras.
+//
+// # Hostile files
+//
+// Model files may come from clients (scene change requests), so loading is
+// bounded and confined:
+//
+//   - only regular files are read (the model, its buffers and images):
+//     files are opened non-blocking and checked with fstat on the open
+//     descriptor, so a FIFO, a device or a directory is refused at once
+//     (OpenRegular and ReadRegular offer the same to other packages);
+//   - LoadWith's Root confines every file to a directory: no absolute URIs,
+//     no "../" or symbolic links leading out;
+//   - Limits bound the bytes read, image pixels (from image headers),
+//     vertices and triangles (from accessor counts), and nodes, all checked
+//     before the data is decoded; Load and Decode apply DefaultLimits. A
+//     model over a limit gets an error wrapping a *LimitError that names the
+//     limit and how to raise it;
+//   - primitives that read the same accessors share one decoded geometry;
+//   - Walk and Counts keep their own stacks: a deep hierarchy cannot
+//     exhaust the goroutine's.
 package models

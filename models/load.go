@@ -3,6 +3,7 @@ package models
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
@@ -12,7 +13,6 @@ import (
 	"io/fs"
 	"math"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -34,20 +34,25 @@ const (
 	maxTextureSide     = 16384
 )
 
-// Load reads a .gltf or .glb file (told apart by content). External buffers
-// and images are resolved relative to the file's directory.
+// Load reads a .gltf or .glb file (told apart by content) within
+// DefaultLimits, reading only regular files. External buffers and images are
+// resolved relative to the file's directory. It is LoadWith with zero
+// LoadOptions.
 func Load(path string) (*Model, error) {
-	f, err := os.Open(path)
+	return LoadWith(path, LoadOptions{})
+}
+
+func load(path, root string, lim Limits) (*Model, error) {
+	fa, err := newFiles(root, lim.FileBytes)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
 		return nil, fmt.Errorf("models: %s: %w", path, err)
 	}
-	defer f.Close()
-	dir := filepath.Dir(path)
-	m, err := decode(gltf.NewDecoderFS(f, os.DirFS(dir)), path, dir)
+	defer fa.close()
+	data, err := fa.readModel(path)
+	if err != nil {
+		return nil, fmt.Errorf("models: %s: %w", path, err)
+	}
+	m, err := decode(data, bufferFS{fa}, path, fa, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -57,14 +62,31 @@ func Load(path string) (*Model, error) {
 	return m, nil
 }
 
-// Decode reads a .gltf or .glb document from r; name is used in error
-// messages and for Model.Name. Only embedded buffers and images (GLB chunk,
-// data URIs) can be resolved; use Load for files referring to others.
+// Decode reads a .gltf or .glb document from r within DefaultLimits; name
+// is used in error messages and for Model.Name. Only embedded buffers and
+// images (GLB chunk, data URIs) can be resolved; use Load for files
+// referring to others.
 func Decode(r io.Reader, name string) (*Model, error) {
-	return decode(gltf.NewDecoder(r), name, "")
+	return decodeWith(r, name, DefaultLimits)
 }
 
-func decode(dec *gltf.Decoder, name, dir string) (m *Model, err error) {
+func decodeWith(r io.Reader, name string, lim Limits) (*Model, error) {
+	data, err := readBounded(r, 0, lim.FileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("models: %s: %w", name, err)
+	}
+	return decode(data, nil, name, nil, lim)
+}
+
+// jsonObjectsPerNode bounds the JSON objects of a document by its node
+// limit: decoding turns each object, a few bytes in the file, into a
+// struct of up to a few hundred bytes, and the node count can only be
+// checked once the document is decoded.
+const jsonObjectsPerNode = 16
+
+// decode reads the .gltf or .glb document data; fsys (nil for none) holds
+// its external buffers.
+func decode(data []byte, fsys fs.FS, name string, fa *files, lim Limits) (m *Model, err error) {
 	// qmuntal/gltf trusts some inputs (a null buffer crashes its decoder);
 	// bad files must give errors, not take the simulator down.
 	defer func() {
@@ -72,11 +94,21 @@ func decode(dec *gltf.Decoder, name, dir string) (m *Model, err error) {
 			m, err = nil, fmt.Errorf("models: %s: malformed glTF (%v)", name, r)
 		}
 	}()
+	if lim.Nodes >= 0 {
+		limit := max(jsonObjectsPerNode*int64(lim.Nodes), 1<<16)
+		if n := jsonObjects(data); n > limit {
+			return nil, fmt.Errorf("models: %s: the document has %d JSON objects, more than %d for each node allowed: %w", name, n,
+				jsonObjectsPerNode, &LimitError{Field: "Nodes", Have: (n + jsonObjectsPerNode - 1) / jsonObjectsPerNode, Max: int64(lim.Nodes)})
+		}
+	}
 	doc := new(gltf.Document)
-	if err := dec.Decode(doc); err != nil {
+	if err := gltf.NewDecoderFS(bytes.NewReader(data), fsys).Decode(doc); err != nil {
 		return nil, fmt.Errorf("models: %s: cannot read glTF: %w", name, err)
 	}
-	l := &loader{name: name, dir: dir, doc: doc, images: map[int]image.Image{}}
+	l := &loader{name: name, files: fa, doc: doc, limits: lim, images: map[int]image.Image{},
+		geometry: map[geometryKey]*Primitive{},
+		pixels:   budget{field: "ImagePixels", max: lim.ImagePixels},
+	}
 	if m, err = l.model(); err != nil {
 		return nil, fmt.Errorf("models: %s: %w", name, err)
 	}
@@ -87,12 +119,17 @@ func decode(dec *gltf.Decoder, name, dir string) (m *Model, err error) {
 // prefix, which decode adds.
 type loader struct {
 	name      string
-	dir       string // "" when external files cannot be resolved
+	files     *files // nil when external files cannot be resolved
 	doc       *gltf.Document
+	limits    Limits
 	materials []*Material
 	texCoord  []int // TEXCOORD set of each material's base color texture
 	defMat    *Material
 	images    map[int]image.Image
+	pixels    budget
+	// Primitives reading the same accessors the same way share their
+	// geometry: a file cannot make one accessor cost memory per use.
+	geometry map[geometryKey]*Primitive
 }
 
 func (l *loader) model() (*Model, error) {
@@ -102,6 +139,21 @@ func (l *loader) model() (*Model, error) {
 			return nil, fmt.Errorf("unsupported required extension %q", e)
 		}
 	}
+	// Everything that can ask for memory out of proportion to the file is
+	// counted before anything is decoded.
+	nodeBudget := budget{field: "Nodes", max: int64(l.limits.Nodes)}
+	if err := nodeBudget.add(int64(len(doc.Nodes))); err != nil {
+		return nil, fmt.Errorf("the document has %w", err)
+	}
+	for i, b := range doc.Buffers {
+		if b != nil && b.Data == nil && b.URI != "" && !b.IsEmbeddedResource() && l.files == nil {
+			return nil, fmt.Errorf("buffer %d: external file %q cannot be resolved (use Load)", i, b.URI)
+		}
+	}
+	if err := l.countGeometry(); err != nil {
+		return nil, err
+	}
+
 	base := filepath.Base(l.name)
 	m := &Model{Name: strings.TrimSuffix(base, filepath.Ext(base))}
 
@@ -330,19 +382,24 @@ func (l *loader) image(i int) (image.Image, error) {
 		data, err = dataURI(gi.URI)
 	case gi.URI == "":
 		err = errors.New("has neither uri nor bufferView")
-	case l.dir == "":
+	case l.files == nil:
 		err = fmt.Errorf("external file %q cannot be resolved (use Load)", gi.URI)
 	default:
 		var p string
-		if p, err = url.PathUnescape(gi.URI); err == nil {
-			data, err = os.ReadFile(filepath.Join(l.dir, filepath.FromSlash(p)))
+		if p, err = url.PathUnescape(gi.URI); err != nil {
+			err = fmt.Errorf("uri %q: %w", gi.URI, err)
+		} else {
+			data, err = l.files.readURI(p)
 		}
 	}
 	if err == nil {
+		// The header tells the size: check it before decoding allocates it.
 		var cfg image.Config
 		if cfg, _, err = image.DecodeConfig(bytes.NewReader(data)); err == nil {
 			if cfg.Width > maxTextureSide || cfg.Height > maxTextureSide {
 				err = fmt.Errorf("%dx%d exceeds %d pixels a side", cfg.Width, cfg.Height, maxTextureSide)
+			} else if perr := l.pixels.add(int64(cfg.Width) * int64(cfg.Height)); perr != nil {
+				err = fmt.Errorf("%dx%d brings the model's images to %w", cfg.Width, cfg.Height, perr)
 			}
 		}
 	}
@@ -381,6 +438,84 @@ func (l *loader) mesh(i int, gm *gltf.Mesh) (*Mesh, error) {
 	return m, nil
 }
 
+// countGeometry counts the vertices and triangles of every primitive from
+// accessor counts alone, against the limits, before any accessor is read.
+func (l *loader) countGeometry() error {
+	verts := budget{field: "Vertices", max: l.limits.Vertices}
+	tris := budget{field: "Triangles", max: l.limits.Triangles}
+	for i, gm := range l.doc.Meshes {
+		if gm == nil {
+			return fmt.Errorf("mesh %d is null", i)
+		}
+		for k, gp := range gm.Primitives {
+			v, t, err := l.primitiveCounts(gp)
+			if err == nil {
+				if err = verts.add(v); err == nil {
+					err = tris.add(t)
+				}
+				if err != nil {
+					err = fmt.Errorf("the model's primitives come to %w", err)
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("mesh %d %q primitive %d: %w", i, gm.Name, k, err)
+			}
+		}
+	}
+	return nil
+}
+
+// primitiveCounts returns what primitive will cost once loaded: the larger
+// of its POSITION count and the vertices it holds (flat shading gives every
+// triangle three), and its triangles.
+func (l *loader) primitiveCounts(gp *gltf.Primitive) (vertices, triangles int64, err error) {
+	if gp == nil {
+		return 0, 0, errors.New("primitive is null")
+	}
+	switch gp.Mode {
+	case gltf.PrimitiveTriangles, gltf.PrimitiveTriangleStrip, gltf.PrimitiveTriangleFan:
+	default:
+		return 0, 0, fmt.Errorf("mode %s not supported (only triangles, strips and fans)", gp.Mode)
+	}
+	pi, ok := gp.Attributes[gltf.POSITION]
+	if !ok {
+		return 0, 0, errors.New("POSITION accessor missing")
+	}
+	pa, err := l.accessor(pi)
+	if err != nil {
+		return 0, 0, fmt.Errorf("POSITION: %w", err)
+	}
+	nPos, nIdx := int64(pa.Count), int64(pa.Count)
+	if gp.Indices != nil {
+		ia, err := l.accessor(*gp.Indices)
+		if err != nil {
+			return 0, 0, fmt.Errorf("indices: %w", err)
+		}
+		nIdx = int64(ia.Count)
+	}
+	switch gp.Mode {
+	case gltf.PrimitiveTriangleStrip, gltf.PrimitiveTriangleFan:
+		triangles = max(0, nIdx-2)
+	default:
+		if nIdx%3 != 0 {
+			return 0, 0, fmt.Errorf("%d indices do not make whole triangles", nIdx)
+		}
+		triangles = nIdx / 3
+	}
+	held := nPos
+	if _, ok := gp.Attributes[gltf.NORMAL]; !ok {
+		held = 3 * triangles
+	}
+	return max(nPos, held), triangles, nil
+}
+
+// geometryKey identifies what a primitive's geometry is built from:
+// accessors (-1 for none) and mode.
+type geometryKey struct {
+	mode                        gltf.PrimitiveMode
+	position, normal, uv, index int
+}
+
 func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
 	if gp == nil {
 		return nil, errors.New("primitive is null")
@@ -408,7 +543,25 @@ func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
 	if !ok {
 		return nil, errors.New("POSITION accessor missing")
 	}
-	pos, err := l.readVec3(pi)
+	uvName := fmt.Sprintf("TEXCOORD_%d", texSet)
+	key := geometryKey{mode: gp.Mode, position: pi, normal: -1, uv: -1, index: -1}
+	if ni, ok := gp.Attributes[gltf.NORMAL]; ok {
+		key.normal = ni
+	}
+	if ti, ok := gp.Attributes[uvName]; ok {
+		key.uv = ti
+	}
+	if gp.Indices != nil {
+		key.index = *gp.Indices
+	}
+	if g, ok := l.geometry[key]; ok {
+		// Shared slices: loaded geometry is read-only (UpdateKey's hash
+		// stands for it).
+		p.Positions, p.Normals, p.TexCoords, p.Indices, p.Key = g.Positions, g.Normals, g.TexCoords, g.Indices, g.Key
+		return p, nil
+	}
+
+	pos, err := l.readVec3(pi, -1)
 	if err != nil {
 		return nil, fmt.Errorf("POSITION: %w", err)
 	}
@@ -417,13 +570,10 @@ func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
 	for k, v := range pos {
 		p.Positions[k] = vecToZUp(v)
 	}
-	if ni, ok := gp.Attributes[gltf.NORMAL]; ok {
-		nrm, err := l.readVec3(ni)
+	if key.normal >= 0 {
+		nrm, err := l.readVec3(key.normal, n)
 		if err != nil {
 			return nil, fmt.Errorf("NORMAL: %w", err)
-		}
-		if len(nrm) != n {
-			return nil, fmt.Errorf("NORMAL has %d elements, POSITION %d", len(nrm), n)
 		}
 		p.Normals = make([]mgl32.Vec3, n)
 		for k, v := range nrm {
@@ -431,14 +581,10 @@ func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
 		}
 	}
 	// Read the set the base color texture uses; it becomes TexCoords.
-	uvName := fmt.Sprintf("TEXCOORD_%d", texSet)
-	if ti, ok := gp.Attributes[uvName]; ok {
-		uv, err := l.readVec2(ti)
+	if key.uv >= 0 {
+		uv, err := l.readVec2(key.uv, n)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", uvName, err)
-		}
-		if len(uv) != n {
-			return nil, fmt.Errorf("%s has %d elements, POSITION %d", uvName, len(uv), n)
 		}
 		p.TexCoords = make([]mgl32.Vec2, n)
 		for k, v := range uv {
@@ -481,5 +627,34 @@ func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
 		flatNormals(p)
 	}
 	p.UpdateKey()
+	l.geometry[key] = p
 	return p, nil
+}
+
+// jsonObjects counts the objects ('{' outside strings) in the JSON of a
+// .gltf document, or in the JSON chunk of a .glb one.
+func jsonObjects(data []byte) int64 {
+	if len(data) >= 20 && string(data[:4]) == "glTF" {
+		n := int64(binary.LittleEndian.Uint32(data[12:16]))
+		data = data[20:]
+		if n < int64(len(data)) {
+			data = data[:n]
+		}
+	}
+	var n int64
+	inString, escaped := false, false
+	for _, c := range data {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			escaped = c == '\\'
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '{':
+			n++
+		}
+	}
+	return n
 }

@@ -147,25 +147,31 @@ func register[T comparable](set map[T]bool, list *[]T, v T) map[T]bool {
 
 // Walk calls fn for every node reachable from m.Roots, depth-first with
 // parents before children, passing the node's model-space transform. It
-// stops at and returns the first error fn returns.
+// stops at and returns the first error fn returns. It keeps its own stack,
+// so a deep hierarchy cannot exhaust the goroutine's.
 func (m *Model) Walk(fn func(n *Node, world mgl64.Mat4) error) error {
-	var walk func(n *Node, parent mgl64.Mat4) error
-	walk = func(n *Node, parent mgl64.Mat4) error {
-		world := parent.Mul4(n.Local)
-		if err := fn(n, world); err != nil {
-			return err
-		}
-		for _, c := range n.Children {
-			if err := walk(c, world); err != nil {
-				return err
+	type item struct {
+		n      *Node
+		parent mgl64.Mat4
+	}
+	var stack []item
+	push := func(nodes []*Node, parent mgl64.Mat4) {
+		// Reversed, so that siblings come off the stack in order.
+		for i := len(nodes) - 1; i >= 0; i-- {
+			if nodes[i] != nil {
+				stack = append(stack, item{nodes[i], parent})
 			}
 		}
-		return nil
 	}
-	for _, r := range m.Roots {
-		if err := walk(r, mgl64.Ident4()); err != nil {
+	push(m.Roots, mgl64.Ident4())
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		world := it.parent.Mul4(it.n.Local)
+		if err := fn(it.n, world); err != nil {
 			return err
 		}
+		push(it.n.Children, world)
 	}
 	return nil
 }
@@ -173,16 +179,8 @@ func (m *Model) Walk(fn func(n *Node, world mgl64.Mat4) error) error {
 // TriangleCount returns the number of triangles the model draws: every node
 // counts its mesh's triangles, so a mesh used by two nodes counts twice.
 func (m *Model) TriangleCount() int {
-	total := 0
-	_ = m.Walk(func(n *Node, _ mgl64.Mat4) error {
-		if n.Mesh != nil {
-			for _, p := range n.Mesh.Primitives {
-				total += len(p.Indices) / 3
-			}
-		}
-		return nil
-	})
-	return total
+	_, t, _ := m.Counts()
+	return int(t)
 }
 
 // UpdateKey sets p.Key to the SHA-256 of p's geometry (positions, normals,

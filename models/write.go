@@ -75,7 +75,7 @@ func (w *writer) model(m *Model) error {
 		}
 	}
 	for _, r := range m.Roots {
-		i, err := w.node(r)
+		i, err := w.tree(r)
 		if err != nil {
 			return err
 		}
@@ -95,6 +95,38 @@ func (w *writer) model(m *Model) error {
 	return nil
 }
 
+// tree writes the hierarchy under root in depth-first order, parents
+// before children, and returns root's index. It keeps its own stack, so a
+// deep hierarchy cannot exhaust the goroutine's.
+func (w *writer) tree(root *Node) (int, error) {
+	type item struct {
+		n      *Node
+		parent *gltf.Node // nil for root
+	}
+	stack := []item{{root, nil}}
+	rootIdx := 0
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		idx, err := w.node(it.n)
+		if err != nil {
+			return 0, err
+		}
+		if it.parent == nil {
+			rootIdx = idx
+		} else {
+			it.parent.Children = append(it.parent.Children, idx)
+		}
+		// Reversed, so that children come off the stack, and get their
+		// indices, in order.
+		for i := len(it.n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, item{it.n.Children[i], w.doc.Nodes[idx]})
+		}
+	}
+	return rootIdx, nil
+}
+
+// node appends n, without its children, to the document.
 func (w *writer) node(n *Node) (int, error) {
 	if n == nil {
 		return 0, errors.New("nil node")
@@ -126,17 +158,8 @@ func (w *writer) node(n *Node) (int, error) {
 		}
 		gn.Extras = simvisNodeExtras(n.InsertionPoint)
 	}
-	// Reserve the index before the children, which append their own nodes.
 	w.doc.Nodes = append(w.doc.Nodes, gn)
-	idx := len(w.doc.Nodes) - 1
-	for _, c := range n.Children {
-		ci, err := w.node(c)
-		if err != nil {
-			return 0, err
-		}
-		gn.Children = append(gn.Children, ci)
-	}
-	return idx, nil
+	return len(w.doc.Nodes) - 1, nil
 }
 
 func (w *writer) mesh(m *Mesh) (int, error) {

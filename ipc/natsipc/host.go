@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/models"
 )
 
 // Limits bound what clients can queue at the host, so that a flood from
@@ -396,24 +396,31 @@ func (p *Publisher) onFile(m *nats.Msg) {
 		fail("%q leads out of the scene's directory", req.Path)
 		return
 	}
-	f, err := os.Open(real)
+	if req.Offset < 0 {
+		fail("%s: negative offset %d", req.Path, req.Offset)
+		return
+	}
+	// Opened without blocking and checked on the descriptor: a FIFO
+	// would otherwise stall this handler, and every later file request,
+	// for good. Replies are chunked, so any size can be served.
+	f, size, err := models.OpenRegular(real, -1)
 	if err != nil {
-		fail("%s: %v", req.Path, errors.Unwrap(err))
+		if errors.Is(err, models.ErrNotRegular) {
+			// Without the host's path, which is not the client's to know.
+			fail("%s: %s", req.Path, strings.TrimPrefix(err.Error(), real+": "))
+		} else {
+			fail("%s: %v", req.Path, errors.Unwrap(err))
+		}
 		return
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		fail("%s: not a regular file", req.Path)
-		return
-	}
-	buf := make([]byte, min(fileChunk, max(0, st.Size()-req.Offset)))
+	buf := make([]byte, min(fileChunk, max(0, size-req.Offset)))
 	n, err := f.ReadAt(buf, req.Offset)
 	if err != nil && err != io.EOF {
 		fail("%s: %v", req.Path, err)
 		return
 	}
-	reply.Header.Set(hdrSize, strconv.FormatInt(st.Size(), 10))
+	reply.Header.Set(hdrSize, strconv.FormatInt(size, 10))
 	reply.Data = buf[:n]
 	m.RespondMsg(reply)
 }
