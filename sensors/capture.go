@@ -67,12 +67,13 @@ func OutputBase(dir, sensor string, st *Stamp) string {
 
 // CaptureSensor writes one sensor's output into dir (which must exist),
 // named as CaptureFrame names it.
-func CaptureSensor(r *Renderer, s *scene.Scene, se *scene.SensorEntry, dir string, st *Stamp) ([]string, error) {
+func CaptureSensor(r *Renderer, s *scene.Scene, se *scene.SensorEntry, dir string, st *Stamp) (paths []string, err error) {
+	defer recovered(se.Name, &err)
 	c, ok := se.Sensor.(Capturer)
 	if !ok {
 		return nil, fmt.Errorf("sensor %q (%s) cannot be captured", se.Name, se.Type)
 	}
-	paths, err := c.Capture(r, s, Output{Base: OutputBase(dir, se.Name, st), Stamp: st})
+	paths, err = c.Capture(r, s, Output{Base: OutputBase(dir, se.Name, st), Stamp: st})
 	if err != nil {
 		return paths, fmt.Errorf("sensor %q: %w", se.Name, err)
 	}
