@@ -88,10 +88,10 @@ func float32Bytes(v []float32) []byte {
 
 // cloudInfo describes a cloud's binary payload.
 type cloudInfo struct {
-	Sensor string     `json:"sensor"`
-	Stamp  *Stamp     `json:"stamp,omitempty"`
-	Width  int        `json:"width"`
-	Height int        `json:"height"`
+	Sensor string   `json:"sensor"`
+	Stamp  *Stamp   `json:"stamp,omitempty"`
+	Width  int      `json:"width"`
+	Height int      `json:"height"`
 	Pose   jsonPose `json:"pose"`
 }
 
