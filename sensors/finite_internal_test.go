@@ -94,3 +94,30 @@ type panicky struct{ scene.Sensor }
 func (panicky) renderFrame(*Renderer, *scene.Scene, *Stamp) (*Frame, error) { panic("boom") }
 
 func (panicky) Capture(*Renderer, *scene.Scene, Output) ([]string, error) { panic("boom") }
+
+// Output files replace a symbolic link planted at their name instead of
+// writing through it, and leave no temporary file behind.
+func TestWriteAtomicReplacesLinks(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	victim := filepath.Join(other, "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "S.psd.json")
+	if err := os.Symlink(victim, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJSONFile(path, &Reading{Sensor: "S", Range: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "keep" {
+		t.Errorf("the link's target was written: %q", data)
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o644 {
+		t.Errorf("%s: %v %v, want a regular file with mode 0644", path, fi.Mode(), err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d entries in the output directory, want 1 (no temporary file left)", len(entries))
+	}
+}
