@@ -148,21 +148,30 @@ func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
 // sceneFlags are the flags every command that loads a scene has.
 type sceneFlags struct {
-	sets setFlags
+	sets   setFlags
+	limits limitFlags
 }
 
 func (f *sceneFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.sets, "set", "set an element parameter, ELEMENT.PARAM=VALUE (repeatable)")
+	f.limits.register(fs)
 }
 
-// load reads the scene and applies --set values.
+// loadScene is scene.Load; tests see through it what a command asks for.
+var loadScene = scene.Load
+
+// load reads the scene within the budget flags and applies --set values.
 func (f *sceneFlags) load(path string) (*scene.Scene, error) {
-	s, err := scene.Load(path, scene.Options{})
+	l, err := f.limits.limits()
 	if err != nil {
 		return nil, err
 	}
+	s, err := loadScene(path, scene.Options{Limits: l})
+	if err != nil {
+		return nil, withLimitHint(err)
+	}
 	for _, a := range f.sets {
-		name, param, v, err := parseSet(a)
+		name, param, v, err := parseSet("--set ", a)
 		if err != nil {
 			return nil, err
 		}
@@ -173,16 +182,17 @@ func (f *sceneFlags) load(path string) (*scene.Scene, error) {
 	return s, s.Update()
 }
 
-// parseSet splits ELEMENT.PARAM=VALUE; element names hold no dots.
-func parseSet(a string) (element, param string, v float64, err error) {
+// parseSet splits ELEMENT.PARAM=VALUE; element names hold no dots. Errors
+// start with what, the flag the argument came with ("" for none).
+func parseSet(what, a string) (element, param string, v float64, err error) {
 	lhs, val, ok := strings.Cut(a, "=")
 	dot := strings.LastIndex(lhs, ".")
 	if !ok || dot <= 0 || dot == len(lhs)-1 {
-		return "", "", 0, usagef("--set %q: want ELEMENT.PARAM=VALUE", a)
+		return "", "", 0, usagef("%s%q: want ELEMENT.PARAM=VALUE", what, a)
 	}
 	v, err = strconv.ParseFloat(strings.TrimSpace(val), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return "", "", 0, fmt.Errorf("--set %s: %q is not a finite number", a, val)
+		return "", "", 0, fmt.Errorf("%s%s: %q is not a finite number", what, a, val)
 	}
 	return lhs[:dot], lhs[dot+1:], v, nil
 }
