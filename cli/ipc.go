@@ -82,8 +82,17 @@ func (f *hostFlags) gone(err error) error {
 	if err != ipc.ErrHostStopped {
 		why = strings.TrimPrefix(err.Error(), ipc.ErrHostStopped.Error()+": ")
 	}
-	return fmt.Errorf("host %s is not running (%s): %w", f.where(), why, ipc.ErrHostStopped)
+	return &hostGoneError{f.where(), why}
 }
+
+// hostGoneError is a host that is not running; it is an ipc.ErrHostStopped.
+type hostGoneError struct{ where, why string }
+
+func (e *hostGoneError) Error() string {
+	return fmt.Sprintf("host %s is not running (%s)", e.where, e.why)
+}
+
+func (e *hostGoneError) Unwrap() error { return ipc.ErrHostStopped }
 
 // where names the host for messages: the region's path, or the NATS URL
 // without credentials.
@@ -101,6 +110,9 @@ func (f *hostFlags) where() string {
 
 // newHost is ipc.NewHost; tests see through it what serve asks for.
 var newHost = ipc.NewHost
+
+// newMirror is ipc.NewMirrorWith; tests see through it what mirror asks for.
+var newMirror = ipc.NewMirrorWith
 
 // interrupted is a context that ends on Ctrl-C or SIGTERM.
 func interrupted() (context.Context, context.CancelFunc) {
@@ -185,7 +197,7 @@ func newSensorFailures(warn func(kind, format string, args ...any)) *sensorFailu
 
 func (sf *sensorFailures) fail(se *scene.SensorEntry, err error) {
 	sf.count[se.Name]++
-	sf.warn("sensor "+se.Name, "%v (frame not written; %d failures of this sensor so far)", err, sf.count[se.Name])
+	sf.warn("sensor "+se.Name, "%v (%d frames of this sensor failed so far)", err, sf.count[se.Name])
 }
 
 // String sums the failures up: "2 sensor frames failed (A: 1, B: 1)".
@@ -291,7 +303,10 @@ func (hs *hostSensors) close() {
 func fileWriter(dir string) emitFunc {
 	return func(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error) {
 		paths, err := f.WriteFiles(sensors.OutputBase(dir, se.Name, st))
-		return len(paths), err
+		if err != nil {
+			return 0, err // a frame counts when all its files are written
+		}
+		return len(paths), nil
 	}
 }
 
@@ -785,7 +800,7 @@ func init() {
 				return err
 			}
 			defer c.Close()
-			m, err := ipc.NewMirrorWith(c, ipc.MirrorOptions{Overlay: cmds, FetchFiles: fetch, Scene: scene.Options{Limits: lim}})
+			m, err := newMirror(c, ipc.MirrorOptions{Overlay: cmds, FetchFiles: fetch, Scene: scene.Options{Limits: lim}})
 			if err != nil {
 				return withLimitHint(err)
 			}
