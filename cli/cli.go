@@ -288,7 +288,8 @@ func init() {
 			"  psd      NAME.psd.json\n" +
 			"With --frames N it writes a sequence, NAME_0000.png ... with the frame number and time\n" +
 			"(frame / rate) recorded in the JSON outputs; each --sweep moves a parameter linearly from\n" +
-			"FROM at the first frame to TO at the last. Progress goes to the output, a line a frame.",
+			"FROM at the first frame to TO at the last. Progress goes to the output, a line a frame.\n" +
+			"A sensor that fails is reported and the others are still written; the exit status is 1.",
 		flags: func(fs *flag.FlagSet) {
 			sf = sceneFlags{}
 			sweeps = nil
@@ -340,32 +341,49 @@ func init() {
 				return err
 			}
 			defer r.Close()
-			if frames == 0 {
-				written, err := sensors.CaptureAll(r, s, out)
-				for _, p := range written {
-					fmt.Fprintln(w, p)
-				}
+			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}
-			total := 0
-			for i := 0; i < frames; i++ {
-				f := 0.0
-				if frames > 1 {
-					f = float64(i) / float64(frames-1)
-				}
-				for _, x := range sw {
-					if err := s.Set(x.element, x.param, x.from+(x.to-x.from)*f); err != nil {
-						return err
+			// A sensor that fails is reported and the others are still
+			// written, in every frame; the run fails at the end.
+			fails := newSensorFailures(newRateLimited(warnings, "simvis capture").warn)
+			capture := func(st *sensors.Stamp) []string {
+				var written []string
+				for _, se := range s.Sensors() {
+					paths, err := sensors.CaptureSensor(r, s, se, out, st)
+					if err != nil {
+						fails.fail(se, err)
+						continue
 					}
+					written = append(written, paths...)
 				}
-				written, err := sensors.CaptureFrame(r, s, out, &sensors.Stamp{Frame: i, Time: float64(i) / rate})
-				total += len(written)
-				if err != nil {
-					return fmt.Errorf("frame %d: %w", i, err)
-				}
-				fmt.Fprintf(w, "frame %d/%d: %d files\n", i+1, frames, len(written))
+				return written
 			}
-			fmt.Fprintf(w, "%d files in %s\n", total, out)
+			if frames == 0 {
+				for _, p := range capture(nil) {
+					fmt.Fprintln(w, p)
+				}
+			} else {
+				total := 0
+				for i := 0; i < frames; i++ {
+					f := 0.0
+					if frames > 1 {
+						f = float64(i) / float64(frames-1)
+					}
+					for _, x := range sw {
+						if err := s.Set(x.element, x.param, x.from+(x.to-x.from)*f); err != nil {
+							return err
+						}
+					}
+					written := capture(&sensors.Stamp{Frame: i, Time: float64(i) / rate})
+					total += len(written)
+					fmt.Fprintf(w, "frame %d/%d: %d files\n", i+1, frames, len(written))
+				}
+				fmt.Fprintf(w, "%d files in %s\n", total, out)
+			}
+			if fails.total() > 0 {
+				return errors.New(fails.String())
+			}
 			return nil
 		},
 	})

@@ -295,3 +295,38 @@ func TestMaxPartsRefusesAScene(t *testing.T) {
 		t.Errorf("--max-parts 1: exit %d %q, want 1 and a message naming %s:2 and --max-parts", code, errOut, path)
 	}
 }
+
+// capture and mirror also write every sensor they can, frame after frame,
+// when one fails, and then exit 1 with the count.
+func TestCaptureAndMirrorGoOnPastAFailingSensor(t *testing.T) {
+	dir := t.TempDir()
+	sceneFile := filepath.Join(dir, "scene.xml")
+	os.WriteFile(sceneFile, []byte(`<scene>
+  <sensor type="psd" name="GOOD" insert_at="ROOT"/>
+  <sensor type="psd" name="BAD" insert_at="ROOT" pose_offset="0 0 1 0 0 0"/>
+</scene>`), 0o644)
+	out := filepath.Join(dir, "capture")
+	for _, name := range []string{"BAD_0000.psd.json", "BAD_0001.psd.json", "BAD_0002.psd.json", "BAD.psd.json"} {
+		os.MkdirAll(filepath.Join(out, name), 0o755)
+	}
+	code, stdout, stderr := simvis(t, "capture", sceneFile, "-o", out, "--frames", "3")
+	if code != 1 || !strings.Contains(stdout, "frame 3/3: 1 files\n3 files in") ||
+		!strings.Contains(stderr, "simvis capture: 3 sensor frames failed (BAD: 3)") {
+		t.Errorf("capture --frames 3: exit %d %q %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = simvis(t, "capture", sceneFile, "-o", out)
+	if code != 1 || stdout != filepath.Join(out, "GOOD.psd.json")+"\n" || !strings.Contains(stderr, "1 sensor frames failed (BAD: 1)") {
+		t.Errorf("capture: exit %d %q %q", code, stdout, stderr)
+	}
+
+	shm := filepath.Join(dir, "region")
+	stop := startServe(t, sceneFile, "--shm", shm, "--no-nats")
+	defer stop()
+	mirrorOut := filepath.Join(dir, "mirror")
+	os.MkdirAll(filepath.Join(mirrorOut, "BAD.psd.json"), 0o755)
+	code, stdout, stderr = simvis(t, "mirror", "--shm", shm, "-o", mirrorOut, "--latest", "--frames", "2", "--rate", "100")
+	if code != 1 || !strings.Contains(stdout, "frame 2/2: change 2, 1 files") || !strings.Contains(stdout, ": 2 files in") ||
+		!strings.Contains(stderr, "simvis mirror: 2 sensor frames failed (BAD: 2)") {
+		t.Errorf("mirror: exit %d %q %q", code, stdout, stderr)
+	}
+}
