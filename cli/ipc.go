@@ -832,16 +832,17 @@ func init() {
 			emit := fileWriter(out)
 			fails := newSensorFailures(newRateLimited(warnings, "simvis mirror").warn)
 			var silentSince time.Time
+			var syncErr error
 			for i := 0; i < frames && ctx.Err() == nil; i++ {
-				if err := m.Sync(); err != nil {
+				if syncErr = m.Sync(); syncErr != nil {
 					// A host restarting or a network cut: keep the replica as it
 					// is and try again, for a while.
 					if silentSince.IsZero() {
 						silentSince = time.Now()
-						fmt.Fprintf(warnings, "simvis mirror: %v; retrying for %v\n", err, patience)
+						fmt.Fprintf(warnings, "simvis mirror: %v; retrying for %v\n", syncErr, patience)
 					}
 					if time.Since(silentSince) > patience {
-						return err
+						return hf.gone(syncErr)
 					}
 				} else if !silentSince.IsZero() {
 					fmt.Fprintf(warnings, "simvis mirror: in sync again at change %d\n", m.Applied())
@@ -873,6 +874,11 @@ func init() {
 				}
 			}
 			fmt.Fprintf(w, "replica at change %d (%d rebuilds): %d files in %s\n", m.Applied(), m.Rebuilds, total, out)
+			if syncErr != nil {
+				// The last frames came from a replica the host no longer
+				// updated: not a success.
+				return fmt.Errorf("the replica is out of sync: %w", hf.gone(syncErr))
+			}
 			if fails.total() > 0 {
 				// Every frame that could be written was; the run still failed.
 				return errors.New(fails.String())

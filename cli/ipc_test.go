@@ -74,7 +74,7 @@ func startServeProc(t *testing.T, args ...string) (kill func() int, stop func() 
 			rest.WriteString(lines.Text() + "\n")
 		}
 		if err := cmd.Wait(); err != nil {
-			t.Errorf("serve: %v\n%s", err, errOut.String())
+			t.Errorf("serve: %v\n%s\nstdout: %s%s", err, errOut.String(), first, rest.String())
 		}
 		return first + "\n" + rest.String()
 	}
