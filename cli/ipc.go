@@ -842,7 +842,7 @@ func init() {
 						fmt.Fprintf(warnings, "simvis mirror: %v; retrying for %v\n", syncErr, patience)
 					}
 					if time.Since(silentSince) > patience {
-						return hf.gone(syncErr)
+						return withLimitHint(hf.gone(syncErr))
 					}
 				} else if !silentSince.IsZero() {
 					fmt.Fprintf(warnings, "simvis mirror: in sync again at change %d\n", m.Applied())
@@ -877,7 +877,7 @@ func init() {
 			if syncErr != nil {
 				// The last frames came from a replica the host no longer
 				// updated: not a success.
-				return fmt.Errorf("the replica is out of sync: %w", hf.gone(syncErr))
+				return withLimitHint(fmt.Errorf("the replica is out of sync: %w", hf.gone(syncErr)))
 			}
 			if fails.total() > 0 {
 				// Every frame that could be written was; the run still failed.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -102,6 +101,6 @@ func withLimitHint(err error) error {
 			return fmt.Errorf("%w (%s raises the limit)", err, w.flag)
 		}
 	}
-	return errors.Join(err, errors.New("the budgets are set with "+strings.Join([]string{flagMaxParts, flagMaxVertices,
-		flagMaxTriangles, flagMaxNodes, flagMaxModelMiB, flagMaxImageMpx}, ", ")))
+	return fmt.Errorf("%w (the budgets are set with %s)", err, strings.Join([]string{flagMaxParts, flagMaxVertices,
+		flagMaxTriangles, flagMaxNodes, flagMaxModelMiB, flagMaxImageMpx}, ", "))
 }
