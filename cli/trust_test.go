@@ -330,3 +330,36 @@ func TestCaptureAndMirrorGoOnPastAFailingSensor(t *testing.T) {
 		t.Errorf("mirror: exit %d %q %q", code, stdout, stderr)
 	}
 }
+
+// The issue's reproduction: a camera requested at a pose that composes to
+// infinity, on a host that writes files and publishes over NATS. The host
+// either refuses the request or counts the sensor's failures; it never
+// dies, and its other sensor keeps being written.
+func TestServeSurvivesAnOverflowingSensor(t *testing.T) {
+	dir := t.TempDir()
+	shm, out := filepath.Join(dir, "simvis-evil"), filepath.Join(dir, "out")
+	stop := startServe(t, quickstart, "--shm", shm, "--rate", "20", "-o", out, "--latest", "--listen", "127.0.0.1:0", "--token", "s3cret")
+	cam := filepath.Join(out, "ROBOT_CAM.png")
+	waitFor(t, func() bool { _, err := os.Stat(cam); return err == nil }, cam)
+	code, stdout, stderr := simvis(t, "request", "--shm", shm,
+		`<sensor type="camera" name="EVIL" insert_at="ROBOT" pose_offset="1.7e308 1.7e308 0 0 0 0" width="16" height="16"/>`)
+	accepted := code == 0
+	if !accepted && !strings.Contains(stderr, "pose_offset") {
+		t.Errorf("request refused without naming pose_offset: %d %q", code, stderr)
+	}
+	if accepted {
+		// Frames of EVIL fail from now on; ROBOT_CAM's go on.
+		os.Remove(cam)
+		waitFor(t, func() bool { _, err := os.Stat(cam); return err == nil }, "ROBOT_CAM's next frame after "+stdout)
+	}
+	if code, _, stderr := simvis(t, "set", "--shm", shm, "R_POSE.x=-1"); code != 0 {
+		t.Errorf("set after the request: %d %q", code, stderr)
+	}
+	summary := stop()
+	if accepted && !strings.Contains(summary, "sensor frames failed (EVIL: ") {
+		t.Errorf("summary: %q, want EVIL's failures counted", summary)
+	}
+	if _, err := os.Stat(filepath.Join(out, "EVIL.png")); err == nil {
+		t.Errorf("EVIL's image was written from an infinite pose")
+	}
+}
