@@ -126,7 +126,9 @@ commands:
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.short)
 	}
-	fmt.Fprint(w, "\nRun 'simvis help COMMAND' or 'simvis COMMAND -h' for a command's flags.\n")
+	fmt.Fprint(w, "\nRun 'simvis help COMMAND' or 'simvis COMMAND -h' for a command's flags.\n"+
+		"Budget flags (--max-parts, --max-vertices, --max-triangles, --max-nodes, --max-model-mib,\n"+
+		"--max-image-mpixels) bound what one scene command may load, on every command that loads scenes.\n")
 }
 
 func usage(c *command, w io.Writer) {
@@ -213,7 +215,7 @@ func init() {
 	var sf sceneFlags
 	var asJSON bool
 	commands = append(commands, &command{
-		name: "inspect", args: "[--json] [--set E.P=V ...] SCENE",
+		name: "inspect", args: "[--json] [--set E.P=V ...] SCENE [budget flags]",
 		short:   "print the scene graph, elements, sensors and mesh sharing",
 		summary: "Print the scene graph (separators, insertion points, transforms, models, sensors),\nthe elements with their parameter table indices and values, the sensors, and how\nmany GPU geometries the scene's meshes share.",
 		flags: func(fs *flag.FlagSet) {
@@ -278,7 +280,7 @@ func init() {
 	var rate float64
 	var sweeps setFlags
 	commands = append(commands, &command{
-		name: "capture", args: "SCENE -o DIR [--frames N [--sweep E.P=FROM:TO ...] [--rate HZ]] [--set E.P=V ...]",
+		name: "capture", args: "SCENE -o DIR [--frames N [--sweep E.P=FROM:TO ...] [--rate HZ]] [--set E.P=V ...] [budget flags]",
 		short: "render every sensor headless into a directory, once or as a sequence",
 		summary: "Render every sensor of the scene headless and write its output into DIR:\n" +
 			"  camera   NAME.png, NAME.json (intrinsics, world pose)\n" +
@@ -393,7 +395,7 @@ func init() {
 	var sf sceneFlags
 	var out string
 	commands = append(commands, &command{
-		name: "export", args: "SCENE -o FILE.glb|FILE.gltf [--set E.P=V ...]",
+		name: "export", args: "SCENE -o FILE.glb|FILE.gltf [--set E.P=V ...] [budget flags]",
 		short:   "write the composed scene as one glTF file (y-up)",
 		summary: "Write the composed scene (current parameter values applied) as one glTF file,\nconverted back to glTF's y-up, for checking in other tools.",
 		flags: func(fs *flag.FlagSet) {
@@ -438,7 +440,7 @@ func init() {
 	var sf sceneFlags
 	var asJSON bool
 	commands = append(commands, &command{
-		name: "frames", args: "SCENE [FRAME [REFERENCE]] [--json] [--set E.P=V ...]",
+		name: "frames", args: "SCENE [FRAME [REFERENCE]] [--json] [--set E.P=V ...] [budget flags]",
 		short:   "print the pose of a frame relative to another",
 		summary: "Print the pose of FRAME relative to REFERENCE (default: world), i.e. the transform\nthat maps FRAME coordinates into REFERENCE coordinates, as x y z (m) roll pitch yaw (deg)\nand as a 4x4 matrix. Without FRAME, list the world pose of every frame. Frames are\ninsertion points and sensors; 'world' is the world frame.",
 		flags: func(fs *flag.FlagSet) {
@@ -546,7 +548,7 @@ func init() {
 	var out, from, frame, size string
 	var fov float64
 	commands = append(commands, &command{
-		name: "view", args: "SCENE -o FILE.png [--from \"x y z roll pitch yaw\"] [--frame FRAME] [--size WxH] [--fov DEG] [--set E.P=V ...]",
+		name: "view", args: "SCENE -o FILE.png [--from \"x y z roll pitch yaw\"] [--frame FRAME] [--size WxH] [--fov DEG] [--set E.P=V ...] [budget flags]",
 		short: "render the scene for people from a viewpoint, overlays included",
 		summary: "Render the scene from a viewpoint into a PNG, as a viewer sees it: unlike sensor\n" +
 			"captures it also draws geometry marked sensed=\"false\" (beams, scan points, labels).\n" +
@@ -592,7 +594,7 @@ func init() {
 	var seconds float64
 	var asJSON bool
 	commands = append(commands, &command{
-		name: "bench", args: "SCENE [--seconds S] [--json] [--set E.P=V ...]",
+		name: "bench", args: "SCENE [--seconds S] [--json] [--set E.P=V ...] [budget flags]",
 		short: "measure each sensor's rate, and range sensors' speed and accuracy against the ray caster",
 		summary: "Render each sensor of the scene repeatedly and print frames per second; for range\n" +
 			"sensors also beams per second, the rate of the exact CPU ray caster on the same beams\n" +
