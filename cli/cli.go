@@ -126,7 +126,9 @@ commands:
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.short)
 	}
-	fmt.Fprint(w, "\nRun 'simvis help COMMAND' or 'simvis COMMAND -h' for a command's flags.\n")
+	fmt.Fprint(w, "\nRun 'simvis help COMMAND' or 'simvis COMMAND -h' for a command's flags.\n"+
+		"Budget flags (--max-parts, --max-vertices, --max-triangles, --max-nodes, --max-model-mib,\n"+
+		"--max-image-mpixels) bound what one scene command may load, on every command that loads scenes.\n")
 }
 
 func usage(c *command, w io.Writer) {
@@ -148,21 +150,30 @@ func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
 // sceneFlags are the flags every command that loads a scene has.
 type sceneFlags struct {
-	sets setFlags
+	sets   setFlags
+	limits limitFlags
 }
 
 func (f *sceneFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.sets, "set", "set an element parameter, ELEMENT.PARAM=VALUE (repeatable)")
+	f.limits.register(fs)
 }
 
-// load reads the scene and applies --set values.
+// loadScene is scene.Load; tests see through it what a command asks for.
+var loadScene = scene.Load
+
+// load reads the scene within the budget flags and applies --set values.
 func (f *sceneFlags) load(path string) (*scene.Scene, error) {
-	s, err := scene.Load(path, scene.Options{})
+	l, err := f.limits.limits()
 	if err != nil {
 		return nil, err
 	}
+	s, err := loadScene(path, scene.Options{Limits: l})
+	if err != nil {
+		return nil, withLimitHint(err)
+	}
 	for _, a := range f.sets {
-		name, param, v, err := parseSet(a)
+		name, param, v, err := parseSet("--set ", a)
 		if err != nil {
 			return nil, err
 		}
@@ -173,16 +184,17 @@ func (f *sceneFlags) load(path string) (*scene.Scene, error) {
 	return s, s.Update()
 }
 
-// parseSet splits ELEMENT.PARAM=VALUE; element names hold no dots.
-func parseSet(a string) (element, param string, v float64, err error) {
+// parseSet splits ELEMENT.PARAM=VALUE; element names hold no dots. Errors
+// start with what, the flag the argument came with ("" for none).
+func parseSet(what, a string) (element, param string, v float64, err error) {
 	lhs, val, ok := strings.Cut(a, "=")
 	dot := strings.LastIndex(lhs, ".")
 	if !ok || dot <= 0 || dot == len(lhs)-1 {
-		return "", "", 0, usagef("--set %q: want ELEMENT.PARAM=VALUE", a)
+		return "", "", 0, usagef("%s%q: want ELEMENT.PARAM=VALUE", what, a)
 	}
 	v, err = strconv.ParseFloat(strings.TrimSpace(val), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return "", "", 0, fmt.Errorf("--set %s: %q is not a finite number", a, val)
+		return "", "", 0, fmt.Errorf("%s%s: %q is not a finite number", what, a, val)
 	}
 	return lhs[:dot], lhs[dot+1:], v, nil
 }
@@ -203,7 +215,7 @@ func init() {
 	var sf sceneFlags
 	var asJSON bool
 	commands = append(commands, &command{
-		name: "inspect", args: "[--json] [--set E.P=V ...] SCENE",
+		name: "inspect", args: "[--json] [--set E.P=V ...] SCENE [budget flags]",
 		short:   "print the scene graph, elements, sensors and mesh sharing",
 		summary: "Print the scene graph (separators, insertion points, transforms, models, sensors),\nthe elements with their parameter table indices and values, the sensors, and how\nmany GPU geometries the scene's meshes share.",
 		flags: func(fs *flag.FlagSet) {
@@ -268,7 +280,7 @@ func init() {
 	var rate float64
 	var sweeps setFlags
 	commands = append(commands, &command{
-		name: "capture", args: "SCENE -o DIR [--frames N [--sweep E.P=FROM:TO ...] [--rate HZ]] [--set E.P=V ...]",
+		name: "capture", args: "SCENE -o DIR [--frames N [--sweep E.P=FROM:TO ...] [--rate HZ]] [--set E.P=V ...] [budget flags]",
 		short: "render every sensor headless into a directory, once or as a sequence",
 		summary: "Render every sensor of the scene headless and write its output into DIR:\n" +
 			"  camera   NAME.png, NAME.json (intrinsics, world pose)\n" +
@@ -278,7 +290,8 @@ func init() {
 			"  psd      NAME.psd.json\n" +
 			"With --frames N it writes a sequence, NAME_0000.png ... with the frame number and time\n" +
 			"(frame / rate) recorded in the JSON outputs; each --sweep moves a parameter linearly from\n" +
-			"FROM at the first frame to TO at the last. Progress goes to the output, a line a frame.",
+			"FROM at the first frame to TO at the last. Progress goes to the output, a line a frame.\n" +
+			"A sensor that fails is reported and the others are still written; the exit status is 1.",
 		flags: func(fs *flag.FlagSet) {
 			sf = sceneFlags{}
 			sweeps = nil
@@ -330,32 +343,49 @@ func init() {
 				return err
 			}
 			defer r.Close()
-			if frames == 0 {
-				written, err := sensors.CaptureAll(r, s, out)
-				for _, p := range written {
-					fmt.Fprintln(w, p)
-				}
+			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}
-			total := 0
-			for i := 0; i < frames; i++ {
-				f := 0.0
-				if frames > 1 {
-					f = float64(i) / float64(frames-1)
-				}
-				for _, x := range sw {
-					if err := s.Set(x.element, x.param, x.from+(x.to-x.from)*f); err != nil {
-						return err
+			// A sensor that fails is reported and the others are still
+			// written, in every frame; the run fails at the end.
+			fails := newSensorFailures(newRateLimited(warnings, "simvis capture").warn)
+			capture := func(st *sensors.Stamp) []string {
+				var written []string
+				for _, se := range s.Sensors() {
+					paths, err := sensors.CaptureSensor(r, s, se, out, st)
+					if err != nil {
+						fails.fail(se, err)
+						continue
 					}
+					written = append(written, paths...)
 				}
-				written, err := sensors.CaptureFrame(r, s, out, &sensors.Stamp{Frame: i, Time: float64(i) / rate})
-				total += len(written)
-				if err != nil {
-					return fmt.Errorf("frame %d: %w", i, err)
-				}
-				fmt.Fprintf(w, "frame %d/%d: %d files\n", i+1, frames, len(written))
+				return written
 			}
-			fmt.Fprintf(w, "%d files in %s\n", total, out)
+			if frames == 0 {
+				for _, p := range capture(nil) {
+					fmt.Fprintln(w, p)
+				}
+			} else {
+				total := 0
+				for i := 0; i < frames; i++ {
+					f := 0.0
+					if frames > 1 {
+						f = float64(i) / float64(frames-1)
+					}
+					for _, x := range sw {
+						if err := s.Set(x.element, x.param, x.from+(x.to-x.from)*f); err != nil {
+							return err
+						}
+					}
+					written := capture(&sensors.Stamp{Frame: i, Time: float64(i) / rate})
+					total += len(written)
+					fmt.Fprintf(w, "frame %d/%d: %d files\n", i+1, frames, len(written))
+				}
+				fmt.Fprintf(w, "%d files in %s\n", total, out)
+			}
+			if fails.total() > 0 {
+				return errors.New(fails.String())
+			}
 			return nil
 		},
 	})
@@ -365,7 +395,7 @@ func init() {
 	var sf sceneFlags
 	var out string
 	commands = append(commands, &command{
-		name: "export", args: "SCENE -o FILE.glb|FILE.gltf [--set E.P=V ...]",
+		name: "export", args: "SCENE -o FILE.glb|FILE.gltf [--set E.P=V ...] [budget flags]",
 		short:   "write the composed scene as one glTF file (y-up)",
 		summary: "Write the composed scene (current parameter values applied) as one glTF file,\nconverted back to glTF's y-up, for checking in other tools.",
 		flags: func(fs *flag.FlagSet) {
@@ -410,7 +440,7 @@ func init() {
 	var sf sceneFlags
 	var asJSON bool
 	commands = append(commands, &command{
-		name: "frames", args: "SCENE [FRAME [REFERENCE]] [--json] [--set E.P=V ...]",
+		name: "frames", args: "SCENE [FRAME [REFERENCE]] [--json] [--set E.P=V ...] [budget flags]",
 		short:   "print the pose of a frame relative to another",
 		summary: "Print the pose of FRAME relative to REFERENCE (default: world), i.e. the transform\nthat maps FRAME coordinates into REFERENCE coordinates, as x y z (m) roll pitch yaw (deg)\nand as a 4x4 matrix. Without FRAME, list the world pose of every frame. Frames are\ninsertion points and sensors; 'world' is the world frame.",
 		flags: func(fs *flag.FlagSet) {
@@ -518,7 +548,7 @@ func init() {
 	var out, from, frame, size string
 	var fov float64
 	commands = append(commands, &command{
-		name: "view", args: "SCENE -o FILE.png [--from \"x y z roll pitch yaw\"] [--frame FRAME] [--size WxH] [--fov DEG] [--set E.P=V ...]",
+		name: "view", args: "SCENE -o FILE.png [--from \"x y z roll pitch yaw\"] [--frame FRAME] [--size WxH] [--fov DEG] [--set E.P=V ...] [budget flags]",
 		short: "render the scene for people from a viewpoint, overlays included",
 		summary: "Render the scene from a viewpoint into a PNG, as a viewer sees it: unlike sensor\n" +
 			"captures it also draws geometry marked sensed=\"false\" (beams, scan points, labels).\n" +
@@ -564,7 +594,7 @@ func init() {
 	var seconds float64
 	var asJSON bool
 	commands = append(commands, &command{
-		name: "bench", args: "SCENE [--seconds S] [--json] [--set E.P=V ...]",
+		name: "bench", args: "SCENE [--seconds S] [--json] [--set E.P=V ...] [budget flags]",
 		short: "measure each sensor's rate, and range sensors' speed and accuracy against the ray caster",
 		summary: "Render each sensor of the scene repeatedly and print frames per second; for range\n" +
 			"sensors also beams per second, the rate of the exact CPU ray caster on the same beams\n" +

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -47,12 +48,71 @@ func (f *hostFlags) openOnly(args []string) (*ipc.Client, error) {
 	return f.open()
 }
 
+// open connects to the host and checks that it lives: a region whose host
+// was killed is still there to open.
 func (f *hostFlags) open() (*ipc.Client, error) {
+	var c *ipc.Client
+	var err error
 	if f.connect != "" {
-		return ipc.Dial(f.connect)
+		c, err = ipc.Dial(f.connect)
+	} else {
+		c, err = ipc.Open(f.shm)
 	}
-	return ipc.Open(f.shm)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.check(c); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }
+
+// check reports whether the host still serves c, for a command about to
+// report success: what it wrote or read means nothing if the host is gone.
+func (f *hostFlags) check(c *ipc.Client) error { return f.gone(c.Check()) }
+
+// gone words an error that says the host is not there (ipc.ErrHostStopped)
+// as "host NAME is not running (...)"; other errors pass unchanged.
+func (f *hostFlags) gone(err error) error {
+	if !errors.Is(err, ipc.ErrHostStopped) {
+		return err
+	}
+	why := "it stopped"
+	if err != ipc.ErrHostStopped {
+		why = strings.TrimPrefix(err.Error(), ipc.ErrHostStopped.Error()+": ")
+	}
+	return &hostGoneError{f.where(), why}
+}
+
+// hostGoneError is a host that is not running; it is an ipc.ErrHostStopped.
+type hostGoneError struct{ where, why string }
+
+func (e *hostGoneError) Error() string {
+	return fmt.Sprintf("host %s is not running (%s)", e.where, e.why)
+}
+
+func (e *hostGoneError) Unwrap() error { return ipc.ErrHostStopped }
+
+// where names the host for messages: the region's path, or the NATS URL
+// without credentials.
+func (f *hostFlags) where() string {
+	if f.connect == "" {
+		return ipc.Path(f.shm)
+	}
+	u, err := url.Parse(f.connect)
+	if err != nil {
+		return "at the --connect URL"
+	}
+	u.User = nil
+	return u.String()
+}
+
+// newHost is ipc.NewHost; tests see through it what serve asks for.
+var newHost = ipc.NewHost
+
+// newMirror is ipc.NewMirrorWith; tests see through it what mirror asks for.
+var newMirror = ipc.NewMirrorWith
 
 // interrupted is a context that ends on Ctrl-C or SIGTERM.
 func interrupted() (context.Context, context.CancelFunc) {
@@ -90,10 +150,16 @@ func (c *sensorClock) due(se *scene.SensorEntry, t float64) bool {
 	return true
 }
 
+// emitFunc hands a rendered frame on (files, a transport) and returns the
+// number of files it wrote.
+type emitFunc func(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error)
+
 // render renders the due sensors (all of them, or those in only) once
-// each and hands every frame to emit, which returns the files it wrote.
+// each and hands every frame to emit. A sensor that fails to render or to
+// be emitted goes to fail, and the others still render: one bad sensor
+// never stops a loop that serves many. It returns the files written.
 func (c *sensorClock) render(r *sensors.Renderer, s *scene.Scene, t float64, latest bool, only map[string]bool,
-	emit func(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error)) (int, error) {
+	emit emitFunc, fail func(se *scene.SensorEntry, err error)) int {
 	written := 0
 	for _, se := range s.Sensors() {
 		if len(only) > 0 && !only[se.Name] || !c.due(se, t) {
@@ -103,7 +169,8 @@ func (c *sensorClock) render(r *sensors.Renderer, s *scene.Scene, t float64, lat
 		c.frames[se.Name]++
 		f, err := sensors.RenderFrame(r, s, se, st)
 		if err != nil {
-			return written, err
+			fail(se, err)
+			continue
 		}
 		if latest {
 			st = nil
@@ -111,17 +178,135 @@ func (c *sensorClock) render(r *sensors.Renderer, s *scene.Scene, t float64, lat
 		n, err := emit(se, f, st)
 		written += n
 		if err != nil {
-			return written, err
+			fail(se, fmt.Errorf("sensor %q: %w", se.Name, err))
 		}
 	}
-	return written, nil
+	return written
+}
+
+// sensorFailures counts failed sensor frames per sensor and reports them
+// through warn, which limits its reports' rate.
+type sensorFailures struct {
+	count map[string]int
+	warn  func(kind, format string, args ...any)
+}
+
+func newSensorFailures(warn func(kind, format string, args ...any)) *sensorFailures {
+	return &sensorFailures{count: map[string]int{}, warn: warn}
+}
+
+func (sf *sensorFailures) fail(se *scene.SensorEntry, err error) {
+	sf.count[se.Name]++
+	sf.warn("sensor "+se.Name, "%v (%d frames of this sensor failed so far)", err, sf.count[se.Name])
+}
+
+// String sums the failures up: "2 sensor frames failed (A: 1, B: 1)".
+func (sf *sensorFailures) String() string {
+	total := 0
+	var each []string
+	for name, n := range sf.count {
+		total += n
+		each = append(each, fmt.Sprintf("%s: %d", name, n))
+	}
+	if total == 0 {
+		return "0 sensor frames failed"
+	}
+	slices.Sort(each)
+	return fmt.Sprintf("%d sensor frames failed (%s)", total, strings.Join(each, ", "))
+}
+
+func (sf *sensorFailures) total() int {
+	n := 0
+	for _, c := range sf.count {
+		n += c
+	}
+	return n
+}
+
+// rateLimited prints a report at most once a second per kind to w,
+// counting the others into the next report, as a host's warnings do.
+type rateLimited struct {
+	w      io.Writer
+	prefix string
+	last   map[string]time.Time
+	held   map[string]int
+}
+
+func newRateLimited(w io.Writer, prefix string) *rateLimited {
+	return &rateLimited{w: w, prefix: prefix, last: map[string]time.Time{}, held: map[string]int{}}
+}
+
+func (r *rateLimited) warn(kind, format string, args ...any) {
+	now := time.Now()
+	if now.Sub(r.last[kind]) < time.Second {
+		r.held[kind]++
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	if n := r.held[kind]; n > 0 {
+		msg += fmt.Sprintf(" (and %d more since the last report)", n)
+	}
+	fmt.Fprintf(r.w, "%s: %s\n", r.prefix, msg)
+	r.last[kind], r.held[kind] = now, 0
+}
+
+// hostSensors renders a host's sensors every cycle. Its renderer is made
+// when the scene first has a sensor, so that sensors requests add to a
+// host started without any render too.
+type hostSensors struct {
+	r        *sensors.Renderer
+	rErr     error // why no renderer could be made
+	clock    *sensorClock
+	fails    *sensorFailures
+	seen     map[string]bool
+	hostRate float64
+	latest   bool
+	emit     emitFunc
+	files    int
+	warn     func(kind, format string, args ...any)
+}
+
+func (hs *hostSensors) cycle(s *scene.Scene, t float64) {
+	list := s.Sensors()
+	if len(list) == 0 {
+		return
+	}
+	for _, se := range list {
+		if !hs.seen[se.Name] {
+			hs.seen[se.Name] = true
+			if se.Rate > hs.hostRate {
+				hs.warn("rate "+se.Name, "sensor %q: rate %g Hz is above the host's %g Hz; it renders every cycle", se.Name, se.Rate, hs.hostRate)
+			}
+		}
+	}
+	if hs.r == nil && hs.rErr == nil {
+		hs.r, hs.rErr = sensors.NewRenderer()
+	}
+	if hs.rErr != nil {
+		for _, se := range list {
+			if hs.clock.due(se, t) {
+				hs.fails.fail(se, fmt.Errorf("sensor %q: no renderer: %w", se.Name, hs.rErr))
+			}
+		}
+		return
+	}
+	hs.files += hs.clock.render(hs.r, s, t, hs.latest, nil, hs.emit, hs.fails.fail)
+}
+
+func (hs *hostSensors) close() {
+	if hs.r != nil {
+		hs.r.Close()
+	}
 }
 
 // fileWriter writes frames into dir as capture names them.
-func fileWriter(dir string) func(*scene.SensorEntry, *sensors.Frame, *sensors.Stamp) (int, error) {
+func fileWriter(dir string) emitFunc {
 	return func(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error) {
 		paths, err := f.WriteFiles(sensors.OutputBase(dir, se.Name, st))
-		return len(paths), err
+		if err != nil {
+			return 0, err // a frame counts when all its files are written
+		}
+		return len(paths), nil
 	}
 }
 
@@ -203,7 +388,7 @@ func (f *natsFlags) start(h *ipc.Host, shm string) (*natsipc.Publisher, string, 
 // publisher publishes frames on the sensor's subject. A frame the server
 // cannot take, or a connection that is down, is reported, not fatal: the
 // host goes on.
-func publisher(h *ipc.Host, pub *natsipc.Publisher) func(*scene.SensorEntry, *sensors.Frame, *sensors.Stamp) (int, error) {
+func publisher(h *ipc.Host, pub *natsipc.Publisher) emitFunc {
 	return func(se *scene.SensorEntry, f *sensors.Frame, _ *sensors.Stamp) (int, error) {
 		info, data, err := f.Encode()
 		if err != nil {
@@ -222,8 +407,9 @@ func init() {
 	var fast, latest bool
 	var cycles, logMiB int
 	var nf natsFlags
+	var lf limitFlags
 	commands = append(commands, &command{
-		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [NATS flags]",
+		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [NATS flags] [budget flags]",
 		short: "run a scene as a host that other processes drive and mirror",
 		summary: "Run the scene as a host: publish its elements and values in shared memory\n" +
 			"(/dev/shm/simvis-NAME, layout in ipc/LAYOUT.md) and over NATS (an embedded server on\n" +
@@ -233,7 +419,9 @@ func init() {
 			"on NATS; with -o its output is also written as capture does, NAME_0000.png ...\n" +
 			"stamped with scene time (--latest: overwrite NAME.png). Cycles run in real time, with\n" +
 			"a warning when one overruns, or back to back with --fast (scene time still advances\n" +
-			"1/rate a cycle). Ctrl-C stops it.",
+			"1/rate a cycle). A sensor frame that fails to render or to be written is counted,\n" +
+			"reported (at most once a second per sensor) and in the summary; the host goes on.\n" +
+			"Sensors that requests add render too. Ctrl-C stops it.",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&shm, "shm", "default", shmHelp)
 			fs.Float64Var(&rate, "rate", 30, "host cycles per second")
@@ -243,6 +431,7 @@ func init() {
 			fs.BoolVar(&latest, "latest", false, "overwrite each sensor's files instead of numbering frames")
 			fs.IntVar(&logMiB, "log-mib", 64, "change-log size in MiB (a full log refuses further commands)")
 			nf.register(fs)
+			lf.register(fs)
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			path, _, err := sceneArgs(args, 0)
@@ -264,14 +453,23 @@ func init() {
 			if nf.off && (nf.url != "" || nf.token != "" || nf.user != "") {
 				return usagef("--no-nats excludes the other NATS flags")
 			}
-			sizes := ipc.DefaultSizes
-			sizes.LogBytes = logMiB << 20
-			h, err := ipc.NewHost(ipc.Path(shm), path, ipc.HostOptions{Sizes: sizes, Rate: rate, Fast: fast, Warnings: warnings})
+			lim, err := lf.limits()
 			if err != nil {
 				return err
 			}
+			// Signal handlers come first: a Ctrl-C at any time from here on,
+			// right after the serving line included, stops the host with its
+			// summary and removes its region instead of killing it.
+			ctx, stop := interrupted()
+			defer stop()
+			sizes := ipc.DefaultSizes
+			sizes.LogBytes = logMiB << 20
+			h, err := newHost(ipc.Path(shm), path, ipc.HostOptions{Sizes: sizes, Rate: rate, Fast: fast, Warnings: warnings, Limits: lim})
+			if err != nil {
+				return withLimitHint(err)
+			}
 			defer h.Close()
-			var emitters []func(*scene.SensorEntry, *sensors.Frame, *sensors.Stamp) (int, error)
+			var emitters []emitFunc
 			where := ipc.Path(shm)
 			if !nf.off {
 				pub, clientURL, cleanup, err := nf.start(h, shm)
@@ -288,35 +486,33 @@ func init() {
 				}
 				emitters = append(emitters, fileWriter(out))
 			}
+			fails := newSensorFailures(h.Warn)
 			var render func(int, time.Duration) error
-			files := 0
-			if len(emitters) > 0 && len(h.Scene.Sensors()) > 0 {
-				r, err := sensors.NewRenderer()
-				if err != nil {
-					return err
-				}
-				defer r.Close()
-				clock := newSensorClock()
-				for _, se := range h.Scene.Sensors() {
-					if se.Rate > rate {
-						fmt.Fprintf(warnings, "simvis serve: sensor %q: rate %g Hz is above the host's %g Hz; it renders every cycle\n", se.Name, se.Rate, rate)
-					}
-				}
-				emit := func(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error) {
+			var hs *hostSensors
+			if len(emitters) > 0 {
+				hs = &hostSensors{clock: newSensorClock(), fails: fails, seen: map[string]bool{}, hostRate: rate,
+					latest: latest, warn: h.Warn}
+				defer hs.close()
+				hs.emit = func(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error) {
 					total := 0
+					var errs []error
 					for _, e := range emitters {
 						n, err := e(se, f, st)
 						total += n
-						if err != nil {
-							return total, err
-						}
+						errs = append(errs, err)
 					}
-					return total, nil
+					return total, errors.Join(errs...)
+				}
+				if len(h.Scene.Sensors()) > 0 {
+					// A machine that cannot render fails here, at the start,
+					// rather than in every cycle.
+					if hs.r, err = sensors.NewRenderer(); err != nil {
+						return err
+					}
 				}
 				render = func(_ int, t time.Duration) error {
-					n, err := clock.render(r, h.Scene, t.Seconds(), latest, nil, emit)
-					files += n
-					return err
+					hs.cycle(h.Scene, t.Seconds())
+					return nil
 				}
 			}
 			mode := "real time"
@@ -325,13 +521,15 @@ func init() {
 			}
 			fmt.Fprintf(w, "serving %s as %s: %d elements, %d sensors, %g Hz, %s\n",
 				path, where, len(h.Scene.Elements()), len(h.Scene.Sensors()), rate, mode)
-			ctx, stop := interrupted()
-			defer stop()
 			start := time.Now()
 			err = h.Run(ctx, cycles, render)
 			reg := h.Region
-			fmt.Fprintf(w, "%d cycles in %v (%d overran their period), %d changes logged, %d values rejected, %d files written\n",
-				reg.Cycles(), time.Since(start).Round(time.Millisecond), h.Overruns(), len(h.Scene.Log()), reg.Rejected(), files)
+			files := 0
+			if hs != nil {
+				files = hs.files
+			}
+			fmt.Fprintf(w, "%d cycles in %v (%d overran their period), %d changes logged, %d values rejected, %d files written, %s\n",
+				reg.Cycles(), time.Since(start).Round(time.Millisecond), h.Overruns(), len(h.Scene.Log()), reg.Rejected(), files, fails)
 			return err
 		},
 	})
@@ -373,6 +571,9 @@ func init() {
 					list[i].Values = append(list[i].Values, v)
 				}
 			}
+			if err := hf.check(c); err != nil {
+				return err
+			}
 			if asJSON {
 				return writeJSON(w, list)
 			}
@@ -413,7 +614,7 @@ func init() {
 			// Look every argument up first: all are written or none.
 			var writes []write
 			for _, a := range args {
-				e, p, v, err := parseSet(a)
+				e, p, v, err := parseSet("", a)
 				if err != nil {
 					return err
 				}
@@ -425,10 +626,12 @@ func init() {
 			}
 			for _, x := range writes {
 				if err := c.Set(x.index, x.v); err != nil {
-					return err
+					return hf.gone(err)
 				}
 			}
-			return nil
+			// Values written into the region of a host that is gone are
+			// lost: say so rather than succeed.
+			return hf.check(c)
 		},
 	})
 }
@@ -464,7 +667,7 @@ func init() {
 				}
 				seq, err := c.Request(a)
 				if err != nil {
-					return err
+					return hf.gone(err)
 				}
 				fmt.Fprintf(w, "change %d\n", seq)
 			}
@@ -480,7 +683,7 @@ func init() {
 	commands = append(commands, &command{
 		name: "log", args: "[--shm NAME | --connect URL] [--from SEQ] [--follow]",
 		short:   "print a running host's change log",
-		summary: "Print the change log of a running host: every command it executed, from the scene\nfile on, as SEQ SOURCE XML. --follow keeps printing new ones until the host stops.",
+		summary: "Print the change log of a running host: every command it executed, from the scene\nfile on, as SEQ SOURCE XML. --follow keeps printing new ones until the host stops\n(exit 0; a host killed without stopping is an error, exit 1).",
 		flags: func(fs *flag.FlagSet) {
 			hf.register(fs)
 			fs.Uint64Var(&from, "from", 1, "first sequence number to print")
@@ -500,11 +703,20 @@ func init() {
 				for _, r := range recs {
 					fmt.Fprintf(w, "%d\t%s\t%s\n", r.Seq, r.Source, strings.ReplaceAll(r.XML, "\n", " "))
 				}
-				if err != nil {
-					return err
-				}
-				if !follow && len(recs) == 0 || ctx.Err() != nil {
+				// The bare ErrHostStopped is a host that stopped and said so:
+				// the end of the log, not a failure. A host whose process is
+				// gone without a word wraps it with why.
+				if follow && err == ipc.ErrHostStopped {
 					return nil
+				}
+				if err != nil {
+					return hf.gone(err)
+				}
+				if ctx.Err() != nil {
+					return nil
+				}
+				if !follow && len(recs) == 0 {
+					return hf.check(c)
 				}
 			}
 		},
@@ -520,8 +732,9 @@ func init() {
 	var only setFlags
 	var patience time.Duration
 	var fetch bool
+	var lf limitFlags
 	commands = append(commands, &command{
-		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest]",
+		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [budget flags]",
 		short: "replicate a running host's scene and capture from the replica",
 		summary: "Build a local replica of a running host's scene by replaying its change log and\n" +
 			"copying its values, add the overlay file's commands (visualization only: never\n" +
@@ -545,6 +758,7 @@ func init() {
 			viewFlags(fs, &from, &frame, &size, &fov, "")
 			fs.DurationVar(&patience, "patience", 30*time.Second, "how long to keep retrying while the host is gone or unreachable")
 			fs.BoolVar(&fetch, "fetch-files", false, "fetch model files from the host over NATS even where its scene directory exists here")
+			lf.register(fs) // a host started with larger budgets needs a mirror given the same
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			if len(args) > 0 {
@@ -570,6 +784,10 @@ func init() {
 			if !(rate > 0) || math.IsInf(rate, 0) {
 				return usagef("--rate %v: want frames per second > 0", rate)
 			}
+			lim, err := lf.limits()
+			if err != nil {
+				return err
+			}
 			var cmds []*scene.Command
 			if overlay != "" {
 				var err error
@@ -582,9 +800,9 @@ func init() {
 				return err
 			}
 			defer c.Close()
-			m, err := ipc.NewMirrorWith(c, ipc.MirrorOptions{Overlay: cmds, FetchFiles: fetch})
+			m, err := newMirror(c, ipc.MirrorOptions{Overlay: cmds, FetchFiles: fetch, Scene: scene.Options{Limits: lim}})
 			if err != nil {
-				return err
+				return withLimitHint(err)
 			}
 			defer m.Close()
 			picked := map[string]bool{}
@@ -612,17 +830,19 @@ func init() {
 			next := time.Now()
 			total := 0
 			emit := fileWriter(out)
+			fails := newSensorFailures(newRateLimited(warnings, "simvis mirror").warn)
 			var silentSince time.Time
+			var syncErr error
 			for i := 0; i < frames && ctx.Err() == nil; i++ {
-				if err := m.Sync(); err != nil {
+				if syncErr = m.Sync(); syncErr != nil {
 					// A host restarting or a network cut: keep the replica as it
 					// is and try again, for a while.
 					if silentSince.IsZero() {
 						silentSince = time.Now()
-						fmt.Fprintf(warnings, "simvis mirror: %v; retrying for %v\n", err, patience)
+						fmt.Fprintf(warnings, "simvis mirror: %v; retrying for %v\n", syncErr, patience)
 					}
 					if time.Since(silentSince) > patience {
-						return err
+						return withLimitHint(hf.gone(syncErr))
 					}
 				} else if !silentSince.IsZero() {
 					fmt.Fprintf(warnings, "simvis mirror: in sync again at change %d\n", m.Applied())
@@ -639,7 +859,7 @@ func init() {
 						n = 1
 					}
 				} else {
-					n, err = clock.render(r, m.Scene(), float64(i)/rate, latest, picked, emit)
+					n = clock.render(r, m.Scene(), float64(i)/rate, latest, picked, emit, fails.fail)
 				}
 				total += n
 				if err != nil {
@@ -654,6 +874,15 @@ func init() {
 				}
 			}
 			fmt.Fprintf(w, "replica at change %d (%d rebuilds): %d files in %s\n", m.Applied(), m.Rebuilds, total, out)
+			if syncErr != nil {
+				// The last frames came from a replica the host no longer
+				// updated: not a success.
+				return withLimitHint(fmt.Errorf("the replica is out of sync: %w", hf.gone(syncErr)))
+			}
+			if fails.total() > 0 {
+				// Every frame that could be written was; the run still failed.
+				return errors.New(fails.String())
+			}
 			return nil
 		},
 	})

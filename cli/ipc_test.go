@@ -34,6 +34,15 @@ var firstLine string
 // output.
 func startServe(t *testing.T, args ...string) func() string {
 	t.Helper()
+	_, stop := startServeProc(t, args...)
+	return stop
+}
+
+// startServeProc is startServe that also returns a function that kills
+// the host with SIGKILL, as a crash would, waits for it to be gone and
+// returns its pid; stop then does nothing.
+func startServeProc(t *testing.T, args ...string) (kill func() int, stop func() string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), "SIMVIS_CLI_CHILD=1")
 	var errOut strings.Builder
@@ -54,7 +63,7 @@ func startServe(t *testing.T, args ...string) func() string {
 	first := lines.Text()
 	firstLine = first
 	stopped := false
-	stop := func() string {
+	stop = func() string {
 		if stopped {
 			return ""
 		}
@@ -65,12 +74,20 @@ func startServe(t *testing.T, args ...string) func() string {
 			rest.WriteString(lines.Text() + "\n")
 		}
 		if err := cmd.Wait(); err != nil {
-			t.Errorf("serve: %v\n%s", err, errOut.String())
+			t.Errorf("serve: %v\n%s\nstdout: %s%s", err, errOut.String(), first, rest.String())
 		}
 		return first + "\n" + rest.String()
 	}
+	kill = func() int {
+		stopped = true
+		cmd.Process.Kill()
+		for lines.Scan() {
+		}
+		cmd.Wait()
+		return cmd.Process.Pid
+	}
 	t.Cleanup(func() { stop() })
-	return stop
+	return kill, stop
 }
 
 func isRed(c color.Color) bool {
@@ -302,9 +319,13 @@ func TestIPCUsageErrors(t *testing.T) {
 	}
 
 	stop := startServe(t, quickstart, "--shm", filepath.Join(dir, "simvis-u"), "--no-nats")
-	defer stop()
 	code, _, errOut := simvis(t, "mirror", "--shm", filepath.Join(dir, "simvis-u"), "-o", dir, "--sensor", "NOPE")
 	if code != 1 || !strings.Contains(errOut, "--sensor NOPE: the replica has no such sensor") {
 		t.Errorf("unknown sensor: exit %d %q", code, errOut)
+	}
+	// The host was signalled after its ready line (startServe waits for
+	// it): it stops with its summary, never killed by the signal.
+	if summary := stop(); !strings.Contains(summary, " cycles in ") || !strings.Contains(summary, "0 sensor frames failed") {
+		t.Errorf("serve's summary: %q", summary)
 	}
 }

@@ -140,7 +140,11 @@ func (c *Camera) Image(r *Renderer, s *scene.Scene) (*image.RGBA, error) {
 	if err := s.Update(); err != nil {
 		return nil, err
 	}
-	img, err := r.RenderRGBA(s, c.View())
+	v := c.View()
+	if err := checkWorld(c.name, v.Pose); err != nil {
+		return nil, err
+	}
+	img, err := r.RenderRGBA(s, v)
 	if err != nil || c.noise == 0 {
 		return img, err
 	}

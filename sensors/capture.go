@@ -67,12 +67,13 @@ func OutputBase(dir, sensor string, st *Stamp) string {
 
 // CaptureSensor writes one sensor's output into dir (which must exist),
 // named as CaptureFrame names it.
-func CaptureSensor(r *Renderer, s *scene.Scene, se *scene.SensorEntry, dir string, st *Stamp) ([]string, error) {
+func CaptureSensor(r *Renderer, s *scene.Scene, se *scene.SensorEntry, dir string, st *Stamp) (paths []string, err error) {
+	defer recovered(se.Name, &err)
 	c, ok := se.Sensor.(Capturer)
 	if !ok {
 		return nil, fmt.Errorf("sensor %q (%s) cannot be captured", se.Name, se.Type)
 	}
-	paths, err := c.Capture(r, s, Output{Base: OutputBase(dir, se.Name, st), Stamp: st})
+	paths, err = c.Capture(r, s, Output{Base: OutputBase(dir, se.Name, st), Stamp: st})
 	if err != nil {
 		return paths, fmt.Errorf("sensor %q: %w", se.Name, err)
 	}
@@ -81,18 +82,22 @@ func CaptureSensor(r *Renderer, s *scene.Scene, se *scene.SensorEntry, dir strin
 
 // writeAtomic writes a file through a temporary file in the same directory
 // renamed over path, so that a reader (a viewer polling the latest frame of
-// simvis serve --latest) never sees a half-written file.
+// simvis serve --latest) never sees a half-written file. The temporary
+// file is created exclusively under an unpredictable name (os.CreateTemp:
+// O_EXCL, which never follows a link) and changed only through its open
+// descriptor; the rename replaces whatever is at path, a symbolic link
+// included, and never writes through it.
 func writeAtomic(path string, write func(w io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
 	err = write(f)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), path)

@@ -69,6 +69,9 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 		return nil, err
 	}
 	world := d.frame.World()
+	if err := checkWorld(d.name, world); err != nil {
+		return nil, err
+	}
 	v := d.view
 	out := &DepthImage{
 		Info:  FrameInfo{Sensor: d.name, Intrinsics: v.intrinsics(), Pose: scene.PoseFromMatrix(world), Near: d.rangeMin, Far: d.rangeMax},

@@ -33,12 +33,13 @@ type framer interface {
 
 // RenderFrame renders one frame of a sensor at the scene's current state;
 // st (may be nil) stamps it.
-func RenderFrame(r *Renderer, s *scene.Scene, se *scene.SensorEntry, st *Stamp) (*Frame, error) {
+func RenderFrame(r *Renderer, s *scene.Scene, se *scene.SensorEntry, st *Stamp) (fr *Frame, err error) {
+	defer recovered(se.Name, &err)
 	f, ok := se.Sensor.(framer)
 	if !ok {
 		return nil, fmt.Errorf("sensor %q (%s) cannot be rendered into frames", se.Name, se.Type)
 	}
-	fr, err := f.renderFrame(r, s, st)
+	fr, err = f.renderFrame(r, s, st)
 	if err != nil {
 		return nil, fmt.Errorf("sensor %q: %w", se.Name, err)
 	}
@@ -87,11 +88,11 @@ func float32Bytes(v []float32) []byte {
 
 // cloudInfo describes a cloud's binary payload.
 type cloudInfo struct {
-	Sensor string     `json:"sensor"`
-	Stamp  *Stamp     `json:"stamp,omitempty"`
-	Width  int        `json:"width"`
-	Height int        `json:"height"`
-	Pose   scene.Pose `json:"pose"`
+	Sensor string   `json:"sensor"`
+	Stamp  *Stamp   `json:"stamp,omitempty"`
+	Width  int      `json:"width"`
+	Height int      `json:"height"`
+	Pose   jsonPose `json:"pose"`
 }
 
 // Encode returns the frame as a message: info is JSON (the whole reading
@@ -117,7 +118,7 @@ func (f *Frame) Encode() (info, data []byte, err error) {
 		info, err = json.Marshal(f.depth.Info)
 		data = float32Bytes(f.depth.Depth)
 	case "cloud":
-		info, err = json.Marshal(cloudInfo{Sensor: f.Sensor, Stamp: f.stamp, Width: f.cloud.Width, Height: f.cloud.Height, Pose: f.cloud.Pose})
+		info, err = json.Marshal(cloudInfo{Sensor: f.Sensor, Stamp: f.stamp, Width: f.cloud.Width, Height: f.cloud.Height, Pose: finitePose(f.cloud.Pose)})
 		data = make([]byte, 12*len(f.cloud.Points))
 		for i, p := range f.cloud.Points {
 			for k := 0; k < 3; k++ {

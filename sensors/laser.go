@@ -91,14 +91,15 @@ type Scan struct {
 
 // MarshalJSON writes ranges with null for the non-finite values JSON cannot
 // hold, and lists the beams that were too close (-Inf) separately so that
-// nothing is lost.
+// nothing is lost; pose fields that are not finite are null too.
 func (s *Scan) MarshalJSON() ([]byte, error) {
 	type plain Scan
 	out := struct {
 		*plain
 		Ranges   []*float64 `json:"ranges"`
 		TooClose []int      `json:"too_close,omitempty"`
-	}{plain: (*plain)(s)}
+		Pose     jsonPose   `json:"pose"`
+	}{plain: (*plain)(s), Pose: finitePose(s.Pose)}
 	out.Ranges = make([]*float64, len(s.Ranges))
 	for i := range s.Ranges {
 		r := s.Ranges[i]
@@ -192,14 +193,15 @@ type Reading struct {
 }
 
 // MarshalJSON writes range as null where it is not finite, with
-// "too_close": true for -Inf.
+// "too_close": true for -Inf, and pose fields that are not finite as null.
 func (p *Reading) MarshalJSON() ([]byte, error) {
 	type plain Reading
 	out := struct {
 		*plain
 		Range    *float64 `json:"range"`
 		TooClose bool     `json:"too_close,omitempty"`
-	}{plain: (*plain)(p)}
+		Pose     jsonPose `json:"pose"`
+	}{plain: (*plain)(p), Pose: finitePose(p.Pose)}
 	switch {
 	case math.IsInf(p.Range, -1):
 		out.TooClose = true

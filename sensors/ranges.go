@@ -193,6 +193,9 @@ func (b *beamSet) ranges(r *Renderer, s *scene.Scene, out []float64) (mgl64.Mat4
 		return mgl64.Mat4{}, err
 	}
 	world := b.frame.World()
+	if err := checkWorld(b.name, world); err != nil {
+		return world, err
+	}
 	switch b.backend {
 	case BackendGPU:
 		if err := r.renderSurfaces(s, world, b.views, &b.frame3d, modeIDs); err != nil {

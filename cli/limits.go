@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/simvis/simvis/scene"
+)
+
+// limitFlags are the budgets of every command that loads a scene or runs
+// a host (scene.Limits): what one command, embedded commands included, may
+// add, and what one model file may cost. Zero keeps the default, a
+// negative value lifts the limit.
+type limitFlags struct {
+	parts, nodes        int
+	vertices, triangles int64
+	modelMiB, imageMpx  float64
+}
+
+// The flags' names, for messages that point at them.
+const (
+	flagMaxParts     = "--max-parts"
+	flagMaxVertices  = "--max-vertices"
+	flagMaxTriangles = "--max-triangles"
+	flagMaxNodes     = "--max-nodes"
+	flagMaxModelMiB  = "--max-model-mib"
+	flagMaxImageMpx  = "--max-image-mpixels"
+)
+
+func (f *limitFlags) register(fs *flag.FlagSet) {
+	*f = limitFlags{}
+	d := scene.DefaultLimits
+	// Zero defaults keep "(default 0)" out of the help; the real defaults
+	// are in the text, read from scene.DefaultLimits.
+	fs.IntVar(&f.parts, "max-parts", 0, fmt.Sprintf("most parts one command may add, embedded commands included (default %d; <0: no limit)", d.Parts))
+	fs.Int64Var(&f.vertices, "max-vertices", 0, fmt.Sprintf("most vertices one command may instantiate, and one model file hold (default %d; <0: no limit)", d.Vertices))
+	fs.Int64Var(&f.triangles, "max-triangles", 0, fmt.Sprintf("most triangles one command may instantiate, and one model file hold (default %d; <0: no limit)", d.Triangles))
+	fs.IntVar(&f.nodes, "max-nodes", 0, fmt.Sprintf("most scene nodes one command may add, and one model file hold (default %d; <0: no limit)", d.Nodes))
+	fs.Float64Var(&f.modelMiB, "max-model-mib", 0, fmt.Sprintf("largest model, buffer or image file read, MiB (default %g; <0: no limit)", float64(d.Model.FileBytes)/(1<<20)))
+	fs.Float64Var(&f.imageMpx, "max-image-mpixels", 0, fmt.Sprintf("largest texture image, in units of 2^20 pixels (default %g, 8192x8192; <0: no limit)", float64(d.Model.ImagePixels)/(1<<20)))
+}
+
+// limits returns the budgets the flags give. A per-command count given on
+// the command line bounds each model file too: a model larger than what a
+// command may instantiate is refused before it is decoded, and raising
+// the count lets larger models in.
+func (f *limitFlags) limits() (scene.Limits, error) {
+	var l scene.Limits
+	l.Parts, l.Vertices, l.Triangles, l.Nodes = f.parts, f.vertices, f.triangles, f.nodes
+	l.Model.Vertices, l.Model.Triangles, l.Model.Nodes = f.vertices, f.triangles, f.nodes
+	var err error
+	if l.Model.FileBytes, err = scaled(flagMaxModelMiB, f.modelMiB); err != nil {
+		return l, err
+	}
+	if l.Model.ImagePixels, err = scaled(flagMaxImageMpx, f.imageMpx); err != nil {
+		return l, err
+	}
+	return l, nil
+}
+
+// scaled converts a flag in units of 2^20 to a count: 0 stays 0 (the
+// default), a negative value is -1 (no limit), a positive one at least 1.
+func scaled(name string, v float64) (int64, error) {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0) || v > 1<<40:
+		return 0, usagef("%s %v: want a number up to 2^40 (negative: no limit)", name, v)
+	case v < 0:
+		return -1, nil
+	case v == 0:
+		return 0, nil
+	}
+	return max(1, int64(math.Round(v*(1<<20)))), nil
+}
+
+// limitWords map words of a budget error to the flag that sets that
+// budget. "parts" is plural: every part command's error names its part.
+var limitWords = []struct{ word, flag string }{
+	{"pixel", flagMaxImageMpx},
+	{"triangle", flagMaxTriangles},
+	{"vert", flagMaxVertices},
+	{"node", flagMaxNodes},
+	{"parts", flagMaxParts},
+	{"byte", flagMaxModelMiB},
+	{"size", flagMaxModelMiB},
+}
+
+// withLimitHint adds to an error that reports a budget exceeded the flag
+// that raises it, so that a refused scene says how to accept it.
+func withLimitHint(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := strings.ToLower(err.Error())
+	if !strings.Contains(msg, "limit") && !strings.Contains(msg, "budget") {
+		return err
+	}
+	for _, w := range limitWords {
+		if strings.Contains(msg, w.word) {
+			return fmt.Errorf("%w (%s raises the limit)", err, w.flag)
+		}
+	}
+	return fmt.Errorf("%w (the budgets are set with %s)", err, strings.Join([]string{flagMaxParts, flagMaxVertices,
+		flagMaxTriangles, flagMaxNodes, flagMaxModelMiB, flagMaxImageMpx}, ", "))
+}
