@@ -7,7 +7,7 @@ func (c *Client) Submit(xml string) (uint64, error) { return c.conn.(*shmConn).r
 
 // Outcome waits for the outcome of a submitted request.
 func (c *Client) Outcome(seq uint64) (uint64, error) {
-	return c.conn.(*shmConn).region.outcome(seq, time.Now().Add(c.RequestTimeout), c.Check)
+	return c.conn.(*shmConn).region.outcome(seq, time.Now().Add(c.RequestTimeout), c.RequestTimeout, c.conn.Check)
 }
 
 // StallWriting claims a request slot, writes half of xml into it and
