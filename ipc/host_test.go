@@ -282,6 +282,33 @@ func TestMain(m *testing.M) {
 		}
 		c.StallWriting(`<element type="pose" name="HALF" insert_at="ROOT"/>`)
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	case "claimall":
+		// Claims every request slot, finishes none and exits.
+		c, err := ipc.Open(os.Getenv("SIMVIS_TEST_SHM"))
+		if err != nil {
+			os.Exit(3)
+		}
+		for i := 0; i < c.Region().SlotCount(); i++ {
+			if i%2 == 0 {
+				c.ClaimOnly()
+			} else {
+				c.StallWriting(`<element type="pose" name="HALF" insert_at="ROOT"/>`)
+			}
+		}
+		os.Exit(0)
+	case "readyall":
+		// Sends a request into every slot and exits without reading any
+		// outcome.
+		c, err := ipc.Open(os.Getenv("SIMVIS_TEST_SHM"))
+		if err != nil {
+			os.Exit(3)
+		}
+		for i := 0; i < c.Region().SlotCount(); i++ {
+			if _, err := c.Submit(fmt.Sprintf(`<element type="pose" name="DEAD%d" insert_at="ROOT"/>`, i)); err != nil {
+				os.Exit(4)
+			}
+		}
+		os.Exit(0)
 	case "host":
 		h, err := ipc.NewHost(os.Getenv("SIMVIS_TEST_SHM"), quickstart, ipc.HostOptions{Sizes: testSizes})
 		if err != nil {

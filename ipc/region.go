@@ -614,7 +614,7 @@ var errRetry = errors.New("retry")
 // readPatience is how long a client retries a read that finds the region
 // damaged before it reports it: several cycles of a host at its slowest
 // usual rate, which repairs what it owns every cycle.
-const readPatience = 2 * time.Second
+var readPatience = 2 * time.Second
 
 // retry runs read until it succeeds. A torn read (errRetry) is repeated;
 // damage (errDamaged) is repeated after a pause, until readPatience has

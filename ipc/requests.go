@@ -63,7 +63,9 @@ func slotCAS(b []byte, from, to uint32) bool {
 }
 
 // requestSource names a request in errors and in the change log.
-func requestSource(seq uint64, pid uint32) string { return fmt.Sprintf("request %d from pid %d", seq, pid) }
+func requestSource(seq uint64, pid uint32) string {
+	return fmt.Sprintf("request %d from pid %d", seq, pid)
+}
 
 // submit claims the next request slot and writes text into it. The claim is
 // a compare-and-swap on request_claim, allowed only while the slot is free
@@ -236,10 +238,15 @@ func (r *Region) serveRequests(q *requestLog, now time.Time, abandon, keep time.
 	claim := r.get64(offReqClaim)
 	if claim-q.done > n {
 		// Rewound below request_done (the difference wraps) or beyond the
-		// slots: producers never claim like that. Pull it back in range.
+		// slots: producers never claim like that. Pull it back to just
+		// after the last slot a producer is writing or has made ready, so
+		// their requests go on; a producer that claimed but had not taken
+		// its slot yet finds it given up on.
 		fix := q.done
-		if claim > q.done {
-			fix = q.done + n
+		for k := uint64(0); k < n; k++ {
+			if st := slotLoad(r.slot(q.done + k)); st == slotWriting || st == slotReady {
+				fix = q.done + k + 1
+			}
 		}
 		atomic.CompareAndSwapUint64(r.ptr64(offReqClaim), claim, fix)
 		event(requestEvent{"repair", 0, fmt.Sprintf("request_claim %d is out of range (request_done %d, %d slots): set to %d", claim, q.done, n, fix)})
@@ -253,6 +260,7 @@ func (r *Region) serveRequests(q *requestLog, now time.Time, abandon, keep time.
 	}
 	// Each slot is looked at a few times at most: a state that keeps
 	// changing under the host waits for the next cycle.
+head:
 	for tries := 0; q.done < claim && tries < 4*int(n); tries++ {
 		seq := q.done
 		b := r.slot(seq)
@@ -274,8 +282,7 @@ func (r *Region) serveRequests(q *requestLog, now time.Time, abandon, keep time.
 			event(requestEvent{"cancelled", seq, fmt.Sprintf("request %d was cancelled by its requester before it ran", seq)})
 		default:
 			if now.Sub(w.since) < abandon {
-				r.hput64(offReqDone, q.done)
-				return
+				break head // requests run in order: wait for this one
 			}
 			// Freed at once: its producer's next compare-and-swap fails,
 			// so it learns the request was given up on.
