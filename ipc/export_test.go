@@ -106,3 +106,12 @@ func (c *Client) ClaimOnly() uint64 {
 	r.store64(offReqClaim, seq+1)
 	return seq
 }
+
+// LogSection and DescSection are the raw change log and descriptor
+// records, as any process mapping the region sees them.
+func (r *Region) LogSection() []byte {
+	return r.mem[r.lay.logOff : r.lay.logOff+r.lay.logCap]
+}
+func (r *Region) DescSection() []byte {
+	return r.mem[r.lay.descOff : r.lay.descOff+r.lay.descCap*descSize]
+}

@@ -568,3 +568,44 @@ func TestForeignOwner(t *testing.T) {
 		t.Error("the new host wrote into another user's file")
 	}
 }
+
+// Scribbled change-log records and descriptor records: a reader that can
+// tell (a length that does not parse, names outside the blob) reports it;
+// one that cannot (a changed byte of text) is covered by the host, which
+// restores both from its private copies.
+func TestScribbledRecords(t *testing.T) {
+	defer ipc.SetReadPatience(50 * time.Millisecond)()
+	h, shm := startHost(t, ipc.HostOptions{Warnings: io.Discard})
+	c := open(t, shm)
+	a := attacker(t, shm)
+	want, err := c.Follow(0).Poll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := a.LogSection()
+	log[0] = 0xff // record 1's length
+	if _, err := c.Follow(0).Poll(); err == nil || !strings.Contains(err.Error(), "damaged change log") ||
+		!strings.Contains(err.Error(), "record at 0 does not parse") {
+		t.Errorf("scribbled record length: %v", err)
+	}
+	h.Cycle()
+	i := strings.Index(string(log), `name="WORLD"`)
+	log[i+6] = 'X' // WORLD -> XORLD: only the host can tell
+	desc := a.DescSection()
+	desc[203] = 0xff // names_off of R_POSE, far outside the blob
+	if _, err := c.Elements(); err == nil || !strings.Contains(err.Error(), "outside the 4096-byte blob") {
+		t.Errorf("scribbled descriptor: %v", err)
+	}
+	h.Cycle()
+	got, err := c.Follow(0).Poll()
+	if err != nil || len(got) != len(want) || got[0].XML != want[0].XML {
+		t.Errorf("after the host's cycle: %v, first record %q", err, got[0].XML)
+	}
+	if ds, err := c.Elements(); err != nil || len(ds) != 1 || ds[0].Params[5] != "yaw" {
+		t.Errorf("descriptors after the host's cycle: %+v %v", ds, err)
+	}
+	if h.Repairs() < 3 {
+		t.Errorf("%d repairs counted, want 3", h.Repairs())
+	}
+	mirrorMatches(t, h, shm)
+}

@@ -124,7 +124,7 @@ func (r *Region) outcome(seq uint64, deadline time.Time, timeout time.Duration, 
 			// Freeing it is the proof that the outcome was still ours: the
 			// host frees unread outcomes after a while.
 			if !slotCAS(b, st, slotFree) {
-				continue
+				return r.lostOutcome(seq) // freed under us: the log tells
 			}
 			if st == slotFailed {
 				return 0, &RequestError{Seq: seq, Msg: msg}
