@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -13,10 +14,12 @@ import (
 
 // shmConn is a Conn to a host on this machine: its region mapped.
 type shmConn struct {
-	name    string
-	region  *Region
-	values  []float64
-	checked atomic.Int64 // when Check last found the host alive (Unix ns)
+	name   string
+	region *Region
+	values []float64
+	due    atomic.Bool // the next value access looks for the host's process
+	mu     sync.Mutex  // guards timer
+	timer  *time.Timer // sets due liveEvery after a check found the host alive
 }
 
 // liveEvery is how often Set and Get look for the host's process: a
@@ -44,7 +47,7 @@ func (c *shmConn) attach() error {
 		return err
 	}
 	c.region, c.values = r, r.Values()
-	c.checked.Store(0)
+	c.due.Store(true)
 	return nil
 }
 
@@ -90,17 +93,25 @@ func (c *shmConn) Check() error {
 	case gone:
 		return &hostGone{c.name, pid}
 	}
-	c.checked.Store(time.Now().UnixNano())
+	c.due.Store(false)
+	c.mu.Lock()
+	if c.timer == nil {
+		c.timer = time.AfterFunc(liveEvery, func() { c.due.Store(true) })
+	} else {
+		c.timer.Reset(liveEvery)
+	}
+	c.mu.Unlock()
 	return nil
 }
 
 // live is Check for the value accesses: at once when the state field
-// says the host is not running, else at most once every liveEvery.
+// says the host is not running, else at most once every liveEvery (a timer
+// raises due, so the common case costs two atomic loads, no clock read).
 func (c *shmConn) live() error {
 	if c.values == nil {
 		return errClosed
 	}
-	if c.region.get32(offState) == stateRunning && time.Now().UnixNano()-c.checked.Load() < int64(liveEvery) {
+	if c.region.get32(offState) == stateRunning && !c.due.Load() {
 		return nil
 	}
 	return c.Check()
@@ -116,6 +127,11 @@ func (c *shmConn) Reopen() error {
 
 func (c *shmConn) Close() error {
 	c.values = nil
+	c.mu.Lock()
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.mu.Unlock()
 	return c.region.Close()
 }
 
