@@ -468,13 +468,18 @@ func TestHostGone(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 	want := fmt.Sprintf("host %s is not running (pid %d gone)", shm, pid)
-	time.Sleep(25 * time.Millisecond) // Set and Get look for the process every 10 ms
+	// Set and Get look for the process every 10 ms: the first one after
+	// that fails, and every one after it.
+	errSet := c.Set(yaw, 1)
+	for deadline := time.Now().Add(10 * time.Second); errSet == nil && time.Now().Before(deadline); errSet = c.Set(yaw, 1) {
+		time.Sleep(time.Millisecond)
+	}
 	_, errGet := c.Get(yaw)
 	_, errElems := c.Elements()
 	_, errLog := c.Follow(0).Poll()
 	_, errReq := c.Request(`<element type="pose" name="A" insert_at="ROOT"/>`)
 	_, errOpen := ipc.Open(shm)
-	for name, err := range map[string]error{"Set": c.Set(yaw, 1), "Get": errGet, "Elements": errElems,
+	for name, err := range map[string]error{"Set": errSet, "Get": errGet, "Elements": errElems,
 		"ReadLog": errLog, "Request": errReq, "Open": errOpen} {
 		if !errors.Is(err, ipc.ErrHostStopped) || err.Error() != want {
 			t.Errorf("%s: %v; want %q", name, err, want)
