@@ -339,12 +339,10 @@ func TestProducerKilledMidWrite(t *testing.T) {
 	stop := cycleWhile(t, h)
 	defer stop()
 	c := open(t, shm)
-	start := time.Now()
+	// (How long it waits is not asserted here: TestForgedSlots checks
+	// AbandonAfter on the host's clock.)
 	if seq, err := c.Request(`<element type="pose" name="AFTER" insert_at="ROOT"/>`); err != nil || seq != 5 {
 		t.Fatalf("request after the killed producer: %d %v", seq, err)
-	}
-	if d := time.Since(start); d < 30*time.Millisecond || d > 2*time.Second {
-		t.Errorf("the request waited %v behind the abandoned one", d)
 	}
 	stop()
 	if len(outcomes) != 2 || outcomes[0] == nil || !strings.Contains(outcomes[0].Error(), "abandoned") || outcomes[1] != nil {
