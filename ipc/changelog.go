@@ -37,25 +37,27 @@ func recordSize(source, dir, xml string) int {
 
 // logFits reports whether a record of these strings fits the change log.
 func (r *Region) logFits(source, dir, xml string) error {
-	used, capacity := r.get64(offLogUsed), r.get64(offLogCap)
-	if need := uint64(recordSize(source, dir, xml)); used+need > capacity {
+	used, capacity := len(r.own.log), r.lay.logCap
+	if need := recordSize(source, dir, xml); used+need > capacity {
 		return fmt.Errorf("%w: the command needs %d bytes, %d of %d are left (start the host with a larger change log, simvis serve --log-mib)",
 			ErrLogFull, need, capacity-used, capacity)
 	}
 	return nil
 }
 
-// appendLog appends a record and then publishes it by advancing log_used,
-// so readers never see a partial record. Only the host appends.
+// appendLog appends a record to the host's private log, copies it into the
+// region and then publishes it by advancing log_used, so readers never see
+// a partial record. Only the host appends.
 func (r *Region) appendLog(source, dir, xml string) (uint64, error) {
 	if err := r.logFits(source, dir, xml); err != nil {
 		return 0, err
 	}
-	used := r.get64(offLogUsed)
-	seq := r.get64(offLogCount) + 1
-	base := int(r.get64(offLogOff) + used)
+	o := r.own
+	used := len(o.log)
+	seq := r.hget64(offLogCount) + 1
 	size := recordSize(source, dir, xml)
-	rec := r.mem[base : base+size]
+	o.log = append(o.log, make([]byte, size)...)
+	rec := o.log[used:]
 	put := func(at int, v uint32) { *(*uint32)(unsafe.Pointer(&rec[at])) = v }
 	put(recLen, uint32(size))
 	put(recSrcLen, uint32(len(source)))
@@ -65,51 +67,108 @@ func (r *Region) appendLog(source, dir, xml string) (uint64, error) {
 	n := recHeader
 	n += copy(rec[n:], source)
 	n += copy(rec[n:], dir)
-	n += copy(rec[n:], xml)
-	clear(rec[n:])
-	r.store64(offLogCount, seq)
-	r.store64(offLogUsed, used+uint64(size)) // publishes the record
+	copy(rec[n:], xml)
+	copy(r.mem[r.lay.logOff+used:], rec)
+	r.hput64(offLogCount, seq)
+	r.hput64(offLogUsed, uint64(len(o.log))) // publishes the record
 	return seq, nil
 }
 
-// readLog returns the records published after byte offset off and the
-// offset after them. A record that does not parse is damage, an error.
-func (r *Region) readLog(off uint64) ([]LogRecord, uint64, error) {
-	used, capacity := r.get64(offLogUsed), r.get64(offLogCap)
-	if used > capacity || off > used {
-		return nil, off, fmt.Errorf("ipc: %s: change log offsets %d/%d of %d are damaged", r.path, off, used, capacity)
-	}
-	base := int(r.get64(offLogOff))
+// parseLog decodes the records of log (the bytes in use) from byte offset
+// off, whose previous record had sequence prev: every record must fit,
+// and sequence numbers must follow each other. Strings are copies.
+func parseLog(log []byte, off int, prev uint64) ([]LogRecord, int, error) {
 	var out []LogRecord
-	for off < used {
-		if used-off < recHeader {
-			return out, off, fmt.Errorf("ipc: %s: change log record at %d is cut off", r.path, off)
+	for off < len(log) {
+		if len(log)-off < recHeader {
+			return out, off, fmt.Errorf("change log record at %d is cut off", off)
 		}
-		rec := r.mem[base+int(off) : base+int(used)]
+		rec := log[off:]
 		get := func(at int) int { return int(*(*uint32)(unsafe.Pointer(&rec[at]))) }
 		size, ls, ld, lt := get(recLen), get(recSrcLen), get(recDirLen), get(recTextLen)
-		if size < recHeader || size%8 != 0 || size > len(rec) || recHeader+ls+ld+lt > size {
-			return out, off, fmt.Errorf("ipc: %s: change log record at %d is damaged", r.path, off)
+		if size < recHeader || size%8 != 0 || size > len(rec) || ls > size || ld > size || lt > size || recHeader+ls+ld+lt > size {
+			return out, off, fmt.Errorf("change log record at %d does not parse (%d bytes: %d+%d+%d)", off, size, ls, ld, lt)
+		}
+		seq := *(*uint64)(unsafe.Pointer(&rec[recSeq]))
+		if seq != prev+1 {
+			return out, off, fmt.Errorf("change log record at %d has sequence %d, want %d", off, seq, prev+1)
 		}
 		p := recHeader
 		out = append(out, LogRecord{
-			Seq:    *(*uint64)(unsafe.Pointer(&rec[recSeq])),
+			Seq:    seq,
 			Source: string(rec[p : p+ls]),
 			Dir:    string(rec[p+ls : p+ls+ld]),
 			XML:    string(rec[p+ls+ld : p+ls+ld+lt]),
 		})
-		off += uint64(size)
+		prev = seq
+		off += size
 	}
 	return out, off, nil
 }
 
 // ReadLog returns the change-log records after cur and advances cur past
-// them (cur.Pos is a byte offset into the log section).
+// them (cur.Pos is a byte offset into the log section). A client that
+// finds the log damaged (counters out of range or rewound, a record that
+// does not parse or breaks the sequence) retries for a while, since the
+// host repairs what it owns every cycle, then reports it and leaves cur
+// where it was.
 func (r *Region) ReadLog(cur *LogCursor) ([]LogRecord, error) {
-	recs, off, err := r.readLog(cur.Pos)
-	cur.Pos = off
+	if o := r.own; o != nil {
+		if cur.Pos > uint64(len(o.log)) {
+			return nil, fmt.Errorf("ipc: %s: log cursor %d is past the log's %d bytes", r.path, cur.Pos, len(o.log))
+		}
+		recs, off, err := parseLog(o.log, int(cur.Pos), cur.Seq)
+		advance(cur, recs, off)
+		return recs, err
+	}
+	var recs []LogRecord
+	var end int
+	var why error
+	err := r.retry(func() error {
+		recs = nil
+		used, count, capacity := r.get64(offLogUsed), r.get64(offLogCount), uint64(r.lay.logCap)
+		if used > capacity || used%8 != 0 || used < cur.Pos || count < cur.Seq {
+			why = fmt.Errorf("change log counters log_used %d, log_count %d (capacity %d) do not fit this reader's position %d, record %d",
+				used, count, capacity, cur.Pos, cur.Seq)
+			return errDamaged
+		}
+		log := r.mem[r.lay.logOff : r.lay.logOff+int(used)]
+		var err error
+		recs, end, err = parseLog(log, int(cur.Pos), cur.Seq)
+		if err != nil {
+			why = err
+			return errDamaged
+		}
+		last := cur.Seq
+		if len(recs) > 0 {
+			last = recs[len(recs)-1].Seq
+		}
+		if count < last {
+			why = fmt.Errorf("log_count %d is behind the records below log_used (up to %d)", count, last)
+			return errDamaged
+		}
+		// A record after log_used means the host is publishing it right
+		// now, or the counters were rewound: look again in either case,
+		// so that a reader never stops short of the real end.
+		if rest := uint64(r.lay.logCap) - used; rest >= recHeader {
+			next := r.mem[r.lay.logOff+int(used):]
+			if *(*uint32)(unsafe.Pointer(&next[recLen])) != 0 && *(*uint64)(unsafe.Pointer(&next[recSeq])) == last+1 {
+				why = fmt.Errorf("record %d lies past log_used %d (log_used and log_count rewound?)", last+1, used)
+				return errDamaged
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ipc: %s: damaged change log (still so after %v): %v", r.path, readPatience, why)
+	}
+	advance(cur, recs, end)
+	return recs, nil
+}
+
+func advance(cur *LogCursor, recs []LogRecord, off int) {
+	cur.Pos = uint64(off)
 	if len(recs) > 0 {
 		cur.Seq = recs[len(recs)-1].Seq
 	}
-	return recs, err
 }

@@ -13,6 +13,13 @@
 //     values: a replica for remote viewpoints, with overlay commands of its
 //     own, rebuilt when the host restarts.
 //
+// The host trusts nothing in the region (LAYOUT.md, "Trust model"): it
+// keeps its layout, counters, descriptors and change log privately,
+// re-asserts them every cycle, and checks every value, request claim and
+// request slot clients write. Clients check what they read and that the
+// host's process lives. Region files are created exclusively, never
+// through symbolic links, and opened only if the calling user owns them.
+//
 // The package knows nothing of rendering: simvis serve and simvis mirror
 // (package cli) render sensors around Host and Mirror.
 package ipc

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/simvis/simvis/scene"
 )
@@ -23,16 +27,19 @@ type HostOptions struct {
 	// render function gets still advances by 1/Rate a cycle.
 	Fast bool
 	// AbandonAfter is how long a claimed request may stay unwritten before
-	// the host fails it and goes on (default 1 s).
+	// the host gives up on it and goes on, and how long a request slot may
+	// hold anything but a pending request or an unread outcome before the
+	// host frees it (default 1 s). Every slot found so is freed in the
+	// same cycle.
 	AbandonAfter time.Duration
 	// KeepOutcomes is how long an outcome nobody read keeps its slot
-	// (default 10 s).
+	// (default 10 s; AbandonAfter once its requester's process is gone).
 	KeepOutcomes time.Duration
 	// Limits bound what one command (from the scene file or a request)
 	// may add to the scene; zero fields take scene.DefaultLimits.
 	Limits scene.Limits
-	// Warnings receives overrun and rejected-value reports, at most one
-	// line of each kind a second (nil: standard error).
+	// Warnings receives overrun, rejected-value and repair reports, at
+	// most one line of each kind a second (nil: standard error).
 	Warnings io.Writer
 }
 
@@ -44,9 +51,13 @@ type Host struct {
 	dir    string // absolute directory requests' file paths resolve against
 	opts   HostOptions
 
-	stalled   time.Time              // when the request at the head was first seen unwritten
-	finished  map[uint64]time.Time   // requests whose outcome may still be unread
+	requests  requestLog             // the host's own view of the request log
 	rejected  uint64                 // values refused since the start
+	repairs   uint64                 // damage to the region found and repaired
+	cycles    uint64                 // cycles completed
+	now       func() time.Time       // the clock (tests set their own)
+	pub, seen []uint64               // values as last published, and as read this cycle (bits)
+	known     int                    // values published in the region
 	overruns  int                    // cycles whose work took longer than the period
 	warned    map[string]time.Time   // last report of each kind
 	pending   map[string]int         // reports suppressed since then
@@ -73,7 +84,7 @@ func (h *Host) Execute(xml, source string) (uint64, error) {
 	if err := h.request(xml, source); err != nil {
 		return 0, err
 	}
-	return h.Region.get64(offLogCount), nil
+	return h.Region.hget64(offLogCount), nil
 }
 
 // Warn reports a problem on the host's warning output, at most once a
@@ -114,13 +125,14 @@ func NewHost(path, sceneFile string, opts HostOptions) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{Region: r, dir: dir, opts: opts,
-		finished: map[uint64]time.Time{}, warned: map[string]time.Time{}, pending: map[string]int{}}
-	r.store64(offPeriod, uint64(float64(time.Second)/opts.Rate))
-	so := r.SceneOptions()
-	so.OnRejected = h.reject
-	so.Limits = opts.Limits
-	h.Scene = scene.New(so)
+	h := &Host{Region: r, dir: dir, opts: opts, now: time.Now,
+		warned: map[string]time.Time{}, pending: map[string]int{},
+		pub: make([]uint64, r.lay.valuesCap), seen: make([]uint64, r.lay.valuesCap)}
+	r.hput64(offPeriod, uint64(float64(time.Second)/opts.Rate))
+	// The scene's parameter table is the host's own: values clients write
+	// in the region are copied in every cycle and checked there, so none
+	// can change between the check and its use.
+	h.Scene = scene.New(scene.Options{ParamCapacity: r.lay.valuesCap, OnRejected: h.reject, Limits: opts.Limits})
 	for _, c := range cmds {
 		if err := h.execute(c, fmt.Sprintf("%s:%d", c.File, c.Line)); err != nil {
 			h.Close()
@@ -143,8 +155,13 @@ func (h *Host) execute(c *scene.Command, source string) error {
 	if err := h.Region.logFits(source, dir, text); err != nil {
 		return err
 	}
-	publish := func() error { return h.Region.Publish(h.Scene) }
-	if err := h.Scene.ExecVerified(c, publish); err != nil {
+	publish := func() error {
+		h.pushNew()
+		return h.Region.Publish(h.Scene)
+	}
+	err = h.Scene.ExecVerified(c, publish)
+	h.known = len(h.Scene.Values()) // a refused command was undone
+	if err != nil {
 		return err
 	}
 	_, err = h.Region.appendLog(source, dir, text)
@@ -174,10 +191,16 @@ func (h *Host) warn(kind, format string, args ...any) {
 
 // Cycle applies the values clients wrote and executes the requests pending
 // now, then counts the cycle. Bad values and requests never stop the host:
-// values are reset and counted, requests get their error as outcome.
+// values are reset and counted, requests get their error as outcome. It
+// first re-asserts what the host owns in the region (header, descriptors,
+// names, change log), counting and reporting what it had to repair.
 func (h *Host) Cycle() error {
-	now := time.Now()
-	h.Region.store64(offCycleAt, uint64(now.UnixNano()))
+	now := h.now()
+	r := h.Region
+	if fixed := r.reassert(); len(fixed) > 0 {
+		h.repaired(fixed...)
+	}
+	r.hput64(offCycleAt, uint64(now.UnixNano()))
 	for _, hook := range h.hooks {
 		if hook.Before != nil {
 			if err := hook.Before(); err != nil {
@@ -185,25 +208,15 @@ func (h *Host) Cycle() error {
 			}
 		}
 	}
+	h.pullValues()
 	if err := h.Scene.Update(); err != nil {
 		return err // only without OnRejected, which NewHost always sets
 	}
-	for {
-		p, ok := h.Region.nextRequest(now, &h.stalled, h.opts.AbandonAfter)
-		if !ok {
-			break
-		}
-		h.serveRequest(p)
-		h.finished[p.seq] = now
-	}
-	for seq, at := range h.finished {
-		if now.Sub(at) > h.opts.KeepOutcomes {
-			h.Region.reclaim(seq)
-			delete(h.finished, seq)
-		}
-	}
-	h.Region.store64(offRejected, h.rejected)
-	h.Region.store64(offCycle, h.Region.get64(offCycle)+1)
+	r.serveRequests(&h.requests, now, h.opts.AbandonAfter, h.opts.KeepOutcomes, h.serveRequest, h.requestEvent)
+	h.pushValues()
+	r.hput64(offRejected, h.rejected)
+	h.cycles++
+	r.hput64(offCycle, h.cycles)
 	for _, hook := range h.hooks {
 		if hook.After != nil {
 			if err := hook.After(); err != nil {
@@ -214,20 +227,85 @@ func (h *Host) Cycle() error {
 	return nil
 }
 
-func (h *Host) serveRequest(p pendingRequest) {
-	source := fmt.Sprintf("request %d from pid %d", p.seq, p.pid)
+// Repairs is the number of times the host found something it owns in the
+// region damaged (a header field, descriptors, change-log bytes, a request
+// slot in an impossible state) and repaired it.
+func (h *Host) Repairs() uint64 { return h.repairs }
+
+func (h *Host) repaired(what ...string) {
+	h.repairs += uint64(len(what))
+	h.warn("repair", "repaired the region %s (a client wrote where only the host may): %s", h.Region.path, strings.Join(what, "; "))
+}
+
+func (h *Host) requestEvent(e requestEvent) {
+	switch e.kind {
+	case "repair":
+		h.repaired(e.msg)
+	case "abandoned":
+		h.warn("abandoned", "%s", e.msg)
+		h.report(LogRecord{Source: fmt.Sprintf("request %d", e.seq)}, errors.New(e.msg))
+	default:
+		h.report(LogRecord{Source: fmt.Sprintf("request %d", e.seq)}, fmt.Errorf("%w: %s", ErrRequestCancelled, e.msg))
+	}
+}
+
+// pullValues copies the values clients changed in the region since the
+// host last published them into the scene's table.
+func (h *Host) pullValues() {
+	shared := h.Region.Values()
+	tab := h.Scene.Values()
+	for i := range tab[:h.known] {
+		b := atomic.LoadUint64((*uint64)(unsafe.Pointer(&shared[i])))
+		h.seen[i] = b
+		if b != h.pub[i] {
+			tab[i] = math.Float64frombits(b)
+		}
+	}
+}
+
+// pushValues publishes the scene's values: the ones it reset after
+// refusing them, and the ones transports set. A compare-and-swap against
+// the value read this cycle keeps a client's newer write, for the next
+// cycle.
+func (h *Host) pushValues() {
+	shared := h.Region.Values()
+	for i, v := range h.Scene.Values()[:h.known] {
+		want := math.Float64bits(v)
+		if want != h.seen[i] {
+			atomic.CompareAndSwapUint64((*uint64)(unsafe.Pointer(&shared[i])), h.seen[i], want)
+		}
+		h.pub[i] = want
+	}
+}
+
+// pushNew publishes the values of elements a command added, before their
+// descriptors say they exist.
+func (h *Host) pushNew() {
+	shared := h.Region.Values()
+	tab := h.Scene.Values()
+	for i := h.known; i < len(tab); i++ {
+		b := math.Float64bits(tab[i])
+		atomic.StoreUint64((*uint64)(unsafe.Pointer(&shared[i])), b)
+		h.pub[i], h.seen[i] = b, b
+	}
+	h.known = len(tab)
+}
+
+// serveRequest executes a request the host took from its slot and
+// returns its change-log sequence, or the error text of its outcome.
+func (h *Host) serveRequest(p pendingRequest) (uint64, string) {
+	source := requestSource(p.seq, p.pid)
 	if p.bad != "" {
-		h.Region.finishRequest(p.seq, 0, p.bad)
-		h.report(LogRecord{Source: source}, errors.New(p.bad))
-		return
+		msg := source + ": " + p.bad
+		h.report(LogRecord{Source: source}, errors.New(msg))
+		return 0, msg
 	}
 	logSeq, err := h.Execute(p.text, source)
-	if err == nil {
-		h.Region.finishRequest(p.seq, logSeq, "")
-	} else {
-		h.Region.finishRequest(p.seq, 0, err.Error())
-	}
 	h.report(LogRecord{Seq: logSeq, Source: source, XML: p.text}, err)
+	if err != nil {
+		return 0, err.Error()
+	}
+	return logSeq, ""
 }
 
 func (h *Host) report(rec LogRecord, err error) {
@@ -325,8 +403,7 @@ func (h *Host) Period() time.Duration { return time.Duration(float64(time.Second
 func (h *Host) Overruns() int { return h.overruns }
 
 // Close marks the region stopped, removes its file (clients still mapping
-// it see the host stopped) and unmaps it. The scene's parameter table is
-// the region's memory: the Scene must not be used afterwards.
+// it see the host stopped) and unmaps it. The Scene stays usable.
 func (h *Host) Close() error {
 	if h.Region == nil {
 		return nil

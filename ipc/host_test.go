@@ -194,8 +194,9 @@ func TestRequestLogFull(t *testing.T) {
 	time.Sleep(60 * time.Millisecond)
 	h.Cycle() // executes X, frees the seven outcomes nobody read
 	c.RequestTimeout = 50 * time.Millisecond
-	if _, err := c.Outcome(seqs[1]); err == nil || !strings.Contains(err.Error(), "no outcome") {
-		t.Errorf("outcome read after it was freed: %v", err)
+	// Its outcome was freed unread, but the change log says it ran.
+	if logSeq, err := c.Outcome(seqs[1]); err != nil || logSeq != 6 {
+		t.Errorf("outcome read after it was freed: change %d, %v; want 6 from the change log", logSeq, err)
 	}
 	if _, err := c.Outcome(seq); err != nil {
 		t.Fatal(err)
@@ -281,6 +282,33 @@ func TestMain(m *testing.M) {
 		}
 		c.StallWriting(`<element type="pose" name="HALF" insert_at="ROOT"/>`)
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	case "claimall":
+		// Claims every request slot, finishes none and exits.
+		c, err := ipc.Open(os.Getenv("SIMVIS_TEST_SHM"))
+		if err != nil {
+			os.Exit(3)
+		}
+		for i := 0; i < c.Region().SlotCount(); i++ {
+			if i%2 == 0 {
+				c.ClaimOnly()
+			} else {
+				c.StallWriting(`<element type="pose" name="HALF" insert_at="ROOT"/>`)
+			}
+		}
+		os.Exit(0)
+	case "readyall":
+		// Sends a request into every slot and exits without reading any
+		// outcome.
+		c, err := ipc.Open(os.Getenv("SIMVIS_TEST_SHM"))
+		if err != nil {
+			os.Exit(3)
+		}
+		for i := 0; i < c.Region().SlotCount(); i++ {
+			if _, err := c.Submit(fmt.Sprintf(`<element type="pose" name="DEAD%d" insert_at="ROOT"/>`, i)); err != nil {
+				os.Exit(4)
+			}
+		}
+		os.Exit(0)
 	case "host":
 		h, err := ipc.NewHost(os.Getenv("SIMVIS_TEST_SHM"), quickstart, ipc.HostOptions{Sizes: testSizes})
 		if err != nil {
@@ -311,12 +339,10 @@ func TestProducerKilledMidWrite(t *testing.T) {
 	stop := cycleWhile(t, h)
 	defer stop()
 	c := open(t, shm)
-	start := time.Now()
+	// (How long it waits is not asserted here: TestForgedSlots checks
+	// AbandonAfter on the host's clock.)
 	if seq, err := c.Request(`<element type="pose" name="AFTER" insert_at="ROOT"/>`); err != nil || seq != 5 {
 		t.Fatalf("request after the killed producer: %d %v", seq, err)
-	}
-	if d := time.Since(start); d < 30*time.Millisecond || d > 2*time.Second {
-		t.Errorf("the request waited %v behind the abandoned one", d)
 	}
 	stop()
 	if len(outcomes) != 2 || outcomes[0] == nil || !strings.Contains(outcomes[0].Error(), "abandoned") || outcomes[1] != nil {
@@ -378,7 +404,7 @@ func TestHostRestartAndDeath(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	if err := c.Check(); !errors.Is(err, ipc.ErrHostStopped) || !strings.Contains(err.Error(), "is gone") {
+	if err := c.Check(); !errors.Is(err, ipc.ErrHostStopped) || !strings.Contains(err.Error(), " is not running (pid ") {
 		t.Errorf("after the host was killed: %v", err)
 	}
 	if _, err := c.Request(`<element type="pose" name="A" insert_at="ROOT"/>`); !errors.Is(err, ipc.ErrHostStopped) {

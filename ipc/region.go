@@ -2,9 +2,12 @@ package ipc
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -49,6 +52,7 @@ const (
 	offCycle     = 168
 	offPeriod    = 176
 	offCycleAt   = 184
+	headerUsed   = 192 // bytes of the header page that hold fields
 
 	stateRunning  = 1
 	stateStopped  = 2
@@ -58,6 +62,18 @@ const (
 	atField   = 64
 	typeField = 32
 )
+
+// hostFields are the header fields the host owns, as (offset, size): every
+// field but request_claim, which producers advance. The host re-asserts
+// them from its private image every cycle.
+var hostFields = [][2]int{
+	{0, 8}, {offVersion, 4}, {offHeaderSz, 4}, {offEpoch, 8}, {offPID, 4}, {offState, 4},
+	{offDescOff, 8}, {offDescCap, 4}, {offDescSize, 4}, {offNamesOff, 8}, {offNamesCap, 4}, {60, 4},
+	{offValuesOff, 8}, {offValuesCap, 4}, {76, 4}, {offReqOff, 8}, {offReqSlots, 4}, {offReqSize, 4},
+	{offLogOff, 8}, {offLogCap, 8}, {offLogUsed, 8}, {offLogCount, 8}, {offDescSeq, 4}, {offDescCount, 4},
+	{offValuesUse, 4}, {offNamesUsed, 4}, {offRejected, 8}, {offReqDone, 8}, {offCycle, 8}, {offPeriod, 8},
+	{offCycleAt, 8},
+}
 
 // Sizes fixes a region's capacities when a host creates it.
 type Sizes struct {
@@ -85,81 +101,156 @@ func Path(name string) string {
 	return "/dev/shm/simvis-" + name
 }
 
+// layout is where a region's sections are. The host computes it; a client
+// reads it once, at Attach, and checks it against the file: neither reads
+// it from the shared header again, so a process that rewrites the header
+// later cannot send either out of the mapping.
+type layout struct {
+	descOff, descCap     int
+	namesOff, namesCap   int
+	valuesOff, valuesCap int
+	reqOff, reqSlots     int
+	reqSize              int
+	logOff, logCap       int
+}
+
 // Region is the shared-array file mapped into this process: by the host
 // that created it (Create) or a client that attached (Attach).
 type Region struct {
 	path string
 	mem  []byte
-	host bool
+	lay  layout
 	file os.FileInfo // the file mapped, to tell it from a successor at path
+	own  *owned      // the host's private state; nil for clients
+}
+
+// owned is what the host publishes, kept where no client can write: the
+// header image and counters, the descriptor records, the names and the
+// change log in use. The shared copies are only ever written from it.
+type owned struct {
+	hdr      [headerUsed]byte
+	desc     []byte // descriptor records in use
+	names    []byte // parameter-name bytes in use
+	log      []byte // change-log bytes in use
+	logCheck int    // where the next rolling check of the log starts
+	repairs  []string
 }
 
 func roundPage(n int) int { return (n + pageSize - 1) / pageSize * pageSize }
 
+// createExclusive creates a new file beside path with an unpredictable
+// name: O_EXCL and O_NOFOLLOW, so nothing another user planted in a shared
+// directory (a file, a symbolic link) is opened or written through.
+func createExclusive(path string) (*os.File, string, error) {
+	for try := 0; ; try++ {
+		var rnd [8]byte
+		if _, err := rand.Read(rnd[:]); err != nil {
+			return nil, "", err
+		}
+		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".new-"+hex.EncodeToString(rnd[:]))
+		fd, err := syscall.Open(tmp, syscall.O_RDWR|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+		if err == nil {
+			return os.NewFile(uintptr(fd), tmp), tmp, nil
+		}
+		if !errors.Is(err, syscall.EEXIST) || try == 10 {
+			return nil, "", &os.PathError{Op: "create", Path: tmp, Err: err}
+		}
+	}
+}
+
+// openOwned opens an existing region file for reading and writing: never
+// through a symbolic link, only a regular file, and only one owned by this
+// user (another user may plant files in /dev/shm).
+func openOwned(path string) (*os.File, os.FileInfo, error) {
+	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, nil, fmt.Errorf("ipc: %s is a symbolic link, not a region file (refused)", path)
+		}
+		return nil, nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("ipc: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("ipc: %s is not a regular file (%v)", path, st.Mode().Type())
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+		f.Close()
+		return nil, nil, fmt.Errorf("ipc: %s belongs to user %d, not to this user (%d): refused", path, sys.Uid, os.Getuid())
+	}
+	return f, st, nil
+}
+
 // Create makes a new region at path with a new epoch, for a host. It writes
-// a new file and renames it over path, so a client still mapping a previous
-// host's file never reads a half-written one; that file is marked replaced,
-// which its clients see (Client.Check).
+// a new file under an unpredictable name and renames it over path, so a
+// client still mapping a previous host's file never reads a half-written
+// one; that file is marked replaced, which its clients see (Client.Check).
 func Create(path string, sz Sizes) (*Region, error) {
 	if sz.Elements <= 0 || sz.NameBytes <= 0 || sz.Values <= 0 || sz.Values > 1<<28 || sz.Elements > 1<<24 ||
 		sz.NameBytes > 1<<30 || sz.Requests <= 0 || sz.Requests > 1<<20 || sz.RequestBytes < 256 ||
 		sz.RequestBytes > 64<<20 || sz.RequestBytes%8 != 0 || sz.LogBytes < 4096 || sz.LogBytes > 1<<40 {
 		return nil, fmt.Errorf("ipc: %s: sizes %+v out of range", path, sz)
 	}
-	descOff := pageSize
-	namesOff := descOff + roundPage(sz.Elements*descSize)
-	valuesOff := namesOff + roundPage(sz.NameBytes)
-	reqOff := valuesOff + roundPage(sz.Values*8)
-	logOff := reqOff + roundPage(sz.Requests*sz.RequestBytes)
-	size := logOff + roundPage(sz.LogBytes)
-	tmp := fmt.Sprintf("%s.new-%d", path, os.Getpid())
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	var l layout
+	l.descOff, l.descCap = pageSize, sz.Elements
+	l.namesOff, l.namesCap = l.descOff+roundPage(sz.Elements*descSize), sz.NameBytes
+	l.valuesOff, l.valuesCap = l.namesOff+roundPage(sz.NameBytes), sz.Values
+	l.reqOff, l.reqSlots, l.reqSize = l.valuesOff+roundPage(sz.Values*8), sz.Requests, sz.RequestBytes
+	l.logOff, l.logCap = l.reqOff+roundPage(sz.Requests*sz.RequestBytes), sz.LogBytes
+	size := l.logOff + roundPage(sz.LogBytes)
+	f, tmp, err := createExclusive(path)
 	if err != nil {
 		return nil, fmt.Errorf("ipc: %w", err)
 	}
 	defer f.Close() // the mapping outlives the descriptor
-	if err := f.Truncate(int64(size)); err != nil {
+	fail := func(err error) (*Region, error) {
 		os.Remove(tmp)
-		return nil, fmt.Errorf("ipc: %s: %w", path, err)
+		return nil, err
+	}
+	if err := f.Truncate(int64(size)); err != nil {
+		return fail(fmt.Errorf("ipc: %s: %w", path, err))
 	}
 	mem, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
-		os.Remove(tmp)
-		return nil, fmt.Errorf("ipc: mapping %s: %w", path, err)
+		return fail(fmt.Errorf("ipc: mapping %s: %w", path, err))
 	}
-	r := &Region{path: path, mem: mem, host: true}
+	r := &Region{path: path, mem: mem, lay: l, own: &owned{}}
 	if r.file, err = f.Stat(); err != nil {
 		syscall.Munmap(mem)
-		os.Remove(tmp)
-		return nil, fmt.Errorf("ipc: %w", err)
+		return fail(fmt.Errorf("ipc: %w", err))
 	}
+	copy(r.own.hdr[:], magic)
 	copy(mem, magic)
-	r.put32(offVersion, layoutVer)
-	r.put32(offHeaderSz, pageSize)
-	r.put32(offPID, uint32(os.Getpid()))
-	r.put64(offDescOff, uint64(descOff))
-	r.put32(offDescCap, uint32(sz.Elements))
-	r.put32(offDescSize, descSize)
-	r.put64(offNamesOff, uint64(namesOff))
-	r.put32(offNamesCap, uint32(sz.NameBytes))
-	r.put64(offValuesOff, uint64(valuesOff))
-	r.put32(offValuesCap, uint32(sz.Values))
-	r.put64(offReqOff, uint64(reqOff))
-	r.put32(offReqSlots, uint32(sz.Requests))
-	r.put32(offReqSize, uint32(sz.RequestBytes))
-	r.put64(offLogOff, uint64(logOff))
-	r.put64(offLogCap, uint64(sz.LogBytes))
-	r.store32(offState, stateRunning)
+	r.hput32(offVersion, layoutVer)
+	r.hput32(offHeaderSz, pageSize)
+	r.hput32(offPID, uint32(os.Getpid()))
+	r.hput64(offDescOff, uint64(l.descOff))
+	r.hput32(offDescCap, uint32(l.descCap))
+	r.hput32(offDescSize, descSize)
+	r.hput64(offNamesOff, uint64(l.namesOff))
+	r.hput32(offNamesCap, uint32(l.namesCap))
+	r.hput64(offValuesOff, uint64(l.valuesOff))
+	r.hput32(offValuesCap, uint32(l.valuesCap))
+	r.hput64(offReqOff, uint64(l.reqOff))
+	r.hput32(offReqSlots, uint32(l.reqSlots))
+	r.hput32(offReqSize, uint32(l.reqSize))
+	r.hput64(offLogOff, uint64(l.logOff))
+	r.hput64(offLogCap, uint64(l.logCap))
+	r.hput32(offState, stateRunning)
 	// The epoch goes last: a client that sees it has a complete header.
-	r.store64(offEpoch, uint64(time.Now().UnixNano())|1)
+	r.hput64(offEpoch, uint64(time.Now().UnixNano())|1)
 	old := markable(path)
 	if err := os.Rename(tmp, path); err != nil {
 		syscall.Munmap(mem)
-		os.Remove(tmp)
 		if old != nil {
 			syscall.Munmap(old)
 		}
-		return nil, fmt.Errorf("ipc: %w", err)
+		return fail(fmt.Errorf("ipc: %w", err))
 	}
 	if old != nil {
 		// Clients of the previous host learn it is gone for good.
@@ -170,14 +261,14 @@ func Create(path string, sz Sizes) (*Region, error) {
 }
 
 // markable maps the header page of an earlier region at path, if there is
-// one, so that Create can mark it replaced.
+// one of this user's, so that Create can mark it replaced.
 func markable(path string) []byte {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, st, err := openOwned(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || st.Size() < pageSize {
+	if st.Size() < pageSize {
 		return nil
 	}
 	mem, err := syscall.Mmap(int(f.Fd()), 0, pageSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
@@ -191,18 +282,15 @@ func markable(path string) []byte {
 	return mem
 }
 
-// Attach maps an existing region for a client.
+// Attach maps an existing region for a client: a regular file of this
+// user's, never reached through a symbolic link.
 func Attach(path string) (*Region, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, st, err := openOwned(path)
 	if err != nil {
-		return nil, fmt.Errorf("ipc: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("ipc: %w", err)
-	}
-	if st.Size() < pageSize || st.Size() > 1<<40 {
+	if st.Size() < pageSize || st.Size() > 1<<41 {
 		return nil, fmt.Errorf("ipc: %s: %d bytes is not a simvis region", path, st.Size())
 	}
 	mem, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
@@ -217,8 +305,9 @@ func Attach(path string) (*Region, error) {
 	return r, nil
 }
 
-// check validates the header against the mapping, so that a foreign or
-// damaged file is an error rather than out-of-range accesses.
+// check validates the header against the mapping and caches the layout, so
+// that a foreign or damaged file is an error rather than out-of-range
+// accesses.
 func (r *Region) check() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("ipc: %s: %s", r.path, fmt.Sprintf(format, args...))
@@ -233,41 +322,78 @@ func (r *Region) check() error {
 		return bad("the host has not finished creating it")
 	}
 	size := uint64(len(r.mem))
+	l := layout{
+		descOff: int(r.get64(offDescOff) & (1<<42 - 1)), descCap: int(r.get32(offDescCap)),
+		namesOff: int(r.get64(offNamesOff) & (1<<42 - 1)), namesCap: int(r.get32(offNamesCap)),
+		valuesOff: int(r.get64(offValuesOff) & (1<<42 - 1)), valuesCap: int(r.get32(offValuesCap)),
+		reqOff: int(r.get64(offReqOff) & (1<<42 - 1)), reqSlots: int(r.get32(offReqSlots)), reqSize: int(r.get32(offReqSize)),
+		logOff: int(r.get64(offLogOff) & (1<<42 - 1)),
+	}
+	logCap := r.get64(offLogCap)
 	sections := []struct {
 		name       string
 		off, bytes uint64
+		raw        uint64
 	}{
-		{"descriptors", r.get64(offDescOff), uint64(r.get32(offDescCap)) * descSize},
-		{"names", r.get64(offNamesOff), uint64(r.get32(offNamesCap))},
-		{"values", r.get64(offValuesOff), uint64(r.get32(offValuesCap)) * 8},
-		{"requests", r.get64(offReqOff), uint64(r.get32(offReqSlots)) * uint64(r.get32(offReqSize))},
-		{"change log", r.get64(offLogOff), r.get64(offLogCap)},
+		{"descriptors", uint64(l.descOff), uint64(l.descCap) * descSize, r.get64(offDescOff)},
+		{"names", uint64(l.namesOff), uint64(l.namesCap), r.get64(offNamesOff)},
+		{"values", uint64(l.valuesOff), uint64(l.valuesCap) * 8, r.get64(offValuesOff)},
+		{"requests", uint64(l.reqOff), uint64(l.reqSlots) * uint64(l.reqSize), r.get64(offReqOff)},
+		{"change log", uint64(l.logOff), logCap, r.get64(offLogOff)},
 	}
 	for _, s := range sections {
-		if s.off%pageSize != 0 || s.off < pageSize || s.off+s.bytes > size {
-			return bad("%s section [%d, +%d) is outside the %d-byte file", s.name, s.off, s.bytes, size)
+		if s.raw != s.off || s.off%pageSize != 0 || s.off < pageSize || s.bytes > size || s.off+s.bytes > size {
+			return bad("%s section [%d, +%d) is outside the %d-byte file", s.name, s.raw, s.bytes, size)
 		}
 	}
+	l.logCap = int(logCap)
 	if r.get32(offDescSize) != descSize {
 		return bad("descriptor size %d, want %d", r.get32(offDescSize), descSize)
 	}
-	if r.get32(offReqSlots) == 0 || r.get32(offReqSize) < slotHeader+8 || r.get32(offReqSize)%8 != 0 {
-		return bad("request slots %d of %d bytes", r.get32(offReqSlots), r.get32(offReqSize))
+	if l.reqSlots == 0 || l.reqSize < slotHeader+8 || l.reqSize%8 != 0 {
+		return bad("request slots %d of %d bytes", l.reqSlots, l.reqSize)
 	}
+	r.lay = l
 	return nil
 }
 
 func (r *Region) ptr32(off int) *uint32 { return (*uint32)(unsafe.Pointer(&r.mem[off])) }
 func (r *Region) ptr64(off int) *uint64 { return (*uint64)(unsafe.Pointer(&r.mem[off])) }
 
-// Plain accesses are for fields written before the epoch publishes them
-// (a native little-endian machine is assumed, as for the float64 values).
-func (r *Region) put32(off int, v uint32)   { *r.ptr32(off) = v }
-func (r *Region) put64(off int, v uint64)   { *r.ptr64(off) = v }
+// Shared fields are read and written whole, atomically (a native
+// little-endian machine is assumed, as for the float64 values).
 func (r *Region) get32(off int) uint32      { return atomic.LoadUint32(r.ptr32(off)) }
 func (r *Region) get64(off int) uint64      { return atomic.LoadUint64(r.ptr64(off)) }
 func (r *Region) store32(off int, v uint32) { atomic.StoreUint32(r.ptr32(off), v) }
 func (r *Region) store64(off int, v uint64) { atomic.StoreUint64(r.ptr64(off), v) }
+
+// The host's header fields: set in its private image and published; read
+// from the image only.
+func (r *Region) hput32(off int, v uint32) {
+	*(*uint32)(unsafe.Pointer(&r.own.hdr[off])) = v
+	r.store32(off, v)
+}
+func (r *Region) hput64(off int, v uint64) {
+	*(*uint64)(unsafe.Pointer(&r.own.hdr[off])) = v
+	r.store64(off, v)
+}
+func (r *Region) hget32(off int) uint32 { return *(*uint32)(unsafe.Pointer(&r.own.hdr[off])) }
+func (r *Region) hget64(off int) uint64 { return *(*uint64)(unsafe.Pointer(&r.own.hdr[off])) }
+
+// field reads a header counter: the host's from its private image, a
+// client's from the shared header (to be checked by the caller).
+func (r *Region) field64(off int) uint64 {
+	if r.own != nil {
+		return r.hget64(off)
+	}
+	return r.get64(off)
+}
+func (r *Region) field32(off int) uint32 {
+	if r.own != nil {
+		return r.hget32(off)
+	}
+	return r.get32(off)
+}
 
 // Path is the file the region maps.
 func (r *Region) Path() string { return r.path }
@@ -275,13 +401,13 @@ func (r *Region) Path() string { return r.path }
 // isFileAt reports whether path still names the file this region maps (a
 // new host renames its own file over it).
 func (r *Region) isFileAt(path string) bool {
-	st, err := os.Stat(path)
+	st, err := os.Lstat(path)
 	return err == nil && os.SameFile(st, r.file)
 }
 
 // Epoch identifies the host run that created the region; it changes when a
 // host restarts.
-func (r *Region) Epoch() uint64 { return r.get64(offEpoch) }
+func (r *Region) Epoch() uint64 { return r.field64(offEpoch) }
 
 // HostRunning reports whether the host has neither stopped nor been
 // replaced by a new host (it may still have died without saying so:
@@ -289,21 +415,21 @@ func (r *Region) Epoch() uint64 { return r.get64(offEpoch) }
 func (r *Region) HostRunning() bool { return r.get32(offState) == stateRunning }
 
 // Rejected is the number of parameter values the host refused and reset.
-func (r *Region) Rejected() uint64 { return r.get64(offRejected) }
+func (r *Region) Rejected() uint64 { return r.field64(offRejected) }
 
 // Cycles is the number of host cycles completed.
-func (r *Region) Cycles() uint64 { return r.get64(offCycle) }
+func (r *Region) Cycles() uint64 { return r.field64(offCycle) }
 
-// Values returns the mapped parameter values: the whole capacity, for a
-// host to pass as scene.Options.ParamStorage, and for clients to read and
-// write slots in place.
+// Values returns the mapped parameter values: the whole capacity, for
+// clients to read and write slots in place (a host keeps its scene's table
+// to itself and copies values in and out every cycle).
 func (r *Region) Values() []float64 {
-	off, n := int(r.get64(offValuesOff)), int(r.get32(offValuesCap))
-	return unsafe.Slice((*float64)(unsafe.Pointer(&r.mem[off])), n)
+	return unsafe.Slice((*float64)(unsafe.Pointer(&r.mem[r.lay.valuesOff])), r.lay.valuesCap)
 }
 
 // SceneOptions returns options for a scene whose parameter table is this
-// region's values.
+// region's values (for a process that trusts every writer of the region;
+// Host does not use it).
 func (r *Region) SceneOptions() scene.Options { return scene.Options{ParamStorage: r.Values()} }
 
 // Publish appends descriptors for the elements of s not yet published and
@@ -311,19 +437,17 @@ func (r *Region) SceneOptions() scene.Options { return scene.Options{ParamStorag
 // records already written stay. A full region is an error; nothing is
 // dropped.
 func (r *Region) Publish(s *scene.Scene) error {
-	if !r.host {
+	o := r.own
+	if o == nil {
 		return errors.New("ipc: only the host publishes descriptors")
 	}
 	elems := s.Elements()
-	count := int(r.get32(offDescCount))
+	count := len(o.desc) / descSize
 	if count > len(elems) {
 		return fmt.Errorf("ipc: %s holds %d descriptors, the scene %d elements", r.path, count, len(elems))
 	}
-	descOff, descCap := int(r.get64(offDescOff)), int(r.get32(offDescCap))
-	namesOff, namesCap := int(r.get64(offNamesOff)), int(r.get32(offNamesCap))
-	used := int(r.get32(offNamesUsed))
-	if len(elems) > descCap {
-		return fmt.Errorf("ipc: %s: %d elements do not fit the %d descriptor records", r.path, len(elems), descCap)
+	if len(elems) > r.lay.descCap {
+		return fmt.Errorf("ipc: %s: %d elements do not fit the %d descriptor records", r.path, len(elems), r.lay.descCap)
 	}
 	need := 0
 	for _, e := range elems[count:] {
@@ -339,34 +463,41 @@ func (r *Region) Publish(s *scene.Scene) error {
 			}
 		}
 	}
-	if used+need > namesCap {
-		return fmt.Errorf("ipc: %s: parameter names need %d bytes, %d are left", r.path, need, namesCap-used)
+	if len(o.names)+need > r.lay.namesCap {
+		return fmt.Errorf("ipc: %s: parameter names need %d bytes, %d are left", r.path, need, r.lay.namesCap-len(o.names))
 	}
-	seq := r.get32(offDescSeq)
-	r.store32(offDescSeq, seq+1) // odd: writing
-	for i, e := range elems[count:] {
-		rec := r.mem[descOff+(count+i)*descSize : descOff+(count+i+1)*descSize]
-		clear(rec)
+	for _, e := range elems[count:] {
+		var rec [descSize]byte
 		copy(rec[0:nameField], e.Name)
 		copy(rec[nameField:nameField+atField], e.At)
 		copy(rec[nameField+atField:nameField+atField+typeField], e.Type)
-		start := used
+		start := len(o.names)
 		for _, p := range e.Params {
-			copy(r.mem[namesOff+used:], p.Name)
-			r.mem[namesOff+used+len(p.Name)] = 0
-			used += len(p.Name) + 1
+			o.names = append(append(o.names, p.Name...), 0)
 		}
 		put := func(at int, v uint32) { *(*uint32)(unsafe.Pointer(&rec[at])) = v }
 		put(192, uint32(e.Start))
 		put(196, uint32(len(e.Params)))
 		put(200, uint32(start))
-		put(204, uint32(used-start))
+		put(204, uint32(len(o.names)-start))
+		o.desc = append(o.desc, rec[:]...)
 	}
-	r.store32(offNamesUsed, uint32(used))
-	r.store32(offDescCount, uint32(len(elems)))
-	r.store32(offValuesUse, uint32(len(s.Values())))
-	r.store32(offDescSeq, seq+2) // even: consistent
+	r.writeDescriptors(uint32(len(s.Values())))
 	return nil
+}
+
+// writeDescriptors copies the private descriptors and names into the
+// region under the sequence lock and publishes the counters.
+func (r *Region) writeDescriptors(valuesUsed uint32) {
+	o := r.own
+	seq := r.hget32(offDescSeq) &^ 1
+	r.store32(offDescSeq, seq+1) // odd: writing
+	copy(r.mem[r.lay.descOff:], o.desc)
+	copy(r.mem[r.lay.namesOff:], o.names)
+	r.hput32(offNamesUsed, uint32(len(o.names)))
+	r.hput32(offDescCount, uint32(len(o.desc)/descSize))
+	r.hput32(offValuesUse, valuesUsed)
+	r.hput32(offDescSeq, seq+2) // even: consistent
 }
 
 // Descriptor describes one element of the host's scene.
@@ -378,59 +509,96 @@ type Descriptor struct {
 	Params []string // parameter names, in value order
 }
 
+// errDamaged marks a read that found the region inconsistent: a reader
+// retries (the host repairs what it owns every cycle) and reports it if it
+// stays.
+var errDamaged = errors.New("damaged")
+
 // Descriptors returns a consistent snapshot of the published elements and
-// the number of value slots in use.
+// the number of value slots in use. A client that finds the descriptors
+// locked or damaged retries for a while (the host repairs them every
+// cycle), then says what it found.
 func (r *Region) Descriptors() ([]Descriptor, int, error) {
-	descOff := int(r.get64(offDescOff))
-	namesOff, namesCap := int(r.get64(offNamesOff)), int(r.get32(offNamesCap))
-	descCap := int(r.get32(offDescCap))
-	for try := 0; try < 1000; try++ {
+	if o := r.own; o != nil {
+		used := int(r.hget32(offValuesUse))
+		out, err := parseDescriptors(o.desc, len(o.desc)/descSize, o.names, used)
+		return out, used, err
+	}
+	var out []Descriptor
+	var used int
+	var why error
+	err := r.retry(func() error {
 		seq := r.get32(offDescSeq)
 		if seq%2 == 1 {
-			time.Sleep(time.Microsecond)
-			continue
+			why = fmt.Errorf("the descriptor sequence (desc_seq) stays odd (%d): locked by a writer that never finished", seq)
+			return errDamaged
 		}
 		count := int(r.get32(offDescCount))
-		used := int(r.get32(offValuesUse))
-		if count > descCap {
-			return nil, 0, fmt.Errorf("ipc: %s: %d descriptors in a %d-record section", r.path, count, descCap)
-		}
-		out := make([]Descriptor, count)
-		ok := true
-		for i := range out {
-			rec := r.mem[descOff+i*descSize : descOff+(i+1)*descSize]
-			get := func(at int) int { return int(*(*uint32)(unsafe.Pointer(&rec[at]))) }
-			d := Descriptor{
-				Name:  cstring(rec[0:nameField]),
-				At:    cstring(rec[nameField : nameField+atField]),
-				Type:  cstring(rec[nameField+atField : nameField+atField+typeField]),
-				Start: get(192),
-			}
-			n, off, ln := get(196), get(200), get(204)
-			if off+ln > namesCap {
-				ok = false // torn read; the sequence check below decides
-				break
-			}
-			names := strings.Split(strings.TrimSuffix(string(r.mem[namesOff+off:namesOff+off+ln]), "\x00"), "\x00")
-			if n == 0 {
-				names = nil
-			}
-			if len(names) != n {
-				ok = false
-				break
-			}
-			d.Params = names
-			out[i] = d
+		used = int(r.get32(offValuesUse))
+		var err error
+		if count > r.lay.descCap || used > r.lay.valuesCap {
+			err = fmt.Errorf("desc_count %d (capacity %d) or values_used %d (capacity %d) is out of range",
+				count, r.lay.descCap, used, r.lay.valuesCap)
+		} else {
+			desc := r.mem[r.lay.descOff : r.lay.descOff+count*descSize]
+			names := r.mem[r.lay.namesOff : r.lay.namesOff+r.lay.namesCap]
+			out, err = parseDescriptors(desc, count, names, used)
 		}
 		if r.get32(offDescSeq) != seq {
-			continue
+			return errRetry // torn: the host was writing
 		}
-		if !ok {
-			return nil, 0, fmt.Errorf("ipc: %s: a descriptor's parameter names are damaged", r.path)
+		if err != nil {
+			why = err
+			return errDamaged
 		}
-		return out, used, nil
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, errDamaged) {
+			return nil, 0, fmt.Errorf("ipc: %s: damaged region (still so after %v): %v", r.path, readPatience, why)
+		}
+		return nil, 0, fmt.Errorf("ipc: %s: %w", r.path, err)
 	}
-	return nil, 0, fmt.Errorf("ipc: %s: descriptors kept changing while being read", r.path)
+	return out, used, nil
+}
+
+// parseDescriptors decodes count records, checking every field against
+// the layout: names inside the blob, the declared number of names, values
+// inside the slots in use. Shared memory is read through copies, so what
+// was checked is what is returned.
+func parseDescriptors(desc []byte, count int, names []byte, used int) ([]Descriptor, error) {
+	out := make([]Descriptor, count)
+	for i := range out {
+		rec := desc[i*descSize : (i+1)*descSize]
+		get := func(at int) int { return int(*(*uint32)(unsafe.Pointer(&rec[at]))) }
+		d := Descriptor{
+			Name:  cstring(rec[0:nameField]),
+			At:    cstring(rec[nameField : nameField+atField]),
+			Type:  cstring(rec[nameField+atField : nameField+atField+typeField]),
+			Start: get(192),
+		}
+		n, off, ln := get(196), get(200), get(204)
+		if off > len(names) || ln > len(names)-off {
+			return nil, fmt.Errorf("descriptor %d (%q): names [%d, +%d) outside the %d-byte blob", i, d.Name, off, ln, len(names))
+		}
+		if d.Start > used || n > used-d.Start {
+			return nil, fmt.Errorf("descriptor %d (%q): values [%d, +%d) beyond the %d in use", i, d.Name, d.Start, n, used)
+		}
+		blob := string(names[off : off+ln])
+		if n == 0 && ln == 0 {
+			d.Params = nil
+		} else {
+			if !strings.HasSuffix(blob, "\x00") {
+				return nil, fmt.Errorf("descriptor %d (%q): parameter names not NUL-terminated", i, d.Name)
+			}
+			d.Params = strings.Split(strings.TrimSuffix(blob, "\x00"), "\x00")
+		}
+		if len(d.Params) != n {
+			return nil, fmt.Errorf("descriptor %d (%q): %d parameter names for %d values", i, d.Name, len(d.Params), n)
+		}
+		out[i] = d
+	}
+	return out, nil
 }
 
 func cstring(b []byte) string {
@@ -440,12 +608,49 @@ func cstring(b []byte) string {
 	return string(b)
 }
 
+// errRetry is a torn read: try again at once.
+var errRetry = errors.New("retry")
+
+// readPatience is how long a client retries a read that finds the region
+// damaged before it reports it: several cycles of a host at its slowest
+// usual rate, which repairs what it owns every cycle.
+var readPatience = 2 * time.Second
+
+// retry runs read until it succeeds. A torn read (errRetry) is repeated;
+// damage (errDamaged) is repeated after a pause, until readPatience has
+// passed or the host stopped, and then returned.
+func (r *Region) retry(read func() error) error {
+	var deadline time.Time
+	for try := 0; ; try++ {
+		err := read()
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, errRetry) && try < 100000:
+			continue
+		case errors.Is(err, errDamaged):
+			if deadline.IsZero() {
+				deadline = time.Now().Add(readPatience)
+			}
+			if time.Now().After(deadline) || r.get32(offState) != stateRunning {
+				return err
+			}
+			time.Sleep(100 * time.Microsecond)
+		default:
+			if errors.Is(err, errRetry) {
+				return errors.New("the descriptors kept changing while being read")
+			}
+			return err
+		}
+	}
+}
+
 // Close unmaps the region; a host marks it stopped first.
 func (r *Region) Close() error {
 	if r.mem == nil {
 		return nil
 	}
-	if r.host {
+	if r.own != nil {
 		// A successor may have marked it replaced already; that stays.
 		atomic.CompareAndSwapUint32(r.ptr32(offState), stateRunning, stateStopped)
 	}

@@ -3,7 +3,9 @@ package ipc
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -15,21 +17,50 @@ type shmConn struct {
 	name   string
 	region *Region
 	values []float64
+	due    atomic.Bool // the next value access looks for the host's process
+	mu     sync.Mutex  // guards timer
+	timer  *time.Timer // sets due liveEvery after a check found the host alive
 }
+
+// liveEvery is how often Set and Get look for the host's process: a
+// kill(pid, 0) costs about a microsecond, a value access a few nanoseconds.
+const liveEvery = 10 * time.Millisecond
 
 func openShm(name string) (*shmConn, error) {
 	c := &shmConn{name: name}
-	return c, c.attach()
+	if err := c.attach(); err != nil {
+		return nil, err
+	}
+	if err := c.Check(); err != nil {
+		c.region.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 func (c *shmConn) attach() error {
 	r, err := Attach(Path(c.name))
 	if err != nil {
-		return fmt.Errorf("%w (is 'simvis serve' running with --shm %s?)", err, c.name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w (is 'simvis serve' running with --shm %s?)", err, c.name)
+		}
+		return err
 	}
 	c.region, c.values = r, r.Values()
+	c.due.Store(true)
 	return nil
 }
+
+// hostGone is a host whose process is gone without saying so (killed).
+type hostGone struct {
+	name string
+	pid  int
+}
+
+func (e *hostGone) Error() string {
+	return fmt.Sprintf("host %s is not running (pid %d gone)", e.name, e.pid)
+}
+func (e *hostGone) Unwrap() error { return ErrHostStopped }
 
 // Region is the mapped region of a shared-memory client (nil for other
 // transports), for direct access to the arrays.
@@ -42,19 +73,48 @@ func (c *Client) Region() *Region {
 
 func (c *shmConn) Epoch() uint64 { return c.region.Epoch() }
 
+// Check reads the host's state from the header and looks for its process.
+// The state is a field any client could overwrite: "stopped" or
+// "replaced" is believed only once the file at the name is no longer
+// this one (a host that stops removes it; a new one renames its own over
+// it), or the process is gone.
 func (c *shmConn) Check() error {
-	switch c.region.get32(offState) {
-	case stateRunning:
-		pid := int(c.region.get32(offPID))
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return fmt.Errorf("%w: its process %d is gone", ErrHostStopped, pid)
-		}
-		return nil
-	case stateReplaced:
-		return ErrHostReplaced
-	default:
-		return ErrHostStopped
+	if c.values == nil {
+		return errClosed
 	}
+	r := c.region
+	pid := int(r.get32(offPID))
+	gone := pid <= 0 || pid > 1<<22 || errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+	switch st := r.get32(offState); {
+	case st == stateReplaced && !r.isFileAt(r.path):
+		return fmt.Errorf("host %s: %w", c.name, ErrHostReplaced)
+	case st == stateStopped && !r.isFileAt(r.path):
+		return fmt.Errorf("host %s stopped: %w", c.name, ErrHostStopped)
+	case gone:
+		return &hostGone{c.name, pid}
+	}
+	c.due.Store(false)
+	c.mu.Lock()
+	if c.timer == nil {
+		c.timer = time.AfterFunc(liveEvery, func() { c.due.Store(true) })
+	} else {
+		c.timer.Reset(liveEvery)
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// live is Check for the value accesses: at once when the state field
+// says the host is not running, else at most once every liveEvery (a timer
+// raises due, so the common case costs two atomic loads, no clock read).
+func (c *shmConn) live() error {
+	if c.values == nil {
+		return errClosed
+	}
+	if c.region.get32(offState) == stateRunning && !c.due.Load() {
+		return nil
+	}
+	return c.Check()
 }
 
 func (c *shmConn) Reopen() error {
@@ -67,19 +127,33 @@ func (c *shmConn) Reopen() error {
 
 func (c *shmConn) Close() error {
 	c.values = nil
+	c.mu.Lock()
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.mu.Unlock()
 	return c.region.Close()
 }
 
 func (c *shmConn) Elements() ([]Descriptor, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
 	d, _, err := c.region.Descriptors()
 	return d, err
 }
 
+// index checks value indices against the values in use, itself checked
+// against the layout read at attach.
 func (c *shmConn) index(i, n int) error {
 	if c.values == nil {
 		return errClosed
 	}
-	if used := int(c.region.get32(offValuesUse)); i < 0 || i+n > used {
+	used := int(c.region.get32(offValuesUse))
+	if used > len(c.values) {
+		return fmt.Errorf("ipc: %s: damaged region: values_used %d, capacity %d", c.region.path, used, len(c.values))
+	}
+	if i < 0 || n < 0 || i > used-n {
 		return fmt.Errorf("value index %d: the host uses %d", i+n-1, used)
 	}
 	return nil
@@ -89,8 +163,8 @@ func (c *shmConn) Set(i int, v float64) error {
 	if err := c.index(i, 1); err != nil {
 		return err
 	}
-	if c.region.get32(offState) != stateRunning {
-		return c.Check()
+	if err := c.live(); err != nil {
+		return err
 	}
 	atomic.StoreUint64((*uint64)(unsafe.Pointer(&c.values[i])), math.Float64bits(v))
 	return nil
@@ -100,11 +174,17 @@ func (c *shmConn) Get(i int) (float64, error) {
 	if err := c.index(i, 1); err != nil {
 		return 0, err
 	}
+	if err := c.live(); err != nil {
+		return 0, err
+	}
 	return math.Float64frombits(atomic.LoadUint64((*uint64)(unsafe.Pointer(&c.values[i])))), nil
 }
 
 func (c *shmConn) ReadValues(start int, dst []float64) error {
 	if err := c.index(start, len(dst)); err != nil {
+		return err
+	}
+	if err := c.live(); err != nil {
 		return err
 	}
 	for k := range dst {
@@ -114,11 +194,22 @@ func (c *shmConn) ReadValues(start int, dst []float64) error {
 }
 
 func (c *shmConn) Request(xml string, timeout time.Duration) (uint64, error) {
+	if err := c.Check(); err != nil {
+		return 0, err
+	}
 	seq, err := c.region.submit(xml)
 	if err != nil {
 		return 0, err
 	}
-	return c.region.outcome(seq, time.Now().Add(timeout), c.Check)
+	return c.region.outcome(seq, time.Now().Add(timeout), timeout, c.Check)
 }
 
-func (c *shmConn) ReadLog(cur *LogCursor) ([]LogRecord, error) { return c.region.ReadLog(cur) }
+// ReadLog fails once the host's process is gone; a host that stopped or
+// was replaced left a complete log, which stays readable.
+func (c *shmConn) ReadLog(cur *LogCursor) ([]LogRecord, error) {
+	var gone *hostGone
+	if err := c.Check(); errors.As(err, &gone) || errors.Is(err, errClosed) {
+		return nil, err
+	}
+	return c.region.ReadLog(cur)
+}

@@ -9,9 +9,13 @@ The layout is ipc/LAYOUT.md. Usage:
 
 Change requests need an atomic compare-and-swap, which the standard library
 does not offer; use `simvis request` or the Go client for them.
+
+Every figure read from the region is checked before it is used (LAYOUT.md,
+"Trust model"): another process may have written anything there.
 """
 
 import mmap
+import os
 import struct
 import sys
 import time
@@ -21,16 +25,33 @@ MAGIC = b"SIMVIS1\0"
 
 class Region:
     def __init__(self, path):
-        with open(path, "r+b") as f:
-            self.mem = mmap.mmap(f.fileno(), 0)
+        # Never through a symbolic link, and only this user's file: anyone
+        # may plant files in /dev/shm.
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+        try:
+            st = os.fstat(fd)
+            if st.st_uid != os.getuid():
+                raise ValueError(f"{path}: belongs to user {st.st_uid}, not to this user")
+            self.mem = mmap.mmap(fd, 0)
+        finally:
+            os.close(fd)
         if self.mem[:8] != MAGIC:
             raise ValueError(f"{path}: not a simvis region")
         version, = struct.unpack_from("<I", self.mem, 8)
         if version != 1:
             raise ValueError(f"{path}: layout version {version}, this script reads 1")
+        # The layout is read once and checked against the file.
         self.desc_off, self.desc_cap, self.desc_size = struct.unpack_from("<QII", self.mem, 32)
-        self.names_off, = struct.unpack_from("<Q", self.mem, 48)
+        self.names_off, self.names_cap = struct.unpack_from("<QI", self.mem, 48)
         self.values_off, self.values_cap = struct.unpack_from("<QI", self.mem, 64)
+        self.log_off, self.log_cap = struct.unpack_from("<QQ", self.mem, 96)
+        size = len(self.mem)
+        for name, off, n in (("descriptors", self.desc_off, self.desc_cap * 256), ("names", self.names_off, self.names_cap),
+                             ("values", self.values_off, self.values_cap * 8), ("change log", self.log_off, self.log_cap)):
+            if off % 4096 or off < 4096 or off + n > size:
+                raise ValueError(f"{path}: {name} section [{off}, +{n}) is outside the {size}-byte file")
+        if self.desc_size != 256:
+            raise ValueError(f"{path}: descriptor size {self.desc_size}, want 256")
 
     def epoch(self):
         return struct.unpack_from("<Q", self.mem, 16)[0]
@@ -41,34 +62,54 @@ class Region:
 
     def log(self):
         """The change log: (seq, source, dir, xml) for every command the host executed."""
-        log_off, log_cap, used = struct.unpack_from("<QQQ", self.mem, 96)
-        off = 0
-        while off < min(used, log_cap):
-            size, ls, ld, lt, seq = struct.unpack_from("<IIIIQ", self.mem, log_off + off)
-            p = log_off + off + 24
+        used, = struct.unpack_from("<Q", self.mem, 112)
+        if used > self.log_cap or used % 8:
+            raise ValueError(f"damaged region: log_used {used}, capacity {self.log_cap}")
+        off, want = 0, 1
+        while off < used:
+            if used - off < 24:
+                raise ValueError(f"damaged region: change log record at {off} is cut off")
+            size, ls, ld, lt, seq = struct.unpack_from("<IIIIQ", self.mem, self.log_off + off)
+            if size < 24 or size % 8 or off + size > used or 24 + ls + ld + lt > size or seq != want:
+                raise ValueError(f"damaged region: change log record at {off} does not parse")
+            p = self.log_off + off + 24
             source, folder, xml = (self.mem[a:b].decode() for a, b in
                                    ((p, p + ls), (p + ls, p + ls + ld), (p + ls + ld, p + ls + ld + lt)))
             yield seq, source, folder, xml
             off += size
+            want += 1
 
     def elements(self):
         """A consistent list of (name, insert_at, type, start, [params])."""
-        for _ in range(1000):
+        why = "descriptors kept changing"
+        deadline = time.monotonic() + 2  # the host repairs damage every cycle
+        while time.monotonic() < deadline:
             seq, = struct.unpack_from("<I", self.mem, 128)
             if seq % 2:
-                time.sleep(1e-6)
+                why = f"desc_seq stays odd ({seq})"
+                time.sleep(1e-4)
                 continue
-            count, = struct.unpack_from("<I", self.mem, 132)
-            out = []
+            count, used = struct.unpack_from("<II", self.mem, 132)
+            out, bad = [], None
+            if count > self.desc_cap or used > self.values_cap:
+                bad = f"desc_count {count} or values_used {used} out of range"
+                count = 0
             for i in range(count):
                 rec = self.desc_off + i * self.desc_size
-                text = lambda a, b: self.mem[rec + a:rec + b].split(b"\0")[0].decode()
+                text = lambda a, b: self.mem[rec + a:rec + b].split(b"\0")[0].decode(errors="replace")
                 start, n, off, ln = struct.unpack_from("<IIII", self.mem, rec + 192)
+                if off + ln > self.names_cap or start + n > used:
+                    bad = f"descriptor {i} out of range"
+                    break
                 names = self.mem[self.names_off + off:self.names_off + off + ln].split(b"\0")[:n]
-                out.append((text(0, 96), text(96, 160), text(160, 192), start, [x.decode() for x in names]))
-            if struct.unpack_from("<I", self.mem, 128)[0] == seq:
+                out.append((text(0, 96), text(96, 160), text(160, 192), start, [x.decode(errors="replace") for x in names]))
+            if struct.unpack_from("<I", self.mem, 128)[0] != seq:
+                continue
+            if bad is None:
                 return out
-        raise RuntimeError("descriptors kept changing")
+            why = bad
+            time.sleep(1e-4)
+        raise RuntimeError(f"damaged region: {why}")
 
     def index(self, element, param):
         """The value slot of element.param: look it up once, then use get/set."""
@@ -80,9 +121,13 @@ class Region:
         raise KeyError(f"no element {element}")
 
     def get(self, slot):
+        if not 0 <= slot < self.values_cap:
+            raise IndexError(f"value slot {slot} outside 0..{self.values_cap - 1}")
         return struct.unpack_from("<d", self.mem, self.values_off + 8 * slot)[0]
 
     def set(self, slot, value):
+        if not 0 <= slot < self.values_cap:
+            raise IndexError(f"value slot {slot} outside 0..{self.values_cap - 1}")
         struct.pack_into("<d", self.mem, self.values_off + 8 * slot, value)
 
 
