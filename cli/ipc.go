@@ -75,24 +75,31 @@ func (f *hostFlags) check(c *ipc.Client) error { return f.gone(c.Check()) }
 // gone words an error that says the host is not there (ipc.ErrHostStopped)
 // as "host NAME is not running (...)"; other errors pass unchanged.
 func (f *hostFlags) gone(err error) error {
-	if !errors.Is(err, ipc.ErrHostStopped) {
+	var worded *ipc.HostGoneError
+	if !errors.Is(err, ipc.ErrHostStopped) || errors.As(err, &worded) {
 		return err
 	}
 	why := "it stopped"
 	if err != ipc.ErrHostStopped {
-		why = strings.TrimPrefix(err.Error(), ipc.ErrHostStopped.Error()+": ")
+		why = err.Error()
+		for _, known := range []error{ipc.ErrHostVanished, ipc.ErrHostStopped} {
+			why = strings.TrimPrefix(why, known.Error()+": ")
+		}
 	}
-	return &hostGoneError{f.where(), why}
+	return &hostGoneError{f.where(), why, err}
 }
 
 // hostGoneError is a host that is not running; it is an ipc.ErrHostStopped.
-type hostGoneError struct{ where, why string }
+type hostGoneError struct {
+	where, why string
+	err        error // the transport's own error
+}
 
 func (e *hostGoneError) Error() string {
 	return fmt.Sprintf("host %s is not running (%s)", e.where, e.why)
 }
 
-func (e *hostGoneError) Unwrap() error { return ipc.ErrHostStopped }
+func (e *hostGoneError) Unwrap() error { return e.err }
 
 // where names the host for messages: the region's path, or the NATS URL
 // without credentials.
@@ -703,10 +710,9 @@ func init() {
 				for _, r := range recs {
 					fmt.Fprintf(w, "%d\t%s\t%s\n", r.Seq, r.Source, strings.ReplaceAll(r.XML, "\n", " "))
 				}
-				// The bare ErrHostStopped is a host that stopped and said so:
-				// the end of the log, not a failure. A host whose process is
-				// gone without a word wraps it with why.
-				if follow && err == ipc.ErrHostStopped {
+				// A host that stopped and said so ends the log, not a
+				// failure; one that vanished may have had more to say.
+				if follow && errors.Is(err, ipc.ErrHostStopped) && !errors.Is(err, ipc.ErrHostVanished) {
 					return nil
 				}
 				if err != nil {

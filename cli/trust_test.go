@@ -175,7 +175,7 @@ func TestClientsSeeAKilledHost(t *testing.T) {
 	if _, err := os.Stat(shm); err != nil {
 		t.Fatalf("a killed host's region should be left behind: %v", err)
 	}
-	want := fmt.Sprintf("host %s is not running (its process %d is gone)", shm, pid)
+	want := fmt.Sprintf("host %s is not running (pid %d gone)", shm, pid)
 	if code, errOut := wait(); code != 1 || !strings.Contains(errOut, want) {
 		t.Errorf("log --follow: exit %d %q, want 1 and %q", code, errOut, want)
 	}

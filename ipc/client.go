@@ -13,6 +13,34 @@ import (
 // ErrHostStopped means the host of a region stopped (or its process is gone).
 var ErrHostStopped = errors.New("the host stopped")
 
+// ErrHostVanished is an ErrHostStopped for a host that went without saying
+// so (killed, or silent past its transport's timeout): a follower of its
+// log cannot know that it read to the end.
+var ErrHostVanished = fmt.Errorf("%w without saying so", ErrHostStopped)
+
+// HostGoneError is a host that is not running, as a shared-memory client
+// finds it: it stopped (Vanished false, an ErrHostStopped) or its process
+// is gone (an ErrHostVanished).
+type HostGoneError struct {
+	Host     string // the region's name or path
+	PID      int
+	Vanished bool
+}
+
+func (e *HostGoneError) Error() string {
+	if e.Vanished {
+		return fmt.Sprintf("host %s is not running (pid %d gone)", e.Host, e.PID)
+	}
+	return fmt.Sprintf("host %s is not running (it stopped)", e.Host)
+}
+
+func (e *HostGoneError) Unwrap() error {
+	if e.Vanished {
+		return ErrHostVanished
+	}
+	return ErrHostStopped
+}
+
 // ErrHostReplaced means a new host took the region's name: the client's
 // view is stale. Reopen attaches to the new one; value indices must be
 // looked up again.

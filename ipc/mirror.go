@@ -67,6 +67,7 @@ func NewMirrorWith(c *Client, mo MirrorOptions) (*Mirror, error) {
 	m := &Mirror{client: c, overlay: overlay, opts: opts}
 	m.files.fetcher, _ = c.conn.(FileFetcher)
 	m.files.always = mo.FetchFiles
+	m.files.limits = mo.Scene.Limits.Model
 	if mo.FetchFiles && m.files.fetcher == nil {
 		return nil, errors.New("ipc: this transport cannot fetch files from the host")
 	}

@@ -51,17 +51,6 @@ func (c *shmConn) attach() error {
 	return nil
 }
 
-// hostGone is a host whose process is gone without saying so (killed).
-type hostGone struct {
-	name string
-	pid  int
-}
-
-func (e *hostGone) Error() string {
-	return fmt.Sprintf("host %s is not running (pid %d gone)", e.name, e.pid)
-}
-func (e *hostGone) Unwrap() error { return ErrHostStopped }
-
 // Region is the mapped region of a shared-memory client (nil for other
 // transports), for direct access to the arrays.
 func (c *Client) Region() *Region {
@@ -89,9 +78,9 @@ func (c *shmConn) Check() error {
 	case st == stateReplaced && !r.isFileAt(r.path):
 		return fmt.Errorf("host %s: %w", c.name, ErrHostReplaced)
 	case st == stateStopped && !r.isFileAt(r.path):
-		return fmt.Errorf("host %s stopped: %w", c.name, ErrHostStopped)
+		return &HostGoneError{Host: c.name, PID: pid}
 	case gone:
-		return &hostGone{c.name, pid}
+		return &HostGoneError{Host: c.name, PID: pid, Vanished: true}
 	}
 	c.due.Store(false)
 	c.mu.Lock()
@@ -207,8 +196,7 @@ func (c *shmConn) Request(xml string, timeout time.Duration) (uint64, error) {
 // ReadLog fails once the host's process is gone; a host that stopped or
 // was replaced left a complete log, which stays readable.
 func (c *shmConn) ReadLog(cur *LogCursor) ([]LogRecord, error) {
-	var gone *hostGone
-	if err := c.Check(); errors.As(err, &gone) || errors.Is(err, errClosed) {
+	if err := c.Check(); errors.Is(err, ErrHostVanished) || errors.Is(err, errClosed) {
 		return nil, err
 	}
 	return c.region.ReadLog(cur)

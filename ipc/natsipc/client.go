@@ -292,7 +292,7 @@ func (c *Conn) Check() error {
 		return ipc.ErrHostStopped
 	}
 	if quiet := time.Since(c.heard); quiet > max(2*time.Second, 10*c.period) {
-		return fmt.Errorf("%w: no word from it for %v (%s)", ipc.ErrHostStopped, quiet.Round(time.Millisecond), c.nc.Status())
+		return fmt.Errorf("%w: no word from it for %v (%s)", ipc.ErrHostVanished, quiet.Round(time.Millisecond), c.nc.Status())
 	}
 	return nil
 }
