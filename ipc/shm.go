@@ -1,10 +1,12 @@
 package ipc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -73,7 +75,7 @@ func (c *shmConn) Check() error {
 	}
 	r := c.region
 	pid := int(r.get32(offPID))
-	gone := pid <= 0 || pid > 1<<22 || errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+	gone := pid <= 0 || pid > 1<<22 || errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) || zombie(pid)
 	switch st := r.get32(offState); {
 	case st == stateReplaced && !r.isFileAt(r.path):
 		return fmt.Errorf("host %s: %w", c.name, ErrHostReplaced)
@@ -200,4 +202,17 @@ func (c *shmConn) ReadLog(cur *LogCursor) ([]LogRecord, error) {
 		return nil, err
 	}
 	return c.region.ReadLog(cur)
+}
+
+// zombie reports whether process pid has exited but was not yet reaped by
+// its parent: kill(pid, 0) still succeeds on it, yet it will never cycle
+// again. /proc/PID/stat reads "PID (COMM) STATE ...", COMM may hold
+// spaces and parentheses, so the state follows the last ')'.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false // no /proc: kill's answer stands
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X')
 }
