@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/beevik/etree"
 )
@@ -59,10 +60,16 @@ func ParseCommands(data []byte, file, dir string) ([]*Command, error) {
 		return nil, &Error{File: file, Err: errors.New("no commands (want <scene> or part/element/sensor commands)")}
 	}
 	elems := roots
+	if err := strayText(&doc.Element, file, 0, ""); err != nil {
+		return nil, err
+	}
 	if len(roots) == 1 && roots[0].Tag == "scene" {
 		s := roots[0]
 		if len(s.Attr) > 0 {
 			return nil, &Error{File: file, Line: lineOf[s], What: "scene", Attr: s.Attr[0].Key, Err: errors.New("unknown attribute")}
+		}
+		if err := strayText(s, file, lineOf[s], "scene"); err != nil {
+			return nil, err
 		}
 		elems = s.ChildElements()
 	}
@@ -78,9 +85,40 @@ func ParseCommands(data []byte, file, dir string) ([]*Command, error) {
 		if e.Space != "" {
 			return nil, c.Errorf("", "namespaced command %q not supported", e.FullTag())
 		}
+		// Commands take attributes only: content would be silently
+		// ignored, so a nested command (a part's element, say) is an error.
+		if children := e.ChildElements(); len(children) > 0 {
+			return nil, &Error{File: file, Line: lineOf[children[0]], What: c.what(),
+				Err: fmt.Errorf("child <%s> not allowed: commands take attributes only (write nested commands after it, with insert_at)", children[0].FullTag())}
+		}
+		if err := strayText(e, file, c.Line, c.what()); err != nil {
+			return nil, err
+		}
 		cmds = append(cmds, c)
 	}
 	return cmds, nil
+}
+
+// strayText returns an error for content of e other than child elements,
+// comments and white space: text, CDATA or processing instructions that
+// would otherwise be ignored.
+func strayText(e *etree.Element, file string, line int, what string) error {
+	for _, t := range e.Child {
+		switch t := t.(type) {
+		case *etree.CharData:
+			if text := strings.TrimSpace(t.Data); text != "" {
+				if r := []rune(text); len(r) > 40 {
+					text = string(r[:40]) + "..."
+				}
+				return &Error{File: file, Line: line, What: what, Err: fmt.Errorf("text %q not allowed: commands take attributes only", text)}
+			}
+		case *etree.ProcInst:
+			if e.Parent() != nil { // the document's own (<?xml ...?>) are fine
+				return &Error{File: file, Line: line, What: what, Err: fmt.Errorf("processing instruction <?%s?> not allowed", t.Target)}
+			}
+		}
+	}
+	return nil
 }
 
 // startLines returns the line of each start tag in document order, and a
