@@ -831,13 +831,42 @@ func (s *Scene) Transform(of, rel string) (mgl64.Mat4, error) {
 	if err != nil {
 		return mgl64.Mat4{}, err
 	}
-	m := b.World().Inv().Mul4(a.World())
-	if !inRange(&m) {
-		// Frames are in range, but a frame scaled nearly to nothing has an
-		// inverse that is not.
+	inv, ok := invertAffine(b.World())
+	m := inv.Mul4(a.World())
+	if !ok || !inRange(&m) {
+		// Frames are in range, but a frame scaled (nearly) to nothing has
+		// an inverse that is not.
 		return mgl64.Mat4{}, fmt.Errorf("the transform of %q relative to %q is out of range (is %q scaled nearly to zero?)", of, rel, rel)
 	}
 	return m, nil
+}
+
+// invertAffine inverts a transform whose last row is 0 0 0 1 (every
+// transform of the graph): [A t]^-1 = [A^-1 -A^-1 t]. Unlike mgl64's Inv,
+// which returns zero for determinants below 1e-10 (a frame scaled by 1e-4),
+// it fails only for a singular or non-finite result.
+func invertAffine(m mgl64.Mat4) (mgl64.Mat4, bool) {
+	a := m.Mat3()
+	det := a.Det()
+	if det == 0 || math.IsNaN(det) || math.IsInf(det, 0) {
+		return mgl64.Mat4{}, false
+	}
+	// The adjugate over the determinant (mgl64's Mat3.Inv has the same
+	// epsilon test as Mat4.Inv).
+	inv := mgl64.Mat3{
+		a[4]*a[8] - a[5]*a[7], a[2]*a[7] - a[1]*a[8], a[1]*a[5] - a[2]*a[4],
+		a[5]*a[6] - a[3]*a[8], a[0]*a[8] - a[2]*a[6], a[2]*a[3] - a[0]*a[5],
+		a[3]*a[7] - a[4]*a[6], a[1]*a[6] - a[0]*a[7], a[0]*a[4] - a[1]*a[3],
+	}.Mul(1 / det)
+	t := inv.Mul3x1(mgl64.Vec3{m[12], m[13], m[14]}).Mul(-1)
+	r := inv.Mat4()
+	r.SetCol(3, mgl64.Vec4{t[0], t[1], t[2], 1})
+	for _, v := range r {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return mgl64.Mat4{}, false
+		}
+	}
+	return r, true
 }
 
 // MeshStats reports how much geometry the scene shares.
