@@ -1,7 +1,9 @@
 package scene_test
 
 import (
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/simvis/simvis/scene"
@@ -110,5 +112,23 @@ func TestCommandContentRefused(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), `req:1: part "P": attribute "file": embedded command 1: `) ||
 		!strings.HasSuffix(err.Error(), `:2: element "E": child <sensor> not allowed: commands take attributes only (write nested commands after it, with insert_at)`) {
 		t.Errorf("embedded: %v", err)
+	}
+}
+
+// A scene file that is not a regular file (a FIFO would block the reader)
+// is refused.
+func TestSceneFileNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	_, err := scene.ReadCommands(dir)
+	if err == nil || err.Error() != "scene: "+dir+" is not a regular file (d---------)" {
+		t.Errorf("directory: %v", err)
+	}
+	fifo := filepath.Join(dir, "scene.xml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	_, err = scene.ReadCommands(fifo)
+	if err == nil || err.Error() != "scene: "+fifo+" is not a regular file (p---------)" {
+		t.Errorf("fifo: %v", err)
 	}
 }

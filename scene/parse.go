@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/beevik/etree"
 )
@@ -16,7 +17,7 @@ import (
 // ReadCommands reads a scene file: either a <scene> root holding part, element
 // and sensor commands, or a bare list of commands like the paper's Fig. 1.
 func ReadCommands(path string) ([]*Command, error) {
-	data, err := os.ReadFile(path)
+	data, err := readSceneFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("scene: %w", err)
 	}
@@ -25,6 +26,37 @@ func ReadCommands(path string) ([]*Command, error) {
 		return nil, fmt.Errorf("scene: %w", err)
 	}
 	return ParseCommands(data, path, filepath.Dir(abs))
+}
+
+// MaxSceneFileBytes bounds the scene files ReadCommands reads.
+const MaxSceneFileBytes = 256 << 20
+
+// readSceneFile reads a regular file of at most MaxSceneFileBytes: a FIFO
+// or a device named as a scene would block or never end.
+func readSceneFile(path string) ([]byte, error) {
+	// Non-blocking, so that opening a FIFO does not wait for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, st.Mode().Type())
+	}
+	if st.Size() > MaxSceneFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d a scene file may have", path, st.Size(), MaxSceneFileBytes)
+	}
+	// The size was checked on the open file; read no more than that even
+	// if it grows meanwhile.
+	data, err := io.ReadAll(io.LimitReader(f, MaxSceneFileBytes+1))
+	if err == nil && len(data) > MaxSceneFileBytes {
+		err = fmt.Errorf("%s: grew past the %d bytes a scene file may have", path, MaxSceneFileBytes)
+	}
+	return data, err
 }
 
 // ParseCommands parses scene XML held in memory. file names the source in

@@ -57,16 +57,34 @@ type Options struct {
 
 // Limits bound the cost of one command (see Options.Limits). Zero fields
 // take DefaultLimits' values; negative fields mean no limit.
+//
+// Model limits are checked by the loader (models.LoadWith) for each model
+// file. The other budgets are counted over one command and every command
+// embedded in the models it loads, recursively: a part is counted, with
+// its model's vertices, triangles and nodes, before it is built, so a
+// model that embeds parts of itself stops at the budget instead of
+// growing exponentially; nodes and meshes an element or sensor adds are
+// counted when its constructor returns. A command over a budget is
+// refused with an error that names it (file, line, attribute "file" for
+// parts) and the limit; nothing it added stays. The simvis command sets
+// them with --max-parts, --max-vertices, --max-triangles, --max-nodes,
+// --max-model-mib and --max-image-mpixels.
 type Limits struct {
-	Model models.Limits // per model file
+	Model models.Limits // per model file (default models.DefaultLimits)
 	// Per command, embedded commands included:
-	Parts     int   // parts added
-	Vertices  int64 // vertices instantiated (a model used by 8 parts counts 8 times)
-	Triangles int64 // triangles instantiated
-	Nodes     int   // scene nodes added
+	Parts     int   // parts added (default 1000)
+	Vertices  int64 // vertices instantiated: a model used by 8 parts counts 8 times (default 32 Mi)
+	Triangles int64 // triangles instantiated (default 32 Mi)
+	// Nodes counts scene graph nodes added: 3 per part (separator,
+	// insertion point, model) plus the model's nodes and insertion points,
+	// 2 per sensor, and what elements add (default 200,000).
+	Nodes int
 }
 
 // DefaultLimits are the limits of a scene whose Options leave them zero.
+// Instances of one model share its memory (bounded per file by Model), so
+// the vertex and triangle budgets bound what one command adds to every
+// render, and the parts and nodes budgets the graph it builds.
 var DefaultLimits = Limits{
 	Model:     models.DefaultLimits,
 	Parts:     1000,
@@ -445,6 +463,9 @@ func (s *Scene) loadModel(path, root string) (*loadedModel, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A model stays cached only if the command that loaded it succeeds:
+	// refused requests must not keep memory.
+	s.undo = append(s.undo, func() { delete(s.models, key) })
 	lm := &loadedModel{model: m}
 	lm.vertices, lm.triangles, lm.modelNodes = m.Counts()
 	var count func(n *models.Node)
