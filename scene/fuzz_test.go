@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/beevik/etree"
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
@@ -88,37 +89,62 @@ func snapshot(t *testing.T, s *scene.Scene) []byte {
 	return data
 }
 
-// FuzzSceneExec executes fuzzed commands on a scene holding a robot, from
-// a scene file or, confined, as a host's request. Nothing may panic; a
-// refused command is located and leaves the scene as it was; an accepted
-// one leaves every world transform in range, the scene describable as
-// JSON, and (confined) every model inside the scene's directory. Seeds
-// (the issue's reproductions among them): testdata/fuzz/FuzzSceneExec.
+// FuzzSceneExec executes a fuzzed command on a scene holding a robot, from
+// a scene file or, confined, as a host's request. The command is built
+// from its parts (kind: part, element or sensor; type, name, insert_at,
+// file, pose_offset, and more attributes as "key=value;key=value"), so that
+// mutations explore what commands do rather than XML syntax (which
+// FuzzParseCommand covers); then every parameter is set to value. Nothing
+// may panic; a refused command is located and leaves the scene as it was;
+// an accepted one leaves every world transform in range, the scene
+// describable as JSON, and (confined) every model inside the scene's
+// directory. Seeds (the issue's reproductions among them):
+// testdata/fuzz/FuzzSceneExec.
 func FuzzSceneExec(f *testing.F) {
 	dir := fuzzDir(f)
-	f.Fuzz(func(t *testing.T, text string, confined bool) {
-		cmds, err := scene.ParseCommands([]byte(text), "fuzz", dir)
+	f.Fuzz(func(t *testing.T, kind uint8, typ, name, at, file, pose, attrs string, value float64, confined bool) {
+		elem := etree.NewElement([]string{"part", "element", "sensor"}[kind%3])
+		for _, a := range [][2]string{{"type", typ}, {"name", name}, {"insert_at", at}, {"file", file}, {"pose_offset", pose}} {
+			if a[1] != "" {
+				elem.CreateAttr(a[0], a[1])
+			}
+		}
+		for _, kv := range strings.Split(attrs, ";") {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				elem.CreateAttr(k, v)
+			}
+		}
+		doc := etree.NewDocument()
+		doc.SetRoot(elem)
+		text, err := doc.WriteToString()
 		if err != nil {
 			return
 		}
+		c, err := scene.ParseCommand(text, "fuzz", dir)
+		if err != nil {
+			return // not XML (an attribute key that is no name): FuzzParseCommand's ground
+		}
+		c.Confined = confined
 		s := scene.New(scene.Options{ParamCapacity: 1 << 12,
 			Limits: scene.Limits{Parts: 64, Vertices: 1 << 16, Triangles: 1 << 16, Nodes: 4096}})
-		if err := exec(t, s, dir, `<part file="robot.glb" name="R" pose_offset="1 2 0 0 0 30"/>`); err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cmds {
-			c.Confined = confined
-			before := snapshot(t, s)
-			if err := s.Exec(c); err != nil {
-				var located *scene.Error
-				if !errors.As(err, &located) || !strings.HasPrefix(err.Error(), "fuzz:") {
-					t.Fatalf("error not located at the command: %v", err)
-				}
-				if after := snapshot(t, s); !bytes.Equal(before, after) {
-					t.Fatalf("refused command %s (%v) changed the scene:\n%s\n%s", c, err, before, after)
-				}
-				continue
+		for _, xml := range []string{
+			`<part file="robot.glb" name="R" pose_offset="1 2 0 0 0 30"/>`,
+			`<sensor type="camera" name="CAM" insert_at="R/MOUNT" pose_offset="0.1 0 0 0 0 0"/>`,
+		} {
+			if err := exec(t, s, dir, xml); err != nil {
+				t.Fatal(err)
 			}
+		}
+		before := snapshot(t, s)
+		if err := s.Exec(c); err != nil {
+			var located *scene.Error
+			if !errors.As(err, &located) || !strings.HasPrefix(err.Error(), "fuzz:1: ") {
+				t.Fatalf("error not located at the command: %v", err)
+			}
+			if after := snapshot(t, s); !bytes.Equal(before, after) {
+				t.Fatalf("refused command %s (%v) changed the scene:\n%s\n%s", c, err, before, after)
+			}
+		} else {
 			fuzzAssertInRange(t, s)
 			snapshot(t, s)
 			if confined {
@@ -133,9 +159,10 @@ func FuzzSceneExec(f *testing.F) {
 				}
 			}
 		}
-		// Values written at run time: large ones are rejected, not applied.
+		// Values written at run time: those out of range are rejected,
+		// not applied.
 		for i := range s.Values() {
-			s.Values()[i] = math.MaxFloat64 / float64(i+1)
+			s.Values()[i] = value * float64(i+1)
 		}
 		_ = s.Update()
 		fuzzAssertInRange(t, s)

@@ -74,7 +74,7 @@ func (s *Scene) newNode(kind NodeKind, name, owner string, local mgl64.Mat4) *No
 	n := &Node{Kind: kind, Name: name, Owner: owner, local: local, world: local, g3n: core.NewNode(), scene: s}
 	n.g3n.SetName(name)
 	n.g3n.SetUserData(n)
-	// g3n forwards an "descendant added" event from every node to the top
+	// g3n forwards a "descendant added" event from every node to the top
 	// of its tree on each Add, which makes every insertion cost the depth
 	// of the tree (quadratic chains of parts and models). Nothing listens
 	// to it, so the scene's own nodes do not forward it.

@@ -204,7 +204,11 @@ func Load(path string, opts Options) (*Scene, error) {
 	return s, nil
 }
 
-// Exec executes one command. A command that fails leaves the scene as it was.
+// Exec executes one command. A command that fails leaves the scene as it
+// was. Besides bad attributes, a command fails if it (with the commands
+// embedded in the models it loads) would pass a budget of Options.Limits,
+// or if its changes would put a local or world transform out of range:
+// not finite, or beyond ±3.4e38, where the float32 of renderers overflows.
 func (s *Scene) Exec(c *Command) error { return s.ExecVerified(c, nil) }
 
 // ExecVerified is Exec with a last check: verify (if not nil) runs after
@@ -238,9 +242,9 @@ func (s *Scene) ExecVerified(c *Command, verify func() error) error {
 func (s *Scene) Log() []*Command { return s.log }
 
 // exec runs a command; prefix is the enclosing part's name for commands
-// embedded in a model ("" at top level).
-// Every command ends with a check that the world transforms it changed
-// are in range (a part checks its own before its embedded commands run).
+// embedded in a model ("" at top level). Every command ends with a check
+// that the world transforms it changed are in range (a part checks its own
+// before its embedded commands run).
 func (s *Scene) exec(c *Command, prefix string) error {
 	s.execs++
 	start := len(s.moved)
@@ -852,7 +856,7 @@ func (s *Scene) Transform(of, rel string) (mgl64.Mat4, error) {
 	if err != nil {
 		return mgl64.Mat4{}, err
 	}
-	inv, ok := invertAffine(b.World())
+	inv, ok := InvertAffine(b.World())
 	m := inv.Mul4(a.World())
 	if !ok || !inRange(&m) {
 		// Frames are in range, but a frame scaled (nearly) to nothing has
@@ -862,11 +866,12 @@ func (s *Scene) Transform(of, rel string) (mgl64.Mat4, error) {
 	return m, nil
 }
 
-// invertAffine inverts a transform whose last row is 0 0 0 1 (every
+// InvertAffine inverts a transform whose last row is 0 0 0 1 (every
 // transform of the graph): [A t]^-1 = [A^-1 -A^-1 t]. Unlike mgl64's Inv,
-// which returns zero for determinants below 1e-10 (a frame scaled by 1e-4),
-// it fails only for a singular or non-finite result.
-func invertAffine(m mgl64.Mat4) (mgl64.Mat4, bool) {
+// which returns zero for determinants below 1e-10 (a frame scaled by 1e-4
+// per axis), it reports false only for a singular matrix or a result that
+// is not finite.
+func InvertAffine(m mgl64.Mat4) (mgl64.Mat4, bool) {
 	a := m.Mat3()
 	det := a.Det()
 	if det == 0 || math.IsNaN(det) || math.IsInf(det, 0) {
