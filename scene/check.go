@@ -43,10 +43,12 @@ func (s *Scene) check(roots []*Node) *Node {
 			} else {
 				n.world = n.parent.world.Mul4(n.local)
 			}
-			n.visit = id
-			if !inRange(&n.world) || !inRange(&n.local) {
+			// A local transform needs a look only when it is new or was
+			// set (then n is a root): others were checked before.
+			if !inRange(&n.world) || (n == r || n.visit == 0) && !inRange(&n.local) {
 				bad = append(bad, n)
 			}
+			n.visit = id
 			// Pushed in reverse so that nodes are visited in traversal
 			// order and the first bad node is the outermost one.
 			for i := len(n.children) - 1; i >= 0; i-- {
