@@ -22,9 +22,15 @@ type Command struct {
 	Line int            // 1-based line of the command's start tag
 	Dir  string         // directory that relative file= paths resolve against
 	// Confined commands come from untrusted sources (requests of a running
-	// host): their file paths must be relative and stay inside Dir, also
-	// after symbolic links are followed.
+	// host): their file paths must be relative and stay inside Root, also
+	// after symbolic links are followed, and so must everything the models
+	// they load name (buffers, images, embedded commands, recursively).
 	Confined bool
+	// Root is the directory a confined command's files must stay inside;
+	// "" means Dir. Commands embedded in a model that a confined command
+	// loads get the command's root, while their relative paths resolve
+	// against the model's directory (their Dir).
+	Root string
 
 	used map[string]bool
 }
@@ -216,19 +222,39 @@ func (c *Command) Path(name string) (string, error) {
 	return v, nil
 }
 
+// root returns the absolute directory a confined command is confined to
+// ("" for commands that are not confined).
+func (c *Command) root() string {
+	if !c.Confined {
+		return ""
+	}
+	r := c.Root
+	if r == "" {
+		r = c.Dir
+	}
+	if abs, err := filepath.Abs(r); err == nil {
+		r = abs
+	}
+	return r
+}
+
 func (c *Command) confinedPath(name, v string) (string, error) {
 	if filepath.IsAbs(v) {
 		return "", c.Errorf(name, "absolute path %q refused: requests may only name files inside the scene's directory", v)
 	}
-	if !filepath.IsLocal(v) {
+	root := c.root()
+	full, err := filepath.Abs(filepath.Join(c.Dir, v))
+	if err != nil {
+		return "", c.Errorf(name, "%v", err)
+	}
+	if rel, err := filepath.Rel(root, full); err != nil || !filepath.IsLocal(rel) {
 		return "", c.Errorf(name, "path %q refused: it leaves the scene's directory", v)
 	}
-	full := filepath.Join(c.Dir, v)
 	real, err := filepath.EvalSymlinks(full)
 	if err != nil {
 		return full, nil // a missing file is reported by whoever opens it
 	}
-	base, err := filepath.EvalSymlinks(c.Dir)
+	base, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return "", c.Errorf(name, "%v", err)
 	}

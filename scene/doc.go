@@ -15,4 +15,19 @@
 //
 // Conventions: right-handed, z up, x forward, meters; pose_offset is
 // "x y z roll pitch yaw" with angles in degrees and R = Rz(yaw)·Ry(pitch)·Rx(roll).
+//
+// Hostile input. Every command is checked before it changes anything a
+// reader could see, and a command that fails leaves the scene as it was:
+//   - Commands take attributes only; child elements or text inside one are
+//     an error naming the file, line and child.
+//   - Every local and composed world transform must be finite and within
+//     ±3.4e38 (float32, which renderers use): a command whose changes
+//     break that is refused, naming the attribute (pose_offset, the
+//     model file, an element's parameter), and values set at run time
+//     that would break it are rejected by Update. Only the subtrees below
+//     what changed are recomputed, from kept world transforms.
+//   - Confined commands (requests of a running host) name files inside
+//     their root only, and so do the commands embedded in the models they
+//     load, and the models' own buffers and images (models.LoadWith).
+//   - Options.Limits bound what one command may add (see Limits).
 package scene

@@ -114,7 +114,7 @@ func (c *Context) InsertProperty() *Node {
 // InsertSeparator inserts a separator with the given local transform right
 // before the insertion point; what goes inside it affects nothing outside.
 func (c *Context) InsertSeparator(local mgl64.Mat4) *Node {
-	sep := newNode(KindSeparator, c.Name, c.Name, local)
+	sep := c.Scene.newNode(KindSeparator, c.Name, c.Name, local)
 	if !c.sensed {
 		c.Scene.SetSensed(sep, false)
 	}
@@ -125,7 +125,7 @@ func (c *Context) InsertSeparator(local mgl64.Mat4) *Node {
 // AddChild adds a node under parent (one the element inserted), undone if
 // the command fails.
 func (c *Context) AddChild(parent *Node, kind NodeKind, name string, local mgl64.Mat4) *Node {
-	n := newNode(kind, name, c.Name, local)
+	n := c.Scene.newNode(kind, name, c.Name, local)
 	if !c.sensed {
 		c.Scene.SetSensed(n, false)
 	}
@@ -140,5 +140,6 @@ func (c *Context) AddChild(parent *Node, kind NodeKind, name string, local mgl64
 func (c *Context) AddMesh(parent *Node, name string, local mgl64.Mat4, mesh *models.Mesh) *Node {
 	n := c.AddChild(parent, KindCustom, name, local)
 	c.Scene.attachMesh(n, mesh)
+	c.Scene.spent.addMesh(mesh)
 	return n
 }

@@ -1,6 +1,9 @@
 package scene_test
 
 import (
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/simvis/simvis/scene"
@@ -60,6 +63,20 @@ func TestBadSceneFiles(t *testing.T) {
 			`s.xml:1: sensor "S": attribute "width": -4 is out of range [1, 16384]`},
 		{"sensor far before near", "<sensor type=\"camera\" name=\"S\" near=\"2\" far=\"1\"/>",
 			`s.xml:1: sensor "S": attribute "far": 1 must be greater than near (2)`},
+		{"child command", "<scene>\n<part file=\"box.glb\" name=\"A\">\n  <element type=\"pose\" name=\"E\"/>\n</part>\n</scene>",
+			`s.xml:3: part "A": child <element> not allowed: commands take attributes only (write nested commands after it, with insert_at)`},
+		{"child of a bare command", "<sensor type=\"camera\" name=\"S\"><noise/></sensor>",
+			`s.xml:1: sensor "S": child <noise> not allowed`},
+		{"text in a command", "<scene>\n<part file=\"box.glb\" name=\"A\">\n  hello\n</part>\n</scene>",
+			`s.xml:2: part "A": text "hello" not allowed: commands take attributes only`},
+		{"CDATA in a command", "<part file=\"box.glb\" name=\"A\"><![CDATA[x]]></part>",
+			`s.xml:1: part "A": text "x" not allowed`},
+		{"processing instruction in a command", "<part file=\"box.glb\" name=\"A\"><?run x?></part>",
+			`s.xml:1: part "A": processing instruction <?run?> not allowed`},
+		{"text in the scene", "<scene>\n<part file=\"box.glb\" name=\"A\"/>\n oops\n</scene>",
+			`s.xml:1: scene: text "oops" not allowed`},
+		{"out of range pose", "<part file=\"box.glb\" name=\"A\" pose_offset=\"1e39 0 0 0 0 0\"/>",
+			`s.xml:1: part "A": attribute "pose_offset": the composed world transform of separator "A" is out of range`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -78,5 +95,40 @@ func TestBadSceneFiles(t *testing.T) {
 				t.Errorf("error\n  %q\nwant prefix\n  %q", got, c.want)
 			}
 		})
+	}
+}
+
+// Requests and commands embedded in models take no content either.
+func TestCommandContentRefused(t *testing.T) {
+	_, err := scene.ParseCommand(`<part file="box.glb" name="A"><element type="pose" name="E"/></part>`, "req", "")
+	if err == nil || err.Error() != `req:1: part "A": child <element> not allowed: commands take attributes only (write nested commands after it, with insert_at)` {
+		t.Errorf("request: %v", err)
+	}
+	dir := t.TempDir()
+	writeEmbedding(t, dir, "m.glb", `<element type="pose" name="E">
+  <sensor type="camera" name="S"/>
+</element>`)
+	err = exec(t, scene.New(scene.Options{}), dir, `<part file="m.glb" name="P"/>`)
+	if err == nil || !strings.HasPrefix(err.Error(), `req:1: part "P": attribute "file": embedded command 1: `) ||
+		!strings.HasSuffix(err.Error(), `:2: element "E": child <sensor> not allowed: commands take attributes only (write nested commands after it, with insert_at)`) {
+		t.Errorf("embedded: %v", err)
+	}
+}
+
+// A scene file that is not a regular file (a FIFO would block the reader)
+// is refused.
+func TestSceneFileNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	_, err := scene.ReadCommands(dir)
+	if err == nil || err.Error() != "scene: "+dir+" is not a regular file (d---------)" {
+		t.Errorf("directory: %v", err)
+	}
+	fifo := filepath.Join(dir, "scene.xml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	_, err = scene.ReadCommands(fifo)
+	if err == nil || err.Error() != "scene: "+fifo+" is not a regular file (p---------)" {
+		t.Errorf("fifo: %v", err)
 	}
 }

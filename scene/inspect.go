@@ -57,7 +57,7 @@ func (s *Scene) Inspect() (*Info, error) {
 	if err := s.Update(); err != nil {
 		return nil, err
 	}
-	info := &Info{Graph: s.nodeInfo(s.top), Meshes: s.MeshStats(), Models: map[string]int{}}
+	info := &Info{Graph: s.nodeInfo(s.top, attachments(s.top)), Meshes: s.MeshStats(), Models: map[string]int{}}
 	for _, e := range s.elements {
 		ei := ElementInfo{Name: e.Name, Type: e.Type, At: e.At, Start: e.Start}
 		for i, p := range e.Params {
@@ -76,7 +76,7 @@ func (s *Scene) Inspect() (*Info, error) {
 	return info, nil
 }
 
-func (s *Scene) nodeInfo(n *Node) *NodeInfo {
+func (s *Scene) nodeInfo(n *Node, attached map[*Node]bool) *NodeInfo {
 	ni := &NodeInfo{Kind: n.Kind.String(), Name: n.Name, Owner: n.Owner}
 	if ni.Owner == ni.Name {
 		ni.Owner = ""
@@ -94,10 +94,10 @@ func (s *Scene) nodeInfo(n *Node) *NodeInfo {
 	for _, c := range n.children {
 		// A model's own nodes are shown only where something is attached
 		// inside them; the model line summarises the rest.
-		if c.Kind == KindModelNode && !c.hasAttachment() {
+		if c.Kind == KindModelNode && !attached[c] {
 			continue
 		}
-		ni.Children = append(ni.Children, s.nodeInfo(c))
+		ni.Children = append(ni.Children, s.nodeInfo(c, attached))
 	}
 	return ni
 }
@@ -115,15 +115,26 @@ func isIdentity(n *Node) bool {
 	return true
 }
 
-func (n *Node) hasAttachment() bool {
-	found := false
-	n.Walk(func(d *Node) error {
-		if d.Kind != KindModelNode {
-			found = true
+// attachments returns the model nodes whose subtrees hold something other
+// than model nodes, found in one pass (asking each node would cost the
+// depth of deep models each).
+func attachments(top *Node) map[*Node]bool {
+	attached := map[*Node]bool{}
+	var walk func(n *Node) bool
+	walk = func(n *Node) bool {
+		found := n.Kind != KindModelNode
+		for _, c := range n.children {
+			if walk(c) {
+				found = true
+			}
 		}
-		return nil
-	})
-	return found
+		if found && n.Kind == KindModelNode {
+			attached[n] = true
+		}
+		return found
+	}
+	walk(top)
+	return attached
 }
 
 // WriteTree prints the scene graph as an indented tree.

@@ -1,6 +1,8 @@
 package scene
 
 import (
+	"math"
+
 	"github.com/g3n/engine/core"
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
@@ -61,13 +63,24 @@ type Node struct {
 	model   *models.Model // KindModel: the loaded model
 	mesh    *models.Mesh  // KindModelNode: the node's mesh, if any
 	meshG3N []core.INode  // the mesh's g3n graphics (children of g3n)
+
+	scene *Scene     // the scene that made the node: SetLocal reports to it
+	world mgl64.Mat4 // world transform as of the scene's last check (see Scene.check)
+	visit uint64     // the check that last computed world
 }
 
-func newNode(kind NodeKind, name, owner string, local mgl64.Mat4) *Node {
-	n := &Node{Kind: kind, Name: name, Owner: owner, local: local, g3n: core.NewNode()}
+// newNode makes a node of s and counts it against the command's budget.
+func (s *Scene) newNode(kind NodeKind, name, owner string, local mgl64.Mat4) *Node {
+	n := &Node{Kind: kind, Name: name, Owner: owner, local: local, world: local, g3n: core.NewNode(), scene: s}
 	n.g3n.SetName(name)
 	n.g3n.SetUserData(n)
+	// g3n forwards a "descendant added" event from every node to the top
+	// of its tree on each Add, which makes every insertion cost the depth
+	// of the tree (quadratic chains of parts and models). Nothing listens
+	// to it, so the scene's own nodes do not forward it.
+	n.g3n.UnsubscribeID(core.OnDescendant, nil)
 	setG3NMatrix(n.g3n, local)
+	s.spent.nodes++
 	return n
 }
 
@@ -85,20 +98,48 @@ func (n *Node) Children() []*Node { return n.children }
 func (n *Node) Local() mgl64.Mat4 { return n.local }
 
 // SetLocal changes the node's transform relative to its parent. Elements use
-// it on the transforms they inserted.
+// it on the transforms they inserted. The scene checks, when the element's
+// command or Apply returns, that every world transform below stays in range
+// (see Scene.Update), and refuses the values otherwise.
 func (n *Node) SetLocal(m mgl64.Mat4) {
 	n.local = m
 	setG3NMatrix(n.g3n, m)
+	if n.scene != nil {
+		n.scene.moved = append(n.scene.moved, n)
+	}
 }
 
 // World returns the node's transform relative to the world, computed in
-// float64 from the chain of local transforms.
+// float64 from the chain of local transforms, top down like the scene's
+// own checks and the renderers.
 func (n *Node) World() mgl64.Mat4 {
-	m := n.local
-	for p := n.parent; p != nil; p = p.parent {
-		m = p.local.Mul4(m)
+	if n.parent == nil {
+		return n.local
+	}
+	var buf [32]*Node
+	chain := buf[:0]
+	for p := n; p != nil; p = p.parent {
+		chain = append(chain, p)
+	}
+	m := chain[len(chain)-1].local
+	for i := len(chain) - 2; i >= 0; i-- {
+		m = m.Mul4(chain[i].local)
 	}
 	return m
+}
+
+// maxCoordinate bounds every entry of local and world transforms: beyond
+// it the float32 matrices that renderers use overflow to infinity.
+const maxCoordinate = math.MaxFloat32
+
+// inRange reports whether every entry of m is finite and within maxCoordinate.
+func inRange(m *mgl64.Mat4) bool {
+	for _, v := range m {
+		if !(math.Abs(v) <= maxCoordinate) { // NaN fails too
+			return false
+		}
+	}
+	return true
 }
 
 // G3N returns the g3n node that mirrors this node. Elements may add their own
@@ -111,9 +152,15 @@ func (n *Node) Model() *models.Model { return n.model }
 // Mesh returns the mesh of a KindModelNode node (nil otherwise).
 func (n *Node) Mesh() *models.Mesh { return n.mesh }
 
+// indexInParent searches from the end: insertion points, before which
+// things are inserted, stay last in their parents as parts accumulate.
 func (n *Node) indexInParent() int {
-	for i, c := range n.parent.children {
-		if c == n {
+	return lastIndex(n.parent.children, n)
+}
+
+func lastIndex[E comparable](s []E, v E) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == v {
 			return i
 		}
 	}
@@ -129,7 +176,7 @@ func (n *Node) insertAt(i int, child *Node) {
 	n.children[i] = child
 	child.parent = n
 	if i+1 < len(n.children) {
-		n.g3n.AddAt(n.g3n.ChildIndex(n.children[i+1].g3n), child.g3n)
+		n.g3n.AddAt(lastIndex(n.g3n.Children(), core.INode(n.children[i+1].g3n)), child.g3n)
 	} else {
 		n.g3n.Add(child.g3n)
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 
 	"github.com/beevik/etree"
 )
@@ -15,7 +17,7 @@ import (
 // ReadCommands reads a scene file: either a <scene> root holding part, element
 // and sensor commands, or a bare list of commands like the paper's Fig. 1.
 func ReadCommands(path string) ([]*Command, error) {
-	data, err := os.ReadFile(path)
+	data, err := readSceneFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("scene: %w", err)
 	}
@@ -24,6 +26,37 @@ func ReadCommands(path string) ([]*Command, error) {
 		return nil, fmt.Errorf("scene: %w", err)
 	}
 	return ParseCommands(data, path, filepath.Dir(abs))
+}
+
+// MaxSceneFileBytes bounds the scene files ReadCommands reads.
+const MaxSceneFileBytes = 256 << 20
+
+// readSceneFile reads a regular file of at most MaxSceneFileBytes: a FIFO
+// or a device named as a scene would block or never end.
+func readSceneFile(path string) ([]byte, error) {
+	// Non-blocking, so that opening a FIFO does not wait for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, st.Mode().Type())
+	}
+	if st.Size() > MaxSceneFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d a scene file may have", path, st.Size(), MaxSceneFileBytes)
+	}
+	// The size was checked on the open file; read no more than that even
+	// if it grows meanwhile.
+	data, err := io.ReadAll(io.LimitReader(f, MaxSceneFileBytes+1))
+	if err == nil && len(data) > MaxSceneFileBytes {
+		err = fmt.Errorf("%s: grew past the %d bytes a scene file may have", path, MaxSceneFileBytes)
+	}
+	return data, err
 }
 
 // ParseCommands parses scene XML held in memory. file names the source in
@@ -59,10 +92,16 @@ func ParseCommands(data []byte, file, dir string) ([]*Command, error) {
 		return nil, &Error{File: file, Err: errors.New("no commands (want <scene> or part/element/sensor commands)")}
 	}
 	elems := roots
+	if err := strayText(&doc.Element, file, 0, ""); err != nil {
+		return nil, err
+	}
 	if len(roots) == 1 && roots[0].Tag == "scene" {
 		s := roots[0]
 		if len(s.Attr) > 0 {
 			return nil, &Error{File: file, Line: lineOf[s], What: "scene", Attr: s.Attr[0].Key, Err: errors.New("unknown attribute")}
+		}
+		if err := strayText(s, file, lineOf[s], "scene"); err != nil {
+			return nil, err
 		}
 		elems = s.ChildElements()
 	}
@@ -78,9 +117,40 @@ func ParseCommands(data []byte, file, dir string) ([]*Command, error) {
 		if e.Space != "" {
 			return nil, c.Errorf("", "namespaced command %q not supported", e.FullTag())
 		}
+		// Commands take attributes only: content would be silently
+		// ignored, so a nested command (a part's element, say) is an error.
+		if children := e.ChildElements(); len(children) > 0 {
+			return nil, &Error{File: file, Line: lineOf[children[0]], What: c.what(),
+				Err: fmt.Errorf("child <%s> not allowed: commands take attributes only (write nested commands after it, with insert_at)", children[0].FullTag())}
+		}
+		if err := strayText(e, file, c.Line, c.what()); err != nil {
+			return nil, err
+		}
 		cmds = append(cmds, c)
 	}
 	return cmds, nil
+}
+
+// strayText returns an error for content of e other than child elements,
+// comments and white space: text, CDATA or processing instructions that
+// would otherwise be ignored.
+func strayText(e *etree.Element, file string, line int, what string) error {
+	for _, t := range e.Child {
+		switch t := t.(type) {
+		case *etree.CharData:
+			if text := strings.TrimSpace(t.Data); text != "" {
+				if r := []rune(text); len(r) > 40 {
+					text = string(r[:40]) + "..."
+				}
+				return &Error{File: file, Line: line, What: what, Err: fmt.Errorf("text %q not allowed: commands take attributes only", text)}
+			}
+		case *etree.ProcInst:
+			if e.Parent() != nil { // the document's own (<?xml ...?>) are fine
+				return &Error{File: file, Line: line, What: what, Err: fmt.Errorf("processing instruction <?%s?> not allowed", t.Target)}
+			}
+		}
+	}
+	return nil
 }
 
 // startLines returns the line of each start tag in document order, and a

@@ -57,16 +57,34 @@ type Options struct {
 
 // Limits bound the cost of one command (see Options.Limits). Zero fields
 // take DefaultLimits' values; negative fields mean no limit.
+//
+// Model limits are checked by the loader (models.LoadWith) for each model
+// file. The other budgets are counted over one command and every command
+// embedded in the models it loads, recursively: a part is counted, with
+// its model's vertices, triangles and nodes, before it is built, so a
+// model that embeds parts of itself stops at the budget instead of
+// growing exponentially; nodes and meshes an element or sensor adds are
+// counted when its constructor returns. A command over a budget is
+// refused with an error that names it (file, line, attribute "file" for
+// parts) and the limit; nothing it added stays. The simvis command sets
+// them with --max-parts, --max-vertices, --max-triangles, --max-nodes,
+// --max-model-mib and --max-image-mpixels.
 type Limits struct {
-	Model models.Limits // per model file
+	Model models.Limits // per model file (default models.DefaultLimits)
 	// Per command, embedded commands included:
-	Parts     int   // parts added
-	Vertices  int64 // vertices instantiated (a model used by 8 parts counts 8 times)
-	Triangles int64 // triangles instantiated
-	Nodes     int   // scene nodes added
+	Parts     int   // parts added (default 1000)
+	Vertices  int64 // vertices instantiated: a model used by 8 parts counts 8 times (default 32 Mi)
+	Triangles int64 // triangles instantiated (default 32 Mi)
+	// Nodes counts scene graph nodes added: 3 per part (separator,
+	// insertion point, model) plus the model's nodes and insertion points,
+	// 2 per sensor, and what elements add (default 200,000).
+	Nodes int
 }
 
 // DefaultLimits are the limits of a scene whose Options leave them zero.
+// Instances of one model share its memory (bounded per file by Model), so
+// the vertex and triangle budgets bound what one command adds to every
+// render, and the parts and nodes budgets the graph it builds.
 var DefaultLimits = Limits{
 	Model:     models.DefaultLimits,
 	Parts:     1000,
@@ -105,12 +123,19 @@ type Scene struct {
 	flagged     map[*Node]bool // nodes with a switch or sensed flag
 	stylesDirty bool           // colors must be resolved again
 
-	models  map[string]*models.Model
+	models  map[modelKey]*loadedModel
 	meshes  *meshCache
 	lights  *core.Node
 	log     []*Command
 	undo    []func()
 	nesting int
+
+	limits Limits  // resolved: no zero fields
+	spent  spent   // what the running command added so far
+	moved  []*Node // nodes inserted or moved since the last world check
+	stack  []*Node // the checks' work list, kept to spare Update allocations
+	checks uint64  // world checks so far (Node.visit)
+	execs  int     // commands running (nested for embedded ones)
 
 	onRejected func(*RejectedError)
 }
@@ -135,13 +160,14 @@ func New(opts Options) *Scene {
 		values:  values,
 		applied: make([]float64, 0, capacity),
 		flagged: map[*Node]bool{},
-		models:  map[string]*models.Model{},
+		models:  map[modelKey]*loadedModel{},
+		limits:  opts.Limits.resolved(),
 		meshes:  newMeshCache(),
 
 		onRejected: opts.OnRejected,
 	}
-	s.top = newNode(KindGroup, "", "", mgl64.Ident4())
-	root := newNode(KindInsertionPoint, RootName, "", mgl64.Ident4())
+	s.top = s.newNode(KindGroup, "", "", mgl64.Ident4())
+	root := s.newNode(KindInsertionPoint, RootName, "", mgl64.Ident4())
 	s.top.appendChild(root)
 	s.points[RootName] = root
 	s.lights = core.NewNode()
@@ -178,7 +204,11 @@ func Load(path string, opts Options) (*Scene, error) {
 	return s, nil
 }
 
-// Exec executes one command. A command that fails leaves the scene as it was.
+// Exec executes one command. A command that fails leaves the scene as it
+// was. Besides bad attributes, a command fails if it (with the commands
+// embedded in the models it loads) would pass a budget of Options.Limits,
+// or if its changes would put a local or world transform out of range:
+// not finite, or beyond ±3.4e38, where the float32 of renderers overflows.
 func (s *Scene) Exec(c *Command) error { return s.ExecVerified(c, nil) }
 
 // ExecVerified is Exec with a last check: verify (if not nil) runs after
@@ -188,6 +218,8 @@ func (s *Scene) Exec(c *Command) error { return s.ExecVerified(c, nil) }
 func (s *Scene) ExecVerified(c *Command, verify func() error) error {
 	s.stylesDirty = true // new meshes may sit below a color override
 	s.undo = s.undo[:0]
+	s.settle()
+	s.spent = spent{}
 	err := s.exec(c, "")
 	if err == nil && verify != nil {
 		err = verify()
@@ -197,6 +229,7 @@ func (s *Scene) ExecVerified(c *Command, verify func() error) error {
 			s.undo[i]()
 		}
 		s.undo = s.undo[:0]
+		s.settle()
 		return err
 	}
 	s.undo = s.undo[:0]
@@ -209,17 +242,34 @@ func (s *Scene) ExecVerified(c *Command, verify func() error) error {
 func (s *Scene) Log() []*Command { return s.log }
 
 // exec runs a command; prefix is the enclosing part's name for commands
-// embedded in a model ("" at top level).
+// embedded in a model ("" at top level). Every command ends with a check
+// that the world transforms it changed are in range (a part checks its own
+// before its embedded commands run).
 func (s *Scene) exec(c *Command, prefix string) error {
+	s.execs++
+	start := len(s.moved)
+	defer func() {
+		s.moved = s.moved[:start]
+		s.execs--
+	}()
+	var err error
 	switch c.Kind() {
 	case "part":
-		return s.execPart(c, prefix)
+		err = s.execPart(c, prefix, start)
 	case "element":
-		return s.execElement(c, prefix)
+		err = s.execElement(c, prefix)
 	case "sensor":
-		return s.execSensor(c, prefix)
+		err = s.execSensor(c, prefix)
+	default:
+		return c.Errorf("", "unknown command (want part, element or sensor)")
 	}
-	return c.Errorf("", "unknown command (want part, element or sensor)")
+	if err != nil {
+		return err
+	}
+	if bad := s.check(s.moved[start:]); bad != nil {
+		return outOfRange(c, bad)
+	}
+	return nil
 }
 
 // common reads the name and insert_at attributes every command has.
@@ -269,7 +319,7 @@ func (s *Scene) claim(name, owner string) {
 	s.undo = append(s.undo, func() { delete(s.names, name) })
 }
 
-func (s *Scene) execPart(c *Command, prefix string) error {
+func (s *Scene) execPart(c *Command, prefix string, start int) error {
 	name, at, err := s.common(c, prefix)
 	if err != nil {
 		return err
@@ -292,24 +342,31 @@ func (s *Scene) execPart(c *Command, prefix string) error {
 	if s.nesting >= maxNesting {
 		return c.Errorf("file", "parts nested more than %d deep (does a model include itself?)", maxNesting)
 	}
-	model, err := s.loadModel(path)
+	root := c.root()
+	lm, err := s.loadModel(path, root)
 	if err != nil {
 		return c.Errorf("file", "%v", err)
 	}
+	model := lm.model
+	// The budget is checked before anything is built: a model that embeds
+	// parts of itself grows exponentially and must stop at the limit.
+	if err := s.charge(c, lm); err != nil {
+		return err
+	}
 
-	sep := newNode(KindSeparator, name, name, offset.Matrix())
+	sep := s.newNode(KindSeparator, name, name, offset.Matrix())
 	if !sensed {
 		s.SetSensed(sep, false)
 	}
-	ip := newNode(KindInsertionPoint, name, name, mgl64.Ident4())
+	ip := s.newNode(KindInsertionPoint, name, name, mgl64.Ident4())
 	sep.appendChild(ip)
-	modelNode := newNode(KindModel, filepath.Base(path), name, mgl64.Ident4())
+	modelNode := s.newNode(KindModel, filepath.Base(path), name, mgl64.Ident4())
 	modelNode.model = model
-	sep.appendChild(modelNode)
 	var modelPoints []*Node
 	for _, r := range model.Roots {
 		modelPoints = s.buildModelNode(modelNode, r, name, modelPoints)
 	}
+	sep.appendChild(modelNode)
 	// Check every name before changing the graph.
 	s.claim(name, "part "+quote(name))
 	for _, p := range modelPoints {
@@ -326,6 +383,12 @@ func (s *Scene) execPart(c *Command, prefix string) error {
 	entry := &PartEntry{Name: name, At: at.Name, File: path, Command: c, Node: sep}
 	s.parts = append(s.parts, entry)
 	s.undo = append(s.undo, func() { s.parts = s.parts[:len(s.parts)-1] })
+	// The part's own transforms are checked now, so that an embedded
+	// command is blamed only for what it changes.
+	if bad := s.check(s.moved[start:]); bad != nil {
+		return outOfRange(c, bad)
+	}
+	s.moved = s.moved[:start]
 
 	s.nesting++
 	defer func() { s.nesting-- }()
@@ -334,6 +397,9 @@ func (s *Scene) execPart(c *Command, prefix string) error {
 		if err != nil {
 			return c.Errorf("file", "embedded command %d: %v", i+1, err)
 		}
+		// Everything a confined command pulls in is confined to the same
+		// root, however deep the models nest.
+		sub.Confined, sub.Root = c.Confined, root
 		if err := s.exec(sub, name); err != nil {
 			return c.Errorf("file", "embedded command %d: %v", i+1, err)
 		}
@@ -346,12 +412,12 @@ func quote(s string) string { return fmt.Sprintf("%q", s) }
 // buildModelNode mirrors a model node and its subtree under parent. A node
 // declared as insertion point gets one as its first child, so what is
 // attached there, and transforms inserted before it, come before the node's
-// mesh and children.
+// mesh and children. Each node is attached to its parent after its own
+// subtree is complete (bottom up), so no insertion walks up the tree.
 func (s *Scene) buildModelNode(parent *Node, mn *models.Node, part string, points []*Node) []*Node {
-	n := newNode(KindModelNode, mn.Name, part, mn.Local)
-	parent.appendChild(n)
+	n := s.newNode(KindModelNode, mn.Name, part, mn.Local)
 	if mn.InsertionPoint != "" {
-		ip := newNode(KindInsertionPoint, part+"/"+mn.InsertionPoint, part, mgl64.Ident4())
+		ip := s.newNode(KindInsertionPoint, part+"/"+mn.InsertionPoint, part, mgl64.Ident4())
 		n.appendChild(ip)
 		points = append(points, ip)
 	}
@@ -361,6 +427,7 @@ func (s *Scene) buildModelNode(parent *Node, mn *models.Node, part string, point
 	for _, c := range mn.Children {
 		points = s.buildModelNode(n, c, part, points)
 	}
+	parent.appendChild(n)
 	return points
 }
 
@@ -373,20 +440,52 @@ func (s *Scene) attachMesh(n *Node, mesh *models.Mesh) {
 	}
 }
 
-func (s *Scene) loadModel(path string) (*models.Model, error) {
+// modelKey identifies a loaded model: a model loaded for an unconfined
+// command (which may name files anywhere) must not satisfy a confined load,
+// so the root it was confined to is part of the key.
+type modelKey struct{ path, root string }
+
+// loadedModel is a model with what instantiating it once costs.
+type loadedModel struct {
+	model                    *models.Model
+	vertices, triangles      int64
+	modelNodes, insertionPts int
+}
+
+// loadModel loads a model once per (path, root): root, if not "", confines
+// the files the model names to that directory.
+func (s *Scene) loadModel(path, root string) (*loadedModel, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	if m, ok := s.models[abs]; ok {
+	key := modelKey{abs, root}
+	if m, ok := s.models[key]; ok {
 		return m, nil
 	}
-	m, err := models.Load(abs)
+	m, err := models.LoadWith(abs, models.LoadOptions{Root: root, Limits: s.limits.Model})
 	if err != nil {
 		return nil, err
 	}
-	s.models[abs] = m
-	return m, nil
+	// A model stays cached only if the command that loaded it succeeds:
+	// refused requests must not keep memory.
+	s.undo = append(s.undo, func() { delete(s.models, key) })
+	lm := &loadedModel{model: m}
+	lm.vertices, lm.triangles, lm.modelNodes = m.Counts()
+	var count func(n *models.Node)
+	count = func(n *models.Node) {
+		if n.InsertionPoint != "" {
+			lm.insertionPts++
+		}
+		for _, c := range n.Children {
+			count(c)
+		}
+	}
+	for _, r := range m.Roots {
+		count(r)
+	}
+	s.models[key] = lm
+	return lm, nil
 }
 
 func (s *Scene) addPoint(ip *Node) {
@@ -397,11 +496,13 @@ func (s *Scene) addPoint(ip *Node) {
 // insertBefore puts n right before the insertion point ip in ip's parent.
 func (s *Scene) insertBefore(ip, n *Node) {
 	ip.parent.insertAt(ip.indexInParent(), n)
+	s.moved = append(s.moved, n)
 	s.undo = append(s.undo, n.detach)
 }
 
 func (s *Scene) appendChild(parent, n *Node) {
 	parent.appendChild(n)
+	s.moved = append(s.moved, n)
 	s.undo = append(s.undo, n.detach)
 }
 
@@ -410,23 +511,26 @@ func (s *Scene) appendChild(parent, n *Node) {
 // affects what follows it up to the end of its separator, and with g3n's
 // hierarchical transforms "what follows" must become the node's subtree.
 func (s *Scene) insertTransform(ip *Node, kind NodeKind, name, owner string, local mgl64.Mat4) *Node {
-	t := newNode(kind, name, owner, local)
+	t := s.newNode(kind, name, owner, local)
 	parent := ip.parent
 	i := ip.indexInParent()
 	tail := append([]*Node(nil), parent.children[i:]...)
 	for _, c := range tail {
 		c.detach()
 	}
-	parent.insertAt(i, t)
 	for _, c := range tail {
 		t.appendChild(c)
 	}
+	parent.insertAt(i, t)
+	s.moved = append(s.moved, t)
 	s.undo = append(s.undo, func() {
 		t.detach()
 		for j, c := range tail {
 			c.detach()
 			parent.insertAt(i+j, c)
 		}
+		// Their world transforms lose t; ExecVerified settles them.
+		s.moved = append(s.moved, tail...)
 	})
 	return t
 }
@@ -463,6 +567,9 @@ func (s *Scene) execElement(c *Command, prefix string) error {
 	el, err := factory(ctx)
 	if err != nil {
 		return wrapCommandError(c, err)
+	}
+	if err := s.overspent(c, ""); err != nil {
+		return err
 	}
 	params := el.Params()
 	initial := make([]float64, len(params))
@@ -512,14 +619,17 @@ func (s *Scene) execSensor(c *Command, prefix string) error {
 	if err != nil {
 		return err
 	}
-	sep := newNode(KindSeparator, name, name, offset.Matrix())
-	frame := newNode(KindSensor, name, name, mgl64.Ident4())
+	sep := s.newNode(KindSeparator, name, name, offset.Matrix())
+	frame := s.newNode(KindSensor, name, name, mgl64.Ident4())
 	sep.appendChild(frame)
 	s.insertBefore(at, sep)
 	ctx := &Context{Scene: s, Command: c, Name: name, At: at, Frame: frame, sensed: true}
 	sensor, err := factory(ctx)
 	if err != nil {
 		return wrapCommandError(c, err)
+	}
+	if err := s.overspent(c, ""); err != nil {
+		return err
 	}
 	if err := c.unused(); err != nil {
 		return err
@@ -642,11 +752,16 @@ func (s *Scene) Set(element, param string, v float64) error {
 // element whose run of the table differs from what it last accepted gets
 // Apply. Values may have been written straight into the table (Values, the
 // shared-array interface), so changes are found by comparison, not by
-// bookkeeping in Set. Rejected values (non-finite, or refused by the
-// element) are reported (as *RejectedError, or to Options.OnRejected) and
-// reset in the table to the element's last accepted values, so the table
-// always shows the scene's state.
+// bookkeeping in Set. Rejected values (non-finite, refused by the element,
+// or moving a world transform out of range: see Scene.Exec) are reported
+// (as *RejectedError, or to Options.OnRejected) and reset in the table to
+// the element's last accepted values, so the table always shows the
+// scene's state. Only the subtrees below the nodes an element moved are
+// checked.
 func (s *Scene) Update() error {
+	if s.execs == 0 {
+		s.settle()
+	}
 	var errs []error
 	for _, e := range s.elements {
 		run := s.values[e.Start : e.Start+len(e.Params)]
@@ -656,7 +771,20 @@ func (s *Scene) Update() error {
 		}
 		err := finiteValues(e, run)
 		if err == nil {
+			start := len(s.moved)
 			err = e.Element.Apply(run)
+			if err == nil {
+				if bad := s.check(s.moved[start:]); bad != nil {
+					err = outOfRangeValues(e, run, last, bad)
+					// The element's last accepted values put its nodes
+					// back; the check recomputes the worlds below them.
+					if aerr := e.Element.Apply(last); aerr != nil {
+						err = errors.Join(err, fmt.Errorf("restoring the last accepted values: %w", aerr))
+					}
+					s.check(s.moved[start:])
+				}
+			}
+			s.moved = s.moved[:start]
 		}
 		if err != nil {
 			changed := 0
@@ -728,7 +856,43 @@ func (s *Scene) Transform(of, rel string) (mgl64.Mat4, error) {
 	if err != nil {
 		return mgl64.Mat4{}, err
 	}
-	return b.World().Inv().Mul4(a.World()), nil
+	inv, ok := InvertAffine(b.World())
+	m := inv.Mul4(a.World())
+	if !ok || !inRange(&m) {
+		// Frames are in range, but a frame scaled (nearly) to nothing has
+		// an inverse that is not.
+		return mgl64.Mat4{}, fmt.Errorf("the transform of %q relative to %q is out of range (is %q scaled nearly to zero?)", of, rel, rel)
+	}
+	return m, nil
+}
+
+// InvertAffine inverts a transform whose last row is 0 0 0 1 (every
+// transform of the graph): [A t]^-1 = [A^-1 -A^-1 t]. Unlike mgl64's Inv,
+// which returns zero for determinants below 1e-10 (a frame scaled by 1e-4
+// per axis), it reports false only for a singular matrix or a result that
+// is not finite.
+func InvertAffine(m mgl64.Mat4) (mgl64.Mat4, bool) {
+	a := m.Mat3()
+	det := a.Det()
+	if det == 0 || math.IsNaN(det) || math.IsInf(det, 0) {
+		return mgl64.Mat4{}, false
+	}
+	// The adjugate over the determinant (mgl64's Mat3.Inv has the same
+	// epsilon test as Mat4.Inv).
+	inv := mgl64.Mat3{
+		a[4]*a[8] - a[5]*a[7], a[2]*a[7] - a[1]*a[8], a[1]*a[5] - a[2]*a[4],
+		a[5]*a[6] - a[3]*a[8], a[0]*a[8] - a[2]*a[6], a[2]*a[3] - a[0]*a[5],
+		a[3]*a[7] - a[4]*a[6], a[1]*a[6] - a[0]*a[7], a[0]*a[4] - a[1]*a[3],
+	}.Mul(1 / det)
+	t := inv.Mul3x1(mgl64.Vec3{m[12], m[13], m[14]}).Mul(-1)
+	r := inv.Mat4()
+	r.SetCol(3, mgl64.Vec4{t[0], t[1], t[2], 1})
+	for _, v := range r {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return mgl64.Mat4{}, false
+		}
+	}
+	return r, true
 }
 
 // MeshStats reports how much geometry the scene shares.

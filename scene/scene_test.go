@@ -16,7 +16,7 @@ import (
 )
 
 // writeBoxModel writes a one-box glTF model and returns its path.
-func writeBoxModel(t *testing.T, dir, file string, size float64) string {
+func writeBoxModel(t testing.TB, dir, file string, size float64) string {
 	t.Helper()
 	m := models.NewModel(file)
 	m.AddNode(nil, "box", mgl64.Ident4(), models.Box("box", size, size, size, [4]float32{0.5, 0.5, 0.5, 1}))
@@ -27,7 +27,7 @@ func writeBoxModel(t *testing.T, dir, file string, size float64) string {
 	return path
 }
 
-func writeFile(t *testing.T, dir, name, text string) string {
+func writeFile(t testing.TB, dir, name, text string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
