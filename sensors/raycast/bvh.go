@@ -31,9 +31,7 @@ func (b box) area() float64 {
 }
 
 func (b box) center() [3]float64 {
-	// Halves first: the sum of two coordinates near the float64 maximum
-	// would overflow to infinity.
-	return [3]float64{b.min[0]/2 + b.max[0]/2, b.min[1]/2 + b.max[1]/2, b.min[2]/2 + b.max[2]/2}
+	return [3]float64{(b.min[0] + b.max[0]) / 2, (b.min[1] + b.max[1]) / 2, (b.min[2] + b.max[2]) / 2}
 }
 
 // node is a BVH node: an inner node's children are nodes first and first+1;
@@ -107,13 +105,8 @@ func (b *bvh) split(ni, start, end int, boxes []box, centers [][3]float64) {
 	}
 	scale := sahBins / ext
 	binOf := func(it int32) int {
-		// Extents beyond the float64 range make scale 0 and the offset
-		// infinite: NaN, which no integer conversion may index with.
-		f := (centers[it][axis] - cbounds.min[axis]) * scale
-		if !(f >= 0) {
-			return 0
-		}
-		return int(min(f, sahBins-1))
+		k := int((centers[it][axis] - cbounds.min[axis]) * scale)
+		return min(k, sahBins-1)
 	}
 	for _, it := range b.items[start:end] {
 		k := binOf(it)
