@@ -1,20 +1,23 @@
 package sensors_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/sensors"
 )
 
-// Finite values that compose to a non-finite world pose (issue 12) never
-// crash a render nor give an output of garbage: every sensor type, on
-// either backend, returns an error naming the sensor (or the scene refuses
-// the value first, naming the element).
+// Finite values that would compose to a world pose out of range (issue 12)
+// are refused by the scene, naming the element; every sensor type, on
+// either backend, renders before and after as if nothing had been asked.
+// (Sensors also refuse a non-finite pose themselves, naming the sensor:
+// a second wall for scenes built by code that bypasses those checks.)
 func TestOverflowingPoseIsAnError(t *testing.T) {
 	s := roomScene(t, `
-  <part file="room.glb" name="FAR" pose_offset="8e307 0 0 0 0 0"/>
+  <part file="room.glb" name="FAR" pose_offset="1e38 0 0 0 0 0"/>
   <element type="pose" name="P" insert_at="FAR"/>
   <sensor type="camera" name="CAM" insert_at="FAR" width="16" height="16"/>
   <sensor type="depth" name="DEPTH" insert_at="FAR" width="16" height="16"/>
@@ -23,18 +26,35 @@ func TestOverflowingPoseIsAnError(t *testing.T) {
   <sensor type="laser3d" name="CLOUD" insert_at="FAR"/>
   <sensor type="psd" name="PSD" insert_at="FAR"/>`)
 	r := testkit.Renderer(t)
-	for _, se := range s.Sensors() {
-		if _, err := sensors.RenderFrame(r, s, se, nil); err != nil {
-			t.Fatalf("%s before the overflow: %v", se.Name, err)
+	render := func(when string) {
+		for _, se := range s.Sensors() {
+			if _, err := sensors.RenderFrame(r, s, se, nil); err != nil {
+				t.Fatalf("%s %s the refused value: %v", se.Name, when, err)
+			}
 		}
 	}
+	render("before")
 	if err := s.Set("P", "x", 1.7e308); err != nil {
-		return // refused at the element: nothing non-finite reaches a sensor
+		t.Fatal(err)
 	}
+	err := s.Update()
+	if err == nil || !strings.Contains(err.Error(), `"P"`) {
+		t.Fatalf("P.x = 1.7e308 under an offset of 1e38: %v, want a refusal naming the element", err)
+	}
+	if x := testkit.WorldPose(t, s, "CAM").X; x != 1e38 {
+		t.Errorf("CAM at x = %g after the refusal, want 1e38", x)
+	}
+	render("after")
+
+	// Code that sets a node's transform itself bypasses the scene's
+	// checks: the sensors still refuse to render from nowhere.
+	// Commands insert before an insertion point: the sensors sit beside
+	// FAR's point, below the part's separator.
+	ip, _ := s.InsertionPoint("FAR")
+	ip.Parent().SetLocal(mgl64.Translate3D(math.Inf(1), 0, 0))
 	for _, se := range s.Sensors() {
-		_, err := sensors.RenderFrame(r, s, se, nil)
-		if err == nil || !strings.Contains(err.Error(), `"`+se.Name+`"`) && !strings.Contains(err.Error(), `"P"`) {
-			t.Errorf("%s at x = 2.5e308: %v, want an error naming the sensor or the element", se.Name, err)
+		if _, err := sensors.RenderFrame(r, s, se, nil); err == nil || !strings.Contains(err.Error(), `"`+se.Name+`"`) {
+			t.Errorf("%s with an infinite world pose: %v, want an error naming the sensor", se.Name, err)
 		}
 	}
 }
