@@ -93,8 +93,8 @@ func withLimitHint(err error) error {
 		return nil
 	}
 	msg := strings.ToLower(err.Error())
-	if !strings.Contains(msg, "limit") && !strings.Contains(msg, "budget") {
-		return err
+	if !strings.Contains(msg, "limit") && !strings.Contains(msg, "budget") || strings.Contains(msg, "--max-") {
+		return err // not a budget, or it names its flag already
 	}
 	for _, w := range limitWords {
 		if strings.Contains(msg, w.word) {

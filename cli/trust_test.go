@@ -266,6 +266,10 @@ func TestLimitErrorsNameTheFlag(t *testing.T) {
 			t.Errorf("%q became %q, want %q", tc.err, got, tc.want)
 		}
 	}
+	named := errors.New(`m.glb: 33554430 vertices, over the limit of 16777216 (raise it with --max-vertices or scene.Options.Limits.Model.Vertices)`)
+	if withLimitHint(named) != named {
+		t.Errorf("an error that names its flag got a second hint: %v", withLimitHint(named))
+	}
 	plain := errors.New(`scene.xml:2: part "A": attribute "file": missing`)
 	if withLimitHint(plain) != plain {
 		t.Errorf("an error about no budget was changed: %v", withLimitHint(plain))
@@ -289,7 +293,7 @@ func TestMaxPartsRefusesAScene(t *testing.T) {
 	}
 	code, _, errOut := simvis(t, "inspect", path, "--max-parts", "1")
 	if code == 0 {
-		t.Skip("scene.Limits.Parts is not enforced on this branch yet (issue 12, scene side)")
+		t.Fatalf("--max-parts 1 accepted a command adding 2 parts: %q", errOut)
 	}
 	if code != 1 || !strings.Contains(errOut, path+":2:") || !strings.Contains(errOut, "--max-parts") {
 		t.Errorf("--max-parts 1: exit %d %q, want 1 and a message naming %s:2 and --max-parts", code, errOut, path)

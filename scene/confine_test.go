@@ -147,7 +147,7 @@ func TestModelCacheKeepsConfinement(t *testing.T) {
 	// root/link leads outside: the buffer lies there.
 	writeExternalBuffer(t, root, "ext.gltf", "link/ext.bin")
 	if _, err := models.LoadWith(filepath.Join(root, "ext.gltf"), models.LoadOptions{Root: root}); err == nil {
-		t.Skip("models.LoadWith does not confine buffer URIs yet (issue 12, models side)")
+		t.Fatal("models.LoadWith followed a buffer link out of its root")
 	}
 	s := scene.New(scene.Options{})
 	if err := exec(t, s, root, `<part file="ext.gltf" name="FROM_FILE"/>`); err != nil {

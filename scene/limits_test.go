@@ -147,7 +147,7 @@ func TestModelLimitsApply(t *testing.T) {
 	dir := t.TempDir()
 	writeBoxModel(t, dir, "box.glb", 1)
 	if _, err := models.LoadWith(filepath.Join(dir, "box.glb"), models.LoadOptions{Limits: models.Limits{Vertices: 10}}); err == nil {
-		t.Skip("models.LoadWith does not enforce limits yet (issue 12, models side)")
+		t.Fatal("models.LoadWith loaded a box model under a 10-vertex limit")
 	}
 	s := scene.New(scene.Options{Limits: scene.Limits{Model: models.Limits{Vertices: 10}}})
 	if err := exec(t, s, dir, `<part file="box.glb" name="B"/>`); err == nil || !strings.HasPrefix(err.Error(), `req:1: part "B": attribute "file": `) {
