@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/go-gl/mathgl/mgl64"
 )
 
@@ -614,4 +615,28 @@ func BenchmarkLoadChain(b *testing.B) {
 			}
 		})
 	}
+}
+
+// A small file can have 100,000 nodes share one mesh of 100,000 primitives
+// (4 MB of JSON, within every default limit). Counts, which scenes call on
+// every model they load before checking their budgets, must add each mesh
+// up once, not once per node. Here that is 2e11 additions, minutes, against
+// milliseconds: the minute bound of returns cannot be reached by a fixed
+// Counts on a loaded machine.
+func TestCountsSharedMeshOfManyPrimitives(t *testing.T) {
+	const nodes, prims = 100000, 2000000
+	tri := &Primitive{Positions: make([]mgl32.Vec3, 3), Indices: []uint32{0, 1, 2}}
+	mesh := &Mesh{Primitives: make([]*Primitive, prims)}
+	for i := range mesh.Primitives {
+		mesh.Primitives[i] = tri
+	}
+	m := &Model{Roots: make([]*Node, nodes)}
+	for i := range m.Roots {
+		m.Roots[i] = &Node{Mesh: mesh, Local: mgl64.Ident4()}
+	}
+	returns(t, "Counts", func() {
+		if v, tr, n := m.Counts(); v != 3*nodes*prims || tr != nodes*prims || n != nodes {
+			t.Errorf("Counts %d, %d, %d; want %d, %d, %d", v, tr, n, 3*nodes*prims, nodes*prims, nodes)
+		}
+	})
 }
