@@ -65,8 +65,8 @@ func (s *Scene) charge(c *Command, lm *loadedModel) error {
 		return budgetError(c, "file", sp.triangles+lm.triangles, l.Triangles, "triangles", "Triangles", "--max-triangles")
 	}
 	// The part's separator, insertion point and model root, the model's
-	// nodes and their insertion points.
-	if nodes := sp.nodes + 3 + lm.modelNodes + lm.insertionPts; over(nodes, l.Nodes) {
+	// nodes, their insertion points and their meshes' primitives.
+	if nodes := sp.nodes + 3 + lm.modelNodes + lm.insertionPts + lm.meshes; over(nodes, l.Nodes) {
 		return budgetError(c, "file", nodes, l.Nodes, "scene nodes", "Nodes", "--max-nodes")
 	}
 	sp.parts++

@@ -1,6 +1,7 @@
 package scene_test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -69,10 +70,11 @@ func TestGeometryBudgets(t *testing.T) {
 	}{
 		{scene.Limits{Vertices: 300}, "would add 312 vertices, over its budget of 300 (raise it with scene.Options.Limits.Vertices / --max-vertices)"},
 		{scene.Limits{Triangles: 100}, "would add 108 triangles, over its budget of 100 (raise it with scene.Options.Limits.Triangles / --max-triangles)"},
-		// Each part adds 4 nodes: separator, insertion point, model, box.
-		{scene.Limits{Nodes: 50}, "would add 52 scene nodes, over its budget of 50 (raise it with scene.Options.Limits.Nodes / --max-nodes)"},
+		// Each part adds 5 nodes: separator, insertion point, model, box
+		// node and its one primitive's mesh.
+		{scene.Limits{Nodes: 50}, "would add 55 scene nodes, over its budget of 50 (raise it with scene.Options.Limits.Nodes / --max-nodes)"},
 		{scene.Limits{Parts: 12}, "would add 13 parts, over its budget of 12 (raise it with scene.Options.Limits.Parts / --max-parts)"},
-		{scene.Limits{Vertices: 312, Triangles: 156, Nodes: 52, Parts: 13}, ""},
+		{scene.Limits{Vertices: 312, Triangles: 156, Nodes: 65, Parts: 13}, ""},
 		{scene.Limits{Vertices: -1, Triangles: -1, Nodes: -1, Parts: -1}, ""},
 	} {
 		s := scene.New(scene.Options{Limits: c.limits})
@@ -115,11 +117,12 @@ func TestBudgetsArePerCommand(t *testing.T) {
 	}
 }
 
-// What elements add (nodes, meshes) counts too.
+// What elements add (nodes, meshes) counts too: the graph's separator,
+// its six nodes and their six meshes.
 func TestElementBudget(t *testing.T) {
 	s := scene.New(scene.Options{Limits: scene.Limits{Nodes: 5}})
 	err := exec(t, s, "", `<element type="graph" name="G" nodes="A B C D E F"/>`)
-	want := `req:1: element "G": the command, with the commands embedded in its models, would add 7 scene nodes, over its budget of 5 (raise it with scene.Options.Limits.Nodes / --max-nodes)`
+	want := `req:1: element "G": the command, with the commands embedded in its models, would add 13 scene nodes, over its budget of 5 (raise it with scene.Options.Limits.Nodes / --max-nodes)`
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}
@@ -152,5 +155,36 @@ func TestModelLimitsApply(t *testing.T) {
 	s := scene.New(scene.Options{Limits: scene.Limits{Model: models.Limits{Vertices: 10}}})
 	if err := exec(t, s, dir, `<part file="box.glb" name="B"/>`); err == nil || !strings.HasPrefix(err.Error(), `req:1: part "B": attribute "file": `) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Every primitive of a model node's mesh becomes a g3n mesh of its own, so
+// each counts as a scene node: a 24 MB file of 790,000 one-triangle
+// primitives sharing one accessor is within the vertex and triangle
+// budgets, yet cost 1.1 GB and 5 s per part when primitives went uncounted.
+func TestPrimitivesCountAsNodes(t *testing.T) {
+	dir := t.TempDir()
+	const prims = 2000
+	tri := base64.StdEncoding.EncodeToString(make([]byte, 36)) // three zero vertices
+	doc := `{"asset":{"version":"2.0"},` +
+		`"buffers":[{"byteLength":36,"uri":"data:application/octet-stream;base64,` + tri + `"}],` +
+		`"bufferViews":[{"buffer":0,"byteLength":36}],` +
+		`"accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"}],` +
+		`"meshes":[{"primitives":[` + strings.Repeat(`{"attributes":{"POSITION":0}},`, prims-1) + `{"attributes":{"POSITION":0}}]}],` +
+		`"nodes":[{"mesh":0}]}`
+	writeFile(t, dir, "many.gltf", doc)
+	s := scene.New(scene.Options{Limits: scene.Limits{Nodes: prims}})
+	err := exec(t, s, dir, `<part file="many.gltf" name="M"/>`)
+	// Separator, insertion point, model, the model's node and its meshes.
+	want := fmt.Sprintf(`req:1: part "M": attribute "file": the command, with the commands embedded in its models, would add %d scene nodes, over its budget of %d (raise it with scene.Options.Limits.Nodes / --max-nodes)`, prims+4, prims)
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant %s", err, want)
+	}
+	if len(s.Parts()) != 0 || len(s.Root().Children()) != 1 {
+		t.Error("refused part left traces")
+	}
+	s = scene.New(scene.Options{Limits: scene.Limits{Nodes: prims + 4}})
+	if err := exec(t, s, dir, `<part file="many.gltf" name="M"/>`); err != nil {
+		t.Fatal(err)
 	}
 }

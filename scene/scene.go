@@ -77,7 +77,8 @@ type Limits struct {
 	Triangles int64 // triangles instantiated (default 32 Mi)
 	// Nodes counts scene graph nodes added: 3 per part (separator,
 	// insertion point, model) plus the model's nodes and insertion points,
-	// 2 per sensor, and what elements add (default 200,000).
+	// 2 per sensor, and what elements add; and one per mesh primitive
+	// instantiated, each a g3n mesh of its own (default 200,000).
 	Nodes int
 }
 
@@ -431,8 +432,13 @@ func (s *Scene) buildModelNode(parent *Node, mn *models.Node, part string, point
 	return points
 }
 
-// attachMesh gives n the g3n graphics of mesh, shared through the mesh cache.
+// attachMesh gives n the g3n graphics of mesh, shared through the mesh
+// cache. Each primitive becomes a g3n mesh of its own (about 1.4 KB, with
+// geometry and material shared), so each counts as a scene node: a 24 MB
+// file of 790,000 one-triangle primitives is within every vertex and
+// triangle budget, yet cost 1.1 GB per part.
 func (s *Scene) attachMesh(n *Node, mesh *models.Mesh) {
+	s.spent.nodes += len(mesh.Primitives)
 	n.mesh = mesh
 	n.meshG3N = s.meshes.graphics(mesh)
 	for _, g := range n.meshG3N {
@@ -450,6 +456,7 @@ type loadedModel struct {
 	model                    *models.Model
 	vertices, triangles      int64
 	modelNodes, insertionPts int
+	meshes                   int // g3n meshes: one per primitive of each node's mesh
 }
 
 // loadModel loads a model once per (path, root): root, if not "", confines
@@ -472,17 +479,18 @@ func (s *Scene) loadModel(path, root string) (*loadedModel, error) {
 	s.undo = append(s.undo, func() { delete(s.models, key) })
 	lm := &loadedModel{model: m}
 	lm.vertices, lm.triangles, lm.modelNodes = m.Counts()
-	var count func(n *models.Node)
-	count = func(n *models.Node) {
+	// Its own stack: model hierarchies may be as deep as they have nodes.
+	stack := append([]*models.Node(nil), m.Roots...)
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
 		if n.InsertionPoint != "" {
 			lm.insertionPts++
 		}
-		for _, c := range n.Children {
-			count(c)
+		if n.Mesh != nil {
+			lm.meshes += len(n.Mesh.Primitives)
 		}
-	}
-	for _, r := range m.Roots {
-		count(r)
+		stack = append(stack, n.Children...)
 	}
 	s.models[key] = lm
 	return lm, nil
