@@ -346,7 +346,7 @@ func (s *Scene) execPart(c *Command, prefix string, start int) error {
 	root := c.root()
 	lm, err := s.loadModel(path, root)
 	if err != nil {
-		return c.Errorf("file", "%v", err)
+		return c.Errorf("file", "%w", err)
 	}
 	model := lm.model
 	// The budget is checked before anything is built: a model that embeds
@@ -396,13 +396,13 @@ func (s *Scene) execPart(c *Command, prefix string, start int) error {
 	for i, mc := range model.Commands {
 		sub, err := ParseCommand(mc.XML, mc.Source, filepath.Dir(path))
 		if err != nil {
-			return c.Errorf("file", "embedded command %d: %v", i+1, err)
+			return embeddedFailure(c, i+1, err)
 		}
 		// Everything a confined command pulls in is confined to the same
 		// root, however deep the models nest.
 		sub.Confined, sub.Root = c.Confined, root
 		if err := s.exec(sub, name); err != nil {
-			return c.Errorf("file", "embedded command %d: %v", i+1, err)
+			return embeddedFailure(c, i+1, err)
 		}
 	}
 	return nil
