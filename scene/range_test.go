@@ -307,3 +307,62 @@ func TestTransformRelativeToScaledFrames(t *testing.T) {
 		t.Errorf("Transform = %v", err)
 	}
 }
+
+// sloppy breaks Element's contract: it moves its transform to x before it
+// fails (on fail != 0), as a third-party element might.
+type sloppy struct{ t *scene.Node }
+
+func (s *sloppy) Params() []scene.Param {
+	return []scene.Param{{Name: "x"}, {Name: "fail"}}
+}
+
+func (s *sloppy) Apply(v []float64) error {
+	s.t.SetLocal(mgl64.Translate3D(v[0], 0, 0))
+	if v[1] != 0 {
+		return errors.New("refused after moving")
+	}
+	return nil
+}
+
+func init() {
+	scene.RegisterElement("test-sloppy", func(ctx *scene.Context) (scene.Element, error) {
+		return &sloppy{t: ctx.InsertTransform(mgl64.Ident4())}, nil
+	})
+}
+
+// An element whose failing Apply moved a node anyway is put back with its
+// last accepted values, and the world transforms below are recomputed: a
+// later change below, composed with a stale world, could pass a check the
+// real one fails.
+func TestFailedApplyKeepsWorldsCurrent(t *testing.T) {
+	dir := t.TempDir()
+	s := scene.New(scene.Options{})
+	for _, xml := range []string{
+		`<element type="test-sloppy" name="S"/>`,
+		`<element type="pose" name="P"/>`,
+		`<sensor type="camera" name="CAM"/>`,
+	} {
+		if err := exec(t, s, dir, xml); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Set("S", "x", 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(); err != nil {
+		t.Fatal(err)
+	}
+	s.Values()[0], s.Values()[1] = 3e38, 1
+	if err := s.Update(); err == nil || !strings.Contains(err.Error(), "refused after moving") {
+		t.Fatalf("sloppy Update = %v", err)
+	}
+	if v, _ := s.Value("S", "x"); v != 2 {
+		t.Errorf("S x = %g after the refusal, want 2", v)
+	}
+	assertPose(t, s, "CAM", scene.Pose{X: 2})
+	if err := s.Set("P", "x", 3e38); err != nil {
+		t.Fatal(err)
+	}
+	assertPose(t, s, "CAM", scene.Pose{X: 3e38 + 2})
+	assertInRange(t, s)
+}

@@ -784,13 +784,18 @@ func (s *Scene) Update() error {
 			if err == nil {
 				if bad := s.check(s.moved[start:]); bad != nil {
 					err = outOfRangeValues(e, run, last, bad)
-					// The element's last accepted values put its nodes
-					// back; the check recomputes the worlds below them.
-					if aerr := e.Element.Apply(last); aerr != nil {
-						err = errors.Join(err, fmt.Errorf("restoring the last accepted values: %w", aerr))
-					}
-					s.check(s.moved[start:])
 				}
+			}
+			// Refused values that moved nodes (out of range, or an
+			// element that moved nodes before failing, against Element's
+			// contract) are taken back with the last accepted ones, and
+			// the worlds below recomputed: the graph must match the table,
+			// and later checks compose from the kept worlds.
+			if err != nil && len(s.moved) > start {
+				if aerr := e.Element.Apply(last); aerr != nil {
+					err = errors.Join(err, fmt.Errorf("restoring the last accepted values: %w", aerr))
+				}
+				s.check(s.moved[start:])
 			}
 			s.moved = s.moved[:start]
 		}
