@@ -477,11 +477,22 @@ func TestNodes(t *testing.T) {
 	if _, err = decodeWith(strings.NewReader(objects), "o.gltf", Limits{Nodes: 4376}.resolved()); err != nil {
 		t.Errorf("70003 objects, 4376 nodes allowed: %v", err)
 	}
-	if n := jsonObjects([]byte(`{"a":"{\"{\\","b":[{}],"c":"}{"}`)); n != 2 {
-		t.Errorf("jsonObjects counted %d, want 2 (braces in strings do not count)", n)
+	if n, v := jsonCounts([]byte(`{"a":"{\"{\\[,","b":[{},[]],"c":"}{"}`)); n != 2 || v != 7 {
+		t.Errorf("jsonCounts counted %d objects and %d values, want 2 and 7 (braces, brackets and commas in strings do not count)", n, v)
 	}
-	if n := jsonObjects(encode(t, triDoc(), true)); n != jsonObjects(encode(t, triDoc(), false)) || n < 10 {
-		t.Errorf("jsonObjects of a GLB: %d", n)
+	gn, gv := jsonCounts(encode(t, triDoc(), true))
+	// The GLB's buffer has no uri: one member fewer.
+	if n, v := jsonCounts(encode(t, triDoc(), false)); n != gn || v != gv+1 || n < 10 {
+		t.Errorf("jsonCounts of a GLB: %d, %d; of its JSON: %d, %d", gn, gv, n, v)
+	}
+
+	// So do values: arrays and their members. 1 Mi whatever the limit,
+	// 64 per node allowed beyond.
+	arrays := `{"asset":{"version":"2.0","extras":[[]` + strings.Repeat(`,[]`, 1<<20) + `]}}`
+	_, err = decodeWith(strings.NewReader(arrays), "a.gltf", Limits{Nodes: 10}.resolved())
+	wantErr(t, "values", err, `models: a.gltf: the document has 2097157 JSON values, more than 64 for each node allowed: 32769 nodes, over the limit of 10 (raise it with --max-nodes or scene.Options.Limits.Model.Nodes)`)
+	if _, err = decodeWith(strings.NewReader(arrays), "a.gltf", Limits{Nodes: 32769}.resolved()); err != nil {
+		t.Errorf("2097157 values, 32769 nodes allowed: %v", err)
 	}
 
 	dir := t.TempDir()

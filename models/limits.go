@@ -29,7 +29,11 @@ type Limits struct {
 	// Triangles bounds the triangles of all primitives of the model, each
 	// primitive counted once.
 	Triangles int64
-	// Nodes bounds the nodes in the model's document.
+	// Nodes bounds the nodes in the model's document. As the document
+	// must be decoded before its nodes can be counted, it also bounds the
+	// JSON before decoding: at most 16 objects and 64 values (objects,
+	// arrays and their members) per node allowed, and 65,536 objects and
+	// 1 Mi values whatever the limit.
 	Nodes int
 }
 

@@ -84,6 +84,13 @@ func decodeWith(r io.Reader, name string, lim Limits) (*Model, error) {
 // checked once the document is decoded.
 const jsonObjectsPerNode = 16
 
+// jsonValuesPerNode bounds the JSON values (objects, arrays and their
+// members) likewise: "[]," in extras, or "0," in an accessor's min, decodes
+// to tens of bytes each, so a 99 MB array of empty arrays took 2.8 GB and
+// 14 s. The bundled models have at most 52 per node; a document may have
+// 1 Mi whatever its nodes.
+const jsonValuesPerNode = 64
+
 // decode reads the .gltf or .glb document data; fsys (nil for none) holds
 // its external buffers.
 func decode(data []byte, fsys fs.FS, name string, fa *files, lim Limits) (m *Model, err error) {
@@ -95,10 +102,14 @@ func decode(data []byte, fsys fs.FS, name string, fa *files, lim Limits) (m *Mod
 		}
 	}()
 	if lim.Nodes >= 0 {
-		limit := max(jsonObjectsPerNode*int64(lim.Nodes), 1<<16)
-		if n := jsonObjects(data); n > limit {
-			return nil, fmt.Errorf("models: %s: the document has %d JSON objects, more than %d for each node allowed: %w", name, n,
-				jsonObjectsPerNode, &LimitError{Field: "Nodes", Have: (n + jsonObjectsPerNode - 1) / jsonObjectsPerNode, Max: int64(lim.Nodes)})
+		objects, values := jsonCounts(data)
+		if limit := max(jsonObjectsPerNode*int64(lim.Nodes), 1<<16); objects > limit {
+			return nil, fmt.Errorf("models: %s: the document has %d JSON objects, more than %d for each node allowed: %w", name, objects,
+				jsonObjectsPerNode, &LimitError{Field: "Nodes", Have: (objects + jsonObjectsPerNode - 1) / jsonObjectsPerNode, Max: int64(lim.Nodes)})
+		}
+		if limit := max(jsonValuesPerNode*int64(lim.Nodes), 1<<20); values > limit {
+			return nil, fmt.Errorf("models: %s: the document has %d JSON values, more than %d for each node allowed: %w", name, values,
+				jsonValuesPerNode, &LimitError{Field: "Nodes", Have: (values + jsonValuesPerNode - 1) / jsonValuesPerNode, Max: int64(lim.Nodes)})
 		}
 	}
 	doc := new(gltf.Document)
@@ -631,9 +642,11 @@ func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
 	return p, nil
 }
 
-// jsonObjects counts the objects ('{' outside strings) in the JSON of a
-// .gltf document, or in the JSON chunk of a .glb one.
-func jsonObjects(data []byte) int64 {
+// jsonCounts counts the objects ('{' outside strings) and, roughly, the
+// values (objects, arrays and the members after the first: '{', '[' and ','
+// outside strings) in the JSON of a .gltf document, or in the JSON chunk of
+// a .glb one.
+func jsonCounts(data []byte) (objects, values int64) {
 	if len(data) >= 20 && string(data[:4]) == "glTF" {
 		n := int64(binary.LittleEndian.Uint32(data[12:16]))
 		data = data[20:]
@@ -641,7 +654,6 @@ func jsonObjects(data []byte) int64 {
 			data = data[:n]
 		}
 	}
-	var n int64
 	inString, escaped := false, false
 	for _, c := range data {
 		switch {
@@ -653,8 +665,11 @@ func jsonObjects(data []byte) int64 {
 		case c == '"':
 			inString = true
 		case c == '{':
-			n++
+			objects++
+			values++
+		case c == '[' || c == ',':
+			values++
 		}
 	}
-	return n
+	return objects, values
 }
