@@ -29,6 +29,29 @@ func exec(t testing.TB, s *scene.Scene, dir, xml string) error {
 // died writing such a pose as JSON).
 func assertInRange(t testing.TB, s *scene.Scene) {
 	t.Helper()
+	assertWorldsInRange(t, s)
+	info, err := s.Inspect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, se := range info.Sensors {
+		for _, v := range []float64{se.World.X, se.World.Y, se.World.Z, se.World.Roll, se.World.Pitch, se.World.Yaw} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("sensor %s world pose %v", se.Name, se.World)
+			}
+		}
+	}
+}
+
+// assertWorldsInRange fails unless every node's world transform is finite
+// and within float32 range. It walks from the top of the graph, not from
+// ROOT: elements at ROOT insert their transforms above it.
+func assertWorldsInRange(t testing.TB, s *scene.Scene) {
+	t.Helper()
+	top := s.Root()
+	for top.Parent() != nil {
+		top = top.Parent()
+	}
 	// Top down (World of every node would cost the depth each).
 	var walk func(n *scene.Node, parent mgl64.Mat4)
 	walk = func(n *scene.Node, parent mgl64.Mat4) {
@@ -42,18 +65,7 @@ func assertInRange(t testing.TB, s *scene.Scene) {
 			walk(c, w)
 		}
 	}
-	walk(s.Root(), mgl64.Ident4())
-	info, err := s.Inspect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, se := range info.Sensors {
-		for _, v := range []float64{se.World.X, se.World.Y, se.World.Z, se.World.Roll, se.World.Pitch, se.World.Yaw} {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				t.Fatalf("sensor %s world pose %v", se.Name, se.World)
-			}
-		}
-	}
+	walk(top, mgl64.Ident4())
 }
 
 // robotScene has a part ROBOT (a box) at pose_offset robot.
