@@ -869,8 +869,13 @@ func (s *Scene) Transform(of, rel string) (mgl64.Mat4, error) {
 	if err != nil {
 		return mgl64.Mat4{}, err
 	}
-	inv, ok := InvertAffine(b.World())
-	m := inv.Mul4(a.World())
+	m := a.World()
+	ok := true
+	if b != s.top { // the world frame's inverse is the identity
+		var inv mgl64.Mat4
+		inv, ok = InvertAffine(b.World())
+		m = inv.Mul4(m)
+	}
 	if !ok || !inRange(&m) {
 		// Frames are in range, but a frame scaled (nearly) to nothing has
 		// an inverse that is not.
