@@ -34,7 +34,7 @@ func TestModelCacheKey(t *testing.T) {
 	if free == confined || confined != again || len(s.models) != 2 {
 		t.Errorf("cache: unconfined %p, confined %p then %p, %d entries", free, confined, again, len(s.models))
 	}
-	if free.vertices != 24 || free.triangles != 12 || free.modelNodes != 1 || free.insertionPts != 0 {
+	if free.vertices != 24 || free.triangles != 12 || free.modelNodes != 1 || free.insertionPts != 0 || free.meshes != 1 {
 		t.Errorf("counts %+v", *free)
 	}
 }
