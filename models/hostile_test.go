@@ -651,3 +651,31 @@ func TestCountsSharedMeshOfManyPrimitives(t *testing.T) {
 		}
 	})
 }
+
+// Panics are errors either way, but only qmuntal/gltf's (inputs it trusts)
+// are a malformed file: one raised by this package's own code is marked as
+// an internal error, which the fuzz targets fail on. Before, both read
+// "malformed glTF", so fuzzing could not find a bug of the loader.
+func TestPanicsTellTheirOrigin(t *testing.T) {
+	_, err := Decode(strings.NewReader(`{"asset":{"version":"2.0"},"buffers":[null]}`), "null.gltf")
+	wantErr(t, "qmuntal's", err, "models: null.gltf: malformed glTF (runtime error: invalid memory address or nil pointer dereference)")
+
+	ours := func(i int) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = recovered("x.gltf", r)
+			}
+		}()
+		return []error{nil}[i] // out of range in this package
+	}
+	wantErr(t, "ours", ours(1), "models: x.gltf: "+internalError+" (runtime error: index out of range [1] with length 1)")
+	explicit := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = recovered("x.gltf", r)
+			}
+		}()
+		panic("boom")
+	}
+	wantErr(t, "explicit", explicit(), "models: x.gltf: "+internalError+" (boom)")
+}
