@@ -679,3 +679,45 @@ func TestPanicsTellTheirOrigin(t *testing.T) {
 	}
 	wantErr(t, "explicit", explicit(), "models: x.gltf: "+internalError+" (boom)")
 }
+
+// LoadCost reports what the limits counted: the bytes of every file read
+// (the model and its images here) and the pixels decoded; nothing for a
+// quantity loaded without a limit, or a model built in memory.
+func TestLoadCost(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "tri.bin"), triBin())
+	png := writeFile(t, filepath.Join(dir, "tex.png"), pngBytes(t, 3, 5))
+	path := writeFile(t, filepath.Join(dir, "m.gltf"), triGLTF(t, "tri.bin", []string{"tex.png", "tex.png"}, nil))
+	var files int64
+	for _, p := range []string{path, png, filepath.Join(dir, "tri.bin")} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files += st.Size()
+	}
+	m, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two images of one file: read once, decoded twice.
+	if b, p := m.LoadCost(); b != files || p != 30 {
+		t.Errorf("LoadCost %d, %d; want %d, 30", b, p, files)
+	}
+	m, err = LoadWith(path, LoadOptions{Limits: Limits{FileBytes: -1, ImagePixels: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, p := m.LoadCost(); b != 0 || p != 0 {
+		t.Errorf("unlimited LoadCost %d, %d; want 0, 0", b, p)
+	}
+	glb := encode(t, triDoc(), true)
+	if m, err := Decode(bytes.NewReader(glb), "t.glb"); err != nil {
+		t.Fatal(err)
+	} else if b, p := m.LoadCost(); b != int64(len(glb)) || p != 0 {
+		t.Errorf("Decode LoadCost %d, %d; want %d, 0", b, p, len(glb))
+	}
+	if b, p := NewModel("x").LoadCost(); b != 0 || p != 0 {
+		t.Errorf("built in memory: %d, %d", b, p)
+	}
+}

@@ -124,6 +124,13 @@ func decode(data []byte, fsys fs.FS, name string, fa *files, lim Limits) (m *Mod
 	if m, err = l.model(); err != nil {
 		return nil, fmt.Errorf("models: %s: %w", name, err)
 	}
+	m.imagePixels = l.pixels.used
+	if lim.FileBytes >= 0 {
+		m.fileBytes = int64(len(data))
+	}
+	if fa != nil {
+		m.fileBytes = fa.bytes.used
+	}
 	return m, nil
 }
 

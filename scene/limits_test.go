@@ -3,6 +3,8 @@ package scene_test
 import (
 	"encoding/base64"
 	"fmt"
+	"image"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -186,5 +188,70 @@ func TestPrimitivesCountAsNodes(t *testing.T) {
 	s = scene.New(scene.Options{Limits: scene.Limits{Nodes: prims + 4}})
 	if err := exec(t, s, dir, `<part file="many.gltf" name="M"/>`); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Model limits bound each file and also what all the files one command
+// loads come to: one command naming many distinct model files, each within
+// the limits (20 PNGs of 8192x8192 compress to a few MB), would otherwise
+// multiply them. A model found in the cache costs nothing new.
+func TestModelLimitsSumOverCommand(t *testing.T) {
+	dir := t.TempDir()
+	var one int64
+	for _, name := range []string{"a", "b", "c"} {
+		m := models.NewModel(name)
+		box := models.Box("box", 1, 1, 1, [4]float32{1, 1, 1, 1})
+		tex := image.NewRGBA(image.Rect(0, 0, 10, 10))
+		for _, p := range box.Primitives {
+			p.Material = &models.Material{BaseColor: [4]float32{1, 1, 1, 1}, BaseColorTexture: tex}
+		}
+		m.AddNode(nil, "box", mgl64.Ident4(), box)
+		path := filepath.Join(dir, name+".glb")
+		if err := models.Write(path, m); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one = max(one, st.Size())
+	}
+	writeEmbedding(t, dir, "all.glb", `<part file="a.glb" name="A"/>`, `<part file="b.glb" name="B"/>`, `<part file="c.glb" name="C"/>`)
+	size := func(name string) int64 {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Size()
+	}
+	all := size("all.glb")
+
+	// Every file is within 'one' bytes (all.glb too) and 100 pixels; three
+	// of them are not.
+	s := scene.New(scene.Options{Limits: scene.Limits{Model: models.Limits{FileBytes: all + one}}})
+	err := exec(t, s, dir, `<part file="all.glb" name="P"/>`)
+	want := fmt.Sprintf(`req:1: part "P": attribute "file": embedded command 2: %s: scene 0 extras.simvis.commands[1]:1: part "B": attribute "file": the command, with the commands embedded in its models, would add %d bytes of model files, over its budget of %d (raise it with scene.Options.Limits.Model.FileBytes / --max-model-mib)`,
+		filepath.Join(dir, "all.glb"), all+size("a.glb")+size("b.glb"), all+one)
+	if err == nil || err.Error() != want {
+		t.Errorf("bytes: %v\nwant %s", err, want)
+	}
+	s = scene.New(scene.Options{Limits: scene.Limits{Model: models.Limits{ImagePixels: 250}}})
+	err = exec(t, s, dir, `<part file="all.glb" name="P"/>`)
+	want = `req:1: part "P": attribute "file": embedded command 3: ` + filepath.Join(dir, "all.glb") + `: scene 0 extras.simvis.commands[2]:1: part "C": attribute "file": the command, with the commands embedded in its models, would add 300 image pixels, over its budget of 250 (raise it with scene.Options.Limits.Model.ImagePixels / --max-image-mpixels)`
+	if err == nil || err.Error() != want {
+		t.Errorf("pixels: %v\nwant %s", err, want)
+	}
+	if len(s.Parts()) != 0 {
+		t.Errorf("refused command left %d parts", len(s.Parts()))
+	}
+	// Loaded one at a time, each command is within the budget; once
+	// cached, the same models cost nothing new.
+	for _, name := range []string{"a", "b", "c"} {
+		if err := exec(t, s, dir, fmt.Sprintf(`<part file="%s.glb" name="%s"/>`, name, strings.ToUpper(name))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := exec(t, s, dir, `<part file="all.glb" name="P"/>`); err != nil {
+		t.Errorf("cached models: %v", err)
 	}
 }

@@ -59,7 +59,9 @@ type Options struct {
 // take DefaultLimits' values; negative fields mean no limit.
 //
 // Model limits are checked by the loader (models.LoadWith) for each model
-// file. The other budgets are counted over one command and every command
+// file; the bytes and image pixels of the files one command loads are
+// also summed against Model.FileBytes and Model.ImagePixels (models found
+// in the scene's cache cost nothing new). The other budgets are counted over one command and every command
 // embedded in the models it loads, recursively: a part is counted, with
 // its model's vertices, triangles and nodes, before it is built, so a
 // model that embeds parts of itself stops at the budget instead of
@@ -70,7 +72,10 @@ type Options struct {
 // them with --max-parts, --max-vertices, --max-triangles, --max-nodes,
 // --max-model-mib and --max-image-mpixels.
 type Limits struct {
-	Model models.Limits // per model file (default models.DefaultLimits)
+	// Model bounds each model file (default models.DefaultLimits), and
+	// its FileBytes and ImagePixels also what all the model files one
+	// command loads (not found in the scene's cache) come to.
+	Model models.Limits
 	// Per command, embedded commands included:
 	Parts     int   // parts added (default 1000)
 	Vertices  int64 // vertices instantiated: a model used by 8 parts counts 8 times (default 32 Mi)
@@ -344,9 +349,14 @@ func (s *Scene) execPart(c *Command, prefix string, start int) error {
 		return c.Errorf("file", "parts nested more than %d deep (does a model include itself?)", maxNesting)
 	}
 	root := c.root()
-	lm, err := s.loadModel(path, root)
+	lm, fresh, err := s.loadModel(path, root)
 	if err != nil {
 		return c.Errorf("file", "%w", err)
+	}
+	if fresh {
+		if err := s.loaded(c, lm.model); err != nil {
+			return err
+		}
 	}
 	model := lm.model
 	// The budget is checked before anything is built: a model that embeds
@@ -460,24 +470,25 @@ type loadedModel struct {
 }
 
 // loadModel loads a model once per (path, root): root, if not "", confines
-// the files the model names to that directory.
-func (s *Scene) loadModel(path, root string) (*loadedModel, error) {
+// the files the model names to that directory. fresh tells a model loaded
+// now from one found in the cache.
+func (s *Scene) loadModel(path, root string) (lm *loadedModel, fresh bool, err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	key := modelKey{abs, root}
 	if m, ok := s.models[key]; ok {
-		return m, nil
+		return m, false, nil
 	}
 	m, err := models.LoadWith(abs, models.LoadOptions{Root: root, Limits: s.limits.Model})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// A model stays cached only if the command that loaded it succeeds:
 	// refused requests must not keep memory.
 	s.undo = append(s.undo, func() { delete(s.models, key) })
-	lm := &loadedModel{model: m}
+	lm = &loadedModel{model: m}
 	lm.vertices, lm.triangles, lm.modelNodes = m.Counts()
 	// Its own stack: model hierarchies may be as deep as they have nodes.
 	stack := append([]*models.Node(nil), m.Roots...)
@@ -493,7 +504,7 @@ func (s *Scene) loadModel(path, root string) (*loadedModel, error) {
 		stack = append(stack, n.Children...)
 	}
 	s.models[key] = lm
-	return lm, nil
+	return lm, true, nil
 }
 
 func (s *Scene) addPoint(ip *Node) {
