@@ -2,6 +2,8 @@ package scene_test
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -119,19 +121,30 @@ func TestCommandContentRefused(t *testing.T) {
 }
 
 // A scene file that is not a regular file (a FIFO would block the reader)
-// is refused.
+// or too large is refused at once, naming the file.
 func TestSceneFileNotRegular(t *testing.T) {
 	dir := t.TempDir()
 	_, err := scene.ReadCommands(dir)
-	if err == nil || err.Error() != "scene: "+dir+" is not a regular file (d---------)" {
+	if err == nil || err.Error() != "scene: "+dir+": not a regular file (a directory)" {
 		t.Errorf("directory: %v", err)
+	}
+	big := filepath.Join(dir, "big.xml")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, scene.MaxSceneFileBytes+1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	_, err = scene.ReadCommands(big)
+	if want := fmt.Sprintf("scene: %s: %d bytes, more than the %d a scene file may have", big, scene.MaxSceneFileBytes+1, scene.MaxSceneFileBytes); err == nil || err.Error() != want {
+		t.Errorf("big: %v\nwant %s", err, want)
 	}
 	fifo := filepath.Join(dir, "scene.xml")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip(err)
 	}
 	_, err = scene.ReadCommands(fifo)
-	if err == nil || err.Error() != "scene: "+fifo+" is not a regular file (p---------)" {
+	if err == nil || err.Error() != "scene: "+fifo+": not a regular file (a named pipe)" {
 		t.Errorf("fifo: %v", err)
 	}
 }
