@@ -424,21 +424,41 @@ func quote(s string) string { return fmt.Sprintf("%q", s) }
 // declared as insertion point gets one as its first child, so what is
 // attached there, and transforms inserted before it, come before the node's
 // mesh and children. Each node is attached to its parent after its own
-// subtree is complete (bottom up), so no insertion walks up the tree.
-func (s *Scene) buildModelNode(parent *Node, mn *models.Node, part string, points []*Node) []*Node {
-	n := s.newNode(KindModelNode, mn.Name, part, mn.Local)
-	if mn.InsertionPoint != "" {
-		ip := s.newNode(KindInsertionPoint, part+"/"+mn.InsertionPoint, part, mgl64.Ident4())
-		n.appendChild(ip)
-		points = append(points, ip)
+// subtree is complete (bottom up), so no insertion walks up the tree. It
+// keeps its own stack: a model may be as deep as it has nodes.
+func (s *Scene) buildModelNode(parent *Node, root *models.Node, part string, points []*Node) []*Node {
+	type frame struct {
+		mn     *models.Node
+		n      *Node
+		parent *Node
+		next   int // the next of mn's children to build
 	}
-	if mn.Mesh != nil {
-		s.attachMesh(n, mn.Mesh)
+	var stack []frame
+	// enter makes the node of mn (parents before children, so points come
+	// in the model's order); it is attached to parent when left.
+	enter := func(mn *models.Node, parent *Node) {
+		n := s.newNode(KindModelNode, mn.Name, part, mn.Local)
+		if mn.InsertionPoint != "" {
+			ip := s.newNode(KindInsertionPoint, part+"/"+mn.InsertionPoint, part, mgl64.Ident4())
+			n.appendChild(ip)
+			points = append(points, ip)
+		}
+		if mn.Mesh != nil {
+			s.attachMesh(n, mn.Mesh)
+		}
+		stack = append(stack, frame{mn: mn, n: n, parent: parent})
 	}
-	for _, c := range mn.Children {
-		points = s.buildModelNode(n, c, part, points)
+	enter(root, parent)
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.next < len(f.mn.Children) {
+			f.next++
+			enter(f.mn.Children[f.next-1], f.n) // may move the stack: f is not used after
+			continue
+		}
+		f.parent.appendChild(f.n)
+		stack = stack[:len(stack)-1]
 	}
-	parent.appendChild(n)
 	return points
 }
 
