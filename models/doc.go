@@ -44,10 +44,15 @@
 //     no "../" or symbolic links leading out;
 //   - Limits bound the bytes read, image pixels (from image headers),
 //     vertices and triangles (from accessor counts), and nodes, all checked
-//     before the data is decoded; Load and Decode apply DefaultLimits. A
-//     model over a limit gets an error wrapping a *LimitError that names the
-//     limit and how to raise it;
+//     before the data is decoded (the JSON itself is bounded by the node
+//     limit: objects and values per node); Load and Decode apply
+//     DefaultLimits. A model over a limit gets an error wrapping a
+//     *LimitError that names the limit and how to raise it;
 //   - primitives that read the same accessors share one decoded geometry;
 //   - Walk and Counts keep their own stacks: a deep hierarchy cannot
-//     exhaust the goroutine's.
+//     exhaust the goroutine's; Counts adds each mesh up once however many
+//     nodes share it;
+//   - a panic of qmuntal/gltf (it trusts some inputs) is a "malformed
+//     glTF" error; one of this package's own code an internal error, which
+//     the fuzz targets report.
 package models

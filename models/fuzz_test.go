@@ -73,6 +73,9 @@ func FuzzDecode(f *testing.F) {
 			if !strings.HasPrefix(err.Error(), "models: fuzz.gltf: ") {
 				t.Fatalf("error does not name the file: %v", err)
 			}
+			if strings.Contains(err.Error(), internalError) {
+				t.Fatalf("the loader panicked: %v", err)
+			}
 			return
 		}
 		checkModel(t, m, fuzzLimits)
@@ -125,6 +128,9 @@ func FuzzLoadWith(f *testing.F) {
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "models: "+path+": ") {
 				t.Fatalf("error does not name the file: %v", err)
+			}
+			if strings.Contains(err.Error(), internalError) {
+				t.Fatalf("the loader panicked: %v", err)
 			}
 			return
 		}

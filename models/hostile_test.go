@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/go-gl/mathgl/mgl64"
 )
 
@@ -476,11 +477,22 @@ func TestNodes(t *testing.T) {
 	if _, err = decodeWith(strings.NewReader(objects), "o.gltf", Limits{Nodes: 4376}.resolved()); err != nil {
 		t.Errorf("70003 objects, 4376 nodes allowed: %v", err)
 	}
-	if n := jsonObjects([]byte(`{"a":"{\"{\\","b":[{}],"c":"}{"}`)); n != 2 {
-		t.Errorf("jsonObjects counted %d, want 2 (braces in strings do not count)", n)
+	if n, v := jsonCounts([]byte(`{"a":"{\"{\\[,","b":[{},[]],"c":"}{"}`)); n != 2 || v != 7 {
+		t.Errorf("jsonCounts counted %d objects and %d values, want 2 and 7 (braces, brackets and commas in strings do not count)", n, v)
 	}
-	if n := jsonObjects(encode(t, triDoc(), true)); n != jsonObjects(encode(t, triDoc(), false)) || n < 10 {
-		t.Errorf("jsonObjects of a GLB: %d", n)
+	gn, gv := jsonCounts(encode(t, triDoc(), true))
+	// The GLB's buffer has no uri: one member fewer.
+	if n, v := jsonCounts(encode(t, triDoc(), false)); n != gn || v != gv+1 || n < 10 {
+		t.Errorf("jsonCounts of a GLB: %d, %d; of its JSON: %d, %d", gn, gv, n, v)
+	}
+
+	// So do values: arrays and their members. 1 Mi whatever the limit,
+	// 64 per node allowed beyond.
+	arrays := `{"asset":{"version":"2.0","extras":[[]` + strings.Repeat(`,[]`, 1<<20) + `]}}`
+	_, err = decodeWith(strings.NewReader(arrays), "a.gltf", Limits{Nodes: 10}.resolved())
+	wantErr(t, "values", err, `models: a.gltf: the document has 2097157 JSON values, more than 64 for each node allowed: 32769 nodes, over the limit of 10 (raise it with --max-nodes or scene.Options.Limits.Model.Nodes)`)
+	if _, err = decodeWith(strings.NewReader(arrays), "a.gltf", Limits{Nodes: 32769}.resolved()); err != nil {
+		t.Errorf("2097157 values, 32769 nodes allowed: %v", err)
 	}
 
 	dir := t.TempDir()
@@ -613,5 +625,99 @@ func BenchmarkLoadChain(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A small file can have 100,000 nodes share one mesh of 100,000 primitives
+// (4 MB of JSON, within every default limit). Counts, which scenes call on
+// every model they load before checking their budgets, must add each mesh
+// up once, not once per node. Here that is 2e11 additions, minutes, against
+// milliseconds: the minute bound of returns cannot be reached by a fixed
+// Counts on a loaded machine.
+func TestCountsSharedMeshOfManyPrimitives(t *testing.T) {
+	const nodes, prims = 100000, 2000000
+	tri := &Primitive{Positions: make([]mgl32.Vec3, 3), Indices: []uint32{0, 1, 2}}
+	mesh := &Mesh{Primitives: make([]*Primitive, prims)}
+	for i := range mesh.Primitives {
+		mesh.Primitives[i] = tri
+	}
+	m := &Model{Roots: make([]*Node, nodes)}
+	for i := range m.Roots {
+		m.Roots[i] = &Node{Mesh: mesh, Local: mgl64.Ident4()}
+	}
+	returns(t, "Counts", func() {
+		if v, tr, n := m.Counts(); v != 3*nodes*prims || tr != nodes*prims || n != nodes {
+			t.Errorf("Counts %d, %d, %d; want %d, %d, %d", v, tr, n, 3*nodes*prims, nodes*prims, nodes)
+		}
+	})
+}
+
+// Panics are errors either way, but only qmuntal/gltf's (inputs it trusts)
+// are a malformed file: one raised by this package's own code is marked as
+// an internal error, which the fuzz targets fail on. Before, both read
+// "malformed glTF", so fuzzing could not find a bug of the loader.
+func TestPanicsTellTheirOrigin(t *testing.T) {
+	_, err := Decode(strings.NewReader(`{"asset":{"version":"2.0"},"buffers":[null]}`), "null.gltf")
+	wantErr(t, "qmuntal's", err, "models: null.gltf: malformed glTF (runtime error: invalid memory address or nil pointer dereference)")
+
+	ours := func(i int) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = recovered("x.gltf", r)
+			}
+		}()
+		return []error{nil}[i] // out of range in this package
+	}
+	wantErr(t, "ours", ours(1), "models: x.gltf: "+internalError+" (runtime error: index out of range [1] with length 1)")
+	explicit := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = recovered("x.gltf", r)
+			}
+		}()
+		panic("boom")
+	}
+	wantErr(t, "explicit", explicit(), "models: x.gltf: "+internalError+" (boom)")
+}
+
+// LoadCost reports what the limits counted: the bytes of every file read
+// (the model and its images here) and the pixels decoded; nothing for a
+// quantity loaded without a limit, or a model built in memory.
+func TestLoadCost(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "tri.bin"), triBin())
+	png := writeFile(t, filepath.Join(dir, "tex.png"), pngBytes(t, 3, 5))
+	path := writeFile(t, filepath.Join(dir, "m.gltf"), triGLTF(t, "tri.bin", []string{"tex.png", "tex.png"}, nil))
+	var files int64
+	for _, p := range []string{path, png, filepath.Join(dir, "tri.bin")} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files += st.Size()
+	}
+	m, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two images of one file: read once, decoded twice.
+	if b, p := m.LoadCost(); b != files || p != 30 {
+		t.Errorf("LoadCost %d, %d; want %d, 30", b, p, files)
+	}
+	m, err = LoadWith(path, LoadOptions{Limits: Limits{FileBytes: -1, ImagePixels: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, p := m.LoadCost(); b != 0 || p != 0 {
+		t.Errorf("unlimited LoadCost %d, %d; want 0, 0", b, p)
+	}
+	glb := encode(t, triDoc(), true)
+	if m, err := Decode(bytes.NewReader(glb), "t.glb"); err != nil {
+		t.Fatal(err)
+	} else if b, p := m.LoadCost(); b != int64(len(glb)) || p != 0 {
+		t.Errorf("Decode LoadCost %d, %d; want %d, 0", b, p, len(glb))
+	}
+	if b, p := NewModel("x").LoadCost(); b != 0 || p != 0 {
+		t.Errorf("built in memory: %d, %d", b, p)
 	}
 }

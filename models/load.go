@@ -14,6 +14,7 @@ import (
 	"math"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -84,6 +85,13 @@ func decodeWith(r io.Reader, name string, lim Limits) (*Model, error) {
 // checked once the document is decoded.
 const jsonObjectsPerNode = 16
 
+// jsonValuesPerNode bounds the JSON values (objects, arrays and their
+// members) likewise: "[]," in extras, or "0," in an accessor's min, decodes
+// to tens of bytes each, so a 99 MB array of empty arrays took 2.8 GB and
+// 14 s. The bundled models have at most 52 per node; a document may have
+// 1 Mi whatever its nodes.
+const jsonValuesPerNode = 64
+
 // decode reads the .gltf or .glb document data; fsys (nil for none) holds
 // its external buffers.
 func decode(data []byte, fsys fs.FS, name string, fa *files, lim Limits) (m *Model, err error) {
@@ -91,14 +99,18 @@ func decode(data []byte, fsys fs.FS, name string, fa *files, lim Limits) (m *Mod
 	// bad files must give errors, not take the simulator down.
 	defer func() {
 		if r := recover(); r != nil {
-			m, err = nil, fmt.Errorf("models: %s: malformed glTF (%v)", name, r)
+			m, err = nil, recovered(name, r)
 		}
 	}()
 	if lim.Nodes >= 0 {
-		limit := max(jsonObjectsPerNode*int64(lim.Nodes), 1<<16)
-		if n := jsonObjects(data); n > limit {
-			return nil, fmt.Errorf("models: %s: the document has %d JSON objects, more than %d for each node allowed: %w", name, n,
-				jsonObjectsPerNode, &LimitError{Field: "Nodes", Have: (n + jsonObjectsPerNode - 1) / jsonObjectsPerNode, Max: int64(lim.Nodes)})
+		objects, values := jsonCounts(data)
+		if limit := max(jsonObjectsPerNode*int64(lim.Nodes), 1<<16); objects > limit {
+			return nil, fmt.Errorf("models: %s: the document has %d JSON objects, more than %d for each node allowed: %w", name, objects,
+				jsonObjectsPerNode, &LimitError{Field: "Nodes", Have: (objects + jsonObjectsPerNode - 1) / jsonObjectsPerNode, Max: int64(lim.Nodes)})
+		}
+		if limit := max(jsonValuesPerNode*int64(lim.Nodes), 1<<20); values > limit {
+			return nil, fmt.Errorf("models: %s: the document has %d JSON values, more than %d for each node allowed: %w", name, values,
+				jsonValuesPerNode, &LimitError{Field: "Nodes", Have: (values + jsonValuesPerNode - 1) / jsonValuesPerNode, Max: int64(lim.Nodes)})
 		}
 	}
 	doc := new(gltf.Document)
@@ -112,7 +124,61 @@ func decode(data []byte, fsys fs.FS, name string, fa *files, lim Limits) (m *Mod
 	if m, err = l.model(); err != nil {
 		return nil, fmt.Errorf("models: %s: %w", name, err)
 	}
+	m.imagePixels = l.pixels.used
+	if lim.FileBytes >= 0 {
+		m.fileBytes = int64(len(data))
+	}
+	if fa != nil {
+		m.fileBytes = fa.bytes.used
+	}
 	return m, nil
+}
+
+// recovered is the error for a panic r recovered while decoding name. It
+// must be called by the deferred function that recovered it, while the
+// panicking frames are still on the stack. A panic raised in qmuntal/gltf
+// is a malformed file it trusted; one raised elsewhere is a bug of this
+// package, which fuzzing must report rather than take for a file error.
+func recovered(name string, r any) error {
+	if panicSite() == "github.com/qmuntal/gltf" {
+		return fmt.Errorf("models: %s: malformed glTF (%v)", name, r)
+	}
+	return fmt.Errorf("models: %s: %s (%v)", name, internalError, r)
+}
+
+// internalError marks errors from panics of this package's own code.
+const internalError = "internal error of the loader, please report"
+
+// panicSite returns the package path of the function that raised the
+// panic being recovered: the first frame below runtime.gopanic that is
+// not the runtime's (a nil dereference or a bounds check passes through
+// runtime.sigpanic or runtime.panicIndex). It returns "" if none is found.
+func panicSite() string {
+	pc := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pc[:runtime.Callers(1, pc)])
+	panicking := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic":
+			panicking = true
+		case panicking && !strings.HasPrefix(f.Function, "runtime."):
+			return funcPackage(f.Function)
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+// funcPackage returns the package path of a function name as the runtime
+// gives it ("github.com/qmuntal/gltf.(*Decoder).Decode").
+func funcPackage(fn string) string {
+	slash := strings.LastIndexByte(fn, '/')
+	if dot := strings.IndexByte(fn[slash+1:], '.'); dot >= 0 {
+		return fn[:slash+1+dot]
+	}
+	return fn
 }
 
 // loader converts one decoded document; its errors lack the "models: file:"
@@ -631,9 +697,11 @@ func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
 	return p, nil
 }
 
-// jsonObjects counts the objects ('{' outside strings) in the JSON of a
-// .gltf document, or in the JSON chunk of a .glb one.
-func jsonObjects(data []byte) int64 {
+// jsonCounts counts the objects ('{' outside strings) and, roughly, the
+// values (objects, arrays and the members after the first: '{', '[' and ','
+// outside strings) in the JSON of a .gltf document, or in the JSON chunk of
+// a .glb one.
+func jsonCounts(data []byte) (objects, values int64) {
 	if len(data) >= 20 && string(data[:4]) == "glTF" {
 		n := int64(binary.LittleEndian.Uint32(data[12:16]))
 		data = data[20:]
@@ -641,7 +709,6 @@ func jsonObjects(data []byte) int64 {
 			data = data[:n]
 		}
 	}
-	var n int64
 	inString, escaped := false, false
 	for _, c := range data {
 		switch {
@@ -653,8 +720,11 @@ func jsonObjects(data []byte) int64 {
 		case c == '"':
 			inString = true
 		case c == '{':
-			n++
+			objects++
+			values++
+		case c == '[' || c == ',':
+			values++
 		}
 	}
-	return n
+	return objects, values
 }

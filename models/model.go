@@ -23,7 +23,16 @@ type Model struct {
 	// Lookup sets for AddNode; rebuilt lazily, so literal Models work too.
 	meshSet map[*Mesh]bool
 	matSet  map[*Material]bool
+
+	fileBytes, imagePixels int64 // what loading read and decoded (LoadCost)
 }
+
+// LoadCost returns what loading the model took, as its Limits count it:
+// the bytes of the files read (the model file, its buffers and images) and
+// the pixels of the images decoded. Both are zero for a model built in
+// memory, and for a quantity loaded without a limit (not counted). Scenes
+// sum it over the models one command loads.
+func (m *Model) LoadCost() (fileBytes, imagePixels int64) { return m.fileBytes, m.imagePixels }
 
 // Node is one node of a model's hierarchy.
 type Node struct {

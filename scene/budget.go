@@ -8,6 +8,10 @@ type spent struct {
 	parts               int
 	vertices, triangles int64
 	nodes               int
+	// What the models the command loaded (not found in the cache) read
+	// and decoded: Limits.Model bounds each file, and also their sum, or
+	// one command naming many distinct files would multiply it.
+	fileBytes, imagePixels int64
 }
 
 func (sp *spent) addMesh(m *models.Mesh) {
@@ -65,13 +69,29 @@ func (s *Scene) charge(c *Command, lm *loadedModel) error {
 		return budgetError(c, "file", sp.triangles+lm.triangles, l.Triangles, "triangles", "Triangles", "--max-triangles")
 	}
 	// The part's separator, insertion point and model root, the model's
-	// nodes and their insertion points.
-	if nodes := sp.nodes + 3 + lm.modelNodes + lm.insertionPts; over(nodes, l.Nodes) {
+	// nodes, their insertion points and their meshes' primitives.
+	if nodes := sp.nodes + 3 + lm.modelNodes + lm.insertionPts + lm.meshes; over(nodes, l.Nodes) {
 		return budgetError(c, "file", nodes, l.Nodes, "scene nodes", "Nodes", "--max-nodes")
 	}
 	sp.parts++
 	sp.vertices += lm.vertices
 	sp.triangles += lm.triangles
+	return nil
+}
+
+// loaded counts a model the command loaded against the model budgets,
+// summed over the command.
+func (s *Scene) loaded(c *Command, m *models.Model) error {
+	l, sp := &s.limits.Model, &s.spent
+	b, p := m.LoadCost()
+	sp.fileBytes += b
+	sp.imagePixels += p
+	if over(sp.fileBytes, l.FileBytes) {
+		return budgetError(c, "file", sp.fileBytes, l.FileBytes, "bytes of model files", "Model.FileBytes", "--max-model-mib")
+	}
+	if over(sp.imagePixels, l.ImagePixels) {
+		return budgetError(c, "file", sp.imagePixels, l.ImagePixels, "image pixels", "Model.ImagePixels", "--max-image-mpixels")
+	}
 	return nil
 }
 

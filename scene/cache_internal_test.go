@@ -19,22 +19,25 @@ func TestModelCacheKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := New(Options{})
-	free, err := s.loadModel(path, "")
+	free, fresh, err := s.loadModel(path, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	confined, err := s.loadModel(path, dir)
+	confined, fresh2, err := s.loadModel(path, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := s.loadModel(path, dir)
+	again, fresh3, err := s.loadModel(path, dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !fresh || !fresh2 || fresh3 {
+		t.Errorf("fresh loads: %v, %v, %v; want true, true, false", fresh, fresh2, fresh3)
 	}
 	if free == confined || confined != again || len(s.models) != 2 {
 		t.Errorf("cache: unconfined %p, confined %p then %p, %d entries", free, confined, again, len(s.models))
 	}
-	if free.vertices != 24 || free.triangles != 12 || free.modelNodes != 1 || free.insertionPts != 0 {
+	if free.vertices != 24 || free.triangles != 12 || free.modelNodes != 1 || free.insertionPts != 0 || free.meshes != 1 {
 		t.Errorf("counts %+v", *free)
 	}
 }

@@ -2,6 +2,8 @@ package scene
 
 import (
 	"fmt"
+
+	"github.com/go-gl/mathgl/mgl64"
 	"math"
 	"strconv"
 	"strings"
@@ -15,6 +17,8 @@ import (
 // recomputes the subtrees below the recorded nodes only, from their
 // parents' kept transforms, so the cost is what changed rather than the
 // depth of the scene or its size.
+
+var ident = mgl64.Ident4()
 
 // check recomputes the world transforms below roots and returns a node
 // whose local or world transform is out of range (nil if none). Roots may
@@ -38,15 +42,22 @@ func (s *Scene) check(roots []*Node) *Node {
 		for len(stack) > 0 {
 			n := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			if n.parent == nil {
-				n.world = n.local
+			if n != r && n.local == ident {
+				// Most nodes (insertion points, models, properties) do
+				// not move: the parent's world, checked in this walk,
+				// is theirs, and costs neither a product nor a check.
+				n.world = n.parent.world
 			} else {
-				n.world = n.parent.world.Mul4(n.local)
-			}
-			// A local transform needs a look only when it is new or was
-			// set (then n is a root): others were checked before.
-			if !inRange(&n.world) || (n == r || n.visit == 0) && !inRange(&n.local) {
-				bad = append(bad, n)
+				if n.parent == nil {
+					n.world = n.local
+				} else {
+					n.world = n.parent.world.Mul4(n.local)
+				}
+				// A local transform needs a look only when it is new or
+				// was set (then n is a root): others were checked before.
+				if !inRange(&n.world) || (n == r || n.visit == 0) && !inRange(&n.local) {
+					bad = append(bad, n)
+				}
 			}
 			n.visit = id
 			// Pushed in reverse so that nodes are visited in traversal

@@ -1,11 +1,16 @@
 package scene_test
 
 import (
+	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 )
 
@@ -116,19 +121,70 @@ func TestCommandContentRefused(t *testing.T) {
 }
 
 // A scene file that is not a regular file (a FIFO would block the reader)
-// is refused.
+// or too large is refused at once, naming the file.
 func TestSceneFileNotRegular(t *testing.T) {
 	dir := t.TempDir()
 	_, err := scene.ReadCommands(dir)
-	if err == nil || err.Error() != "scene: "+dir+" is not a regular file (d---------)" {
+	if err == nil || err.Error() != "scene: "+dir+": not a regular file (a directory)" {
 		t.Errorf("directory: %v", err)
+	}
+	big := filepath.Join(dir, "big.xml")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, scene.MaxSceneFileBytes+1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	_, err = scene.ReadCommands(big)
+	if want := fmt.Sprintf("scene: %s: %d bytes, more than the %d a scene file may have", big, scene.MaxSceneFileBytes+1, scene.MaxSceneFileBytes); err == nil || err.Error() != want {
+		t.Errorf("big: %v\nwant %s", err, want)
 	}
 	fifo := filepath.Join(dir, "scene.xml")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip(err)
 	}
 	_, err = scene.ReadCommands(fifo)
-	if err == nil || err.Error() != "scene: "+fifo+" is not a regular file (p---------)" {
+	if err == nil || err.Error() != "scene: "+fifo+": not a regular file (a named pipe)" {
 		t.Errorf("fifo: %v", err)
+	}
+}
+
+// An error in commands embedded several models deep names the request in
+// full, the failing command in full (file, line, attribute) and between
+// them one short step per level, a repeated step once: each level's full
+// location once made a 16-deep self-including model's error 2,100
+// characters. What the failing command wrapped stays reachable.
+func TestEmbeddedErrorChain(t *testing.T) {
+	dir := t.TempDir()
+	writeEmbedding(t, dir, "self.glb", `<part file="self.glb" name="S"/>`)
+	err := exec(t, scene.New(scene.Options{}), dir, `<part file="self.glb" name="A"/>`)
+	want := `req:1: part "A": attribute "file": embedded command 1 (part "S"), 15 times > embedded command 1: ` +
+		filepath.Join(dir, "self.glb") + `: scene 0 extras.simvis.commands[0]:1: part "S": attribute "file": parts nested more than 16 deep (does a model include itself?)`
+	if err == nil || err.Error() != want {
+		t.Errorf("self-including:\n%v\nwant\n%s", err, want)
+	}
+
+	writeEmbedding(t, dir, "outer.glb", `<part file="box.glb" name="B"/>`, `<part file="mid.glb" name="M"/>`)
+	writeEmbedding(t, dir, "mid.glb", `<part file="two.glb" name="T"/>`)
+	writeEmbedding(t, dir, "box.glb")
+	m := models.NewModel("two")
+	m.AddNode(m.AddNode(nil, "a", mgl64.Ident4(), nil), "b", mgl64.Ident4(), nil)
+	if err := models.Write(filepath.Join(dir, "two.glb"), m); err != nil {
+		t.Fatal(err)
+	}
+	s := scene.New(scene.Options{Limits: scene.Limits{Model: models.Limits{Nodes: 1}}})
+	err = exec(t, s, dir, `<part file="outer.glb" name="O"/>`)
+	want = `req:1: part "O": attribute "file": embedded command 2 (part "M") > embedded command 1: ` +
+		filepath.Join(dir, "mid.glb") + `: scene 0 extras.simvis.commands[0]:1: part "T": attribute "file": models: ` +
+		filepath.Join(dir, "two.glb") + `: the document has 2 nodes, over the limit of 1 (raise it with --max-nodes or scene.Options.Limits.Model.Nodes)`
+	if err == nil || err.Error() != want {
+		t.Errorf("two levels:\n%v\nwant\n%s", err, want)
+	}
+	var le *models.LimitError
+	if !errors.As(err, &le) || le.Field != "Nodes" || le.Have != 2 || le.Max != 1 {
+		t.Errorf("errors.As LimitError: %v", le)
+	}
+	if len(s.Parts()) != 0 {
+		t.Errorf("refused command left %d parts", len(s.Parts()))
 	}
 }

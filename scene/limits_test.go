@@ -1,7 +1,10 @@
 package scene_test
 
 import (
+	"encoding/base64"
 	"fmt"
+	"image"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,10 +72,11 @@ func TestGeometryBudgets(t *testing.T) {
 	}{
 		{scene.Limits{Vertices: 300}, "would add 312 vertices, over its budget of 300 (raise it with scene.Options.Limits.Vertices / --max-vertices)"},
 		{scene.Limits{Triangles: 100}, "would add 108 triangles, over its budget of 100 (raise it with scene.Options.Limits.Triangles / --max-triangles)"},
-		// Each part adds 4 nodes: separator, insertion point, model, box.
-		{scene.Limits{Nodes: 50}, "would add 52 scene nodes, over its budget of 50 (raise it with scene.Options.Limits.Nodes / --max-nodes)"},
+		// Each part adds 5 nodes: separator, insertion point, model, box
+		// node and its one primitive's mesh.
+		{scene.Limits{Nodes: 50}, "would add 55 scene nodes, over its budget of 50 (raise it with scene.Options.Limits.Nodes / --max-nodes)"},
 		{scene.Limits{Parts: 12}, "would add 13 parts, over its budget of 12 (raise it with scene.Options.Limits.Parts / --max-parts)"},
-		{scene.Limits{Vertices: 312, Triangles: 156, Nodes: 52, Parts: 13}, ""},
+		{scene.Limits{Vertices: 312, Triangles: 156, Nodes: 65, Parts: 13}, ""},
 		{scene.Limits{Vertices: -1, Triangles: -1, Nodes: -1, Parts: -1}, ""},
 	} {
 		s := scene.New(scene.Options{Limits: c.limits})
@@ -115,11 +119,12 @@ func TestBudgetsArePerCommand(t *testing.T) {
 	}
 }
 
-// What elements add (nodes, meshes) counts too.
+// What elements add (nodes, meshes) counts too: the graph's separator,
+// its six nodes and their six meshes.
 func TestElementBudget(t *testing.T) {
 	s := scene.New(scene.Options{Limits: scene.Limits{Nodes: 5}})
 	err := exec(t, s, "", `<element type="graph" name="G" nodes="A B C D E F"/>`)
-	want := `req:1: element "G": the command, with the commands embedded in its models, would add 7 scene nodes, over its budget of 5 (raise it with scene.Options.Limits.Nodes / --max-nodes)`
+	want := `req:1: element "G": the command, with the commands embedded in its models, would add 13 scene nodes, over its budget of 5 (raise it with scene.Options.Limits.Nodes / --max-nodes)`
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}
@@ -152,5 +157,101 @@ func TestModelLimitsApply(t *testing.T) {
 	s := scene.New(scene.Options{Limits: scene.Limits{Model: models.Limits{Vertices: 10}}})
 	if err := exec(t, s, dir, `<part file="box.glb" name="B"/>`); err == nil || !strings.HasPrefix(err.Error(), `req:1: part "B": attribute "file": `) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Every primitive of a model node's mesh becomes a g3n mesh of its own, so
+// each counts as a scene node: a 24 MB file of 790,000 one-triangle
+// primitives sharing one accessor is within the vertex and triangle
+// budgets, yet cost 1.1 GB and 5 s per part when primitives went uncounted.
+func TestPrimitivesCountAsNodes(t *testing.T) {
+	dir := t.TempDir()
+	const prims = 2000
+	tri := base64.StdEncoding.EncodeToString(make([]byte, 36)) // three zero vertices
+	doc := `{"asset":{"version":"2.0"},` +
+		`"buffers":[{"byteLength":36,"uri":"data:application/octet-stream;base64,` + tri + `"}],` +
+		`"bufferViews":[{"buffer":0,"byteLength":36}],` +
+		`"accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"}],` +
+		`"meshes":[{"primitives":[` + strings.Repeat(`{"attributes":{"POSITION":0}},`, prims-1) + `{"attributes":{"POSITION":0}}]}],` +
+		`"nodes":[{"mesh":0}]}`
+	writeFile(t, dir, "many.gltf", doc)
+	s := scene.New(scene.Options{Limits: scene.Limits{Nodes: prims}})
+	err := exec(t, s, dir, `<part file="many.gltf" name="M"/>`)
+	// Separator, insertion point, model, the model's node and its meshes.
+	want := fmt.Sprintf(`req:1: part "M": attribute "file": the command, with the commands embedded in its models, would add %d scene nodes, over its budget of %d (raise it with scene.Options.Limits.Nodes / --max-nodes)`, prims+4, prims)
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant %s", err, want)
+	}
+	if len(s.Parts()) != 0 || len(s.Root().Children()) != 1 {
+		t.Error("refused part left traces")
+	}
+	s = scene.New(scene.Options{Limits: scene.Limits{Nodes: prims + 4}})
+	if err := exec(t, s, dir, `<part file="many.gltf" name="M"/>`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Model limits bound each file and also what all the files one command
+// loads come to: one command naming many distinct model files, each within
+// the limits (20 PNGs of 8192x8192 compress to a few MB), would otherwise
+// multiply them. A model found in the cache costs nothing new.
+func TestModelLimitsSumOverCommand(t *testing.T) {
+	dir := t.TempDir()
+	var one int64
+	for _, name := range []string{"a", "b", "c"} {
+		m := models.NewModel(name)
+		box := models.Box("box", 1, 1, 1, [4]float32{1, 1, 1, 1})
+		tex := image.NewRGBA(image.Rect(0, 0, 10, 10))
+		for _, p := range box.Primitives {
+			p.Material = &models.Material{BaseColor: [4]float32{1, 1, 1, 1}, BaseColorTexture: tex}
+		}
+		m.AddNode(nil, "box", mgl64.Ident4(), box)
+		path := filepath.Join(dir, name+".glb")
+		if err := models.Write(path, m); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one = max(one, st.Size())
+	}
+	writeEmbedding(t, dir, "all.glb", `<part file="a.glb" name="A"/>`, `<part file="b.glb" name="B"/>`, `<part file="c.glb" name="C"/>`)
+	size := func(name string) int64 {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Size()
+	}
+	all := size("all.glb")
+
+	// Every file is within 'one' bytes (all.glb too) and 100 pixels; three
+	// of them are not.
+	s := scene.New(scene.Options{Limits: scene.Limits{Model: models.Limits{FileBytes: all + one}}})
+	err := exec(t, s, dir, `<part file="all.glb" name="P"/>`)
+	want := fmt.Sprintf(`req:1: part "P": attribute "file": embedded command 2: %s: scene 0 extras.simvis.commands[1]:1: part "B": attribute "file": the command, with the commands embedded in its models, would add %d bytes of model files, over its budget of %d (raise it with scene.Options.Limits.Model.FileBytes / --max-model-mib)`,
+		filepath.Join(dir, "all.glb"), all+size("a.glb")+size("b.glb"), all+one)
+	if err == nil || err.Error() != want {
+		t.Errorf("bytes: %v\nwant %s", err, want)
+	}
+	s = scene.New(scene.Options{Limits: scene.Limits{Model: models.Limits{ImagePixels: 250}}})
+	err = exec(t, s, dir, `<part file="all.glb" name="P"/>`)
+	want = `req:1: part "P": attribute "file": embedded command 3: ` + filepath.Join(dir, "all.glb") + `: scene 0 extras.simvis.commands[2]:1: part "C": attribute "file": the command, with the commands embedded in its models, would add 300 image pixels, over its budget of 250 (raise it with scene.Options.Limits.Model.ImagePixels / --max-image-mpixels)`
+	if err == nil || err.Error() != want {
+		t.Errorf("pixels: %v\nwant %s", err, want)
+	}
+	if len(s.Parts()) != 0 {
+		t.Errorf("refused command left %d parts", len(s.Parts()))
+	}
+	// Loaded one at a time, each command is within the budget; once
+	// cached, the same models cost nothing new.
+	for _, name := range []string{"a", "b", "c"} {
+		if err := exec(t, s, dir, fmt.Sprintf(`<part file="%s.glb" name="%s"/>`, name, strings.ToUpper(name))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := exec(t, s, dir, `<part file="all.glb" name="P"/>`); err != nil {
+		t.Errorf("cached models: %v", err)
 	}
 }

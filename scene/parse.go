@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/beevik/etree"
+	"github.com/simvis/simvis/models"
 )
 
 // ReadCommands reads a scene file: either a <scene> root holding part, element
@@ -31,30 +30,14 @@ func ReadCommands(path string) ([]*Command, error) {
 // MaxSceneFileBytes bounds the scene files ReadCommands reads.
 const MaxSceneFileBytes = 256 << 20
 
-// readSceneFile reads a regular file of at most MaxSceneFileBytes: a FIFO
-// or a device named as a scene would block or never end.
+// readSceneFile reads a regular file of at most MaxSceneFileBytes, as
+// model files are read (models.ReadRegular): a FIFO or a device named as a
+// scene would block or never end.
 func readSceneFile(path string) ([]byte, error) {
-	// Non-blocking, so that opening a FIFO does not wait for a writer.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", path, st.Mode().Type())
-	}
-	if st.Size() > MaxSceneFileBytes {
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d a scene file may have", path, st.Size(), MaxSceneFileBytes)
-	}
-	// The size was checked on the open file; read no more than that even
-	// if it grows meanwhile.
-	data, err := io.ReadAll(io.LimitReader(f, MaxSceneFileBytes+1))
-	if err == nil && len(data) > MaxSceneFileBytes {
-		err = fmt.Errorf("%s: grew past the %d bytes a scene file may have", path, MaxSceneFileBytes)
+	data, err := models.ReadRegular(path, MaxSceneFileBytes)
+	var le *models.LimitError
+	if errors.As(err, &le) { // its text names the model limits' flags
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d a scene file may have", path, le.Have, le.Max)
 	}
 	return data, err
 }

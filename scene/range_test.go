@@ -29,6 +29,29 @@ func exec(t testing.TB, s *scene.Scene, dir, xml string) error {
 // died writing such a pose as JSON).
 func assertInRange(t testing.TB, s *scene.Scene) {
 	t.Helper()
+	assertWorldsInRange(t, s)
+	info, err := s.Inspect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, se := range info.Sensors {
+		for _, v := range []float64{se.World.X, se.World.Y, se.World.Z, se.World.Roll, se.World.Pitch, se.World.Yaw} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("sensor %s world pose %v", se.Name, se.World)
+			}
+		}
+	}
+}
+
+// assertWorldsInRange fails unless every node's world transform is finite
+// and within float32 range. It walks from the top of the graph, not from
+// ROOT: elements at ROOT insert their transforms above it.
+func assertWorldsInRange(t testing.TB, s *scene.Scene) {
+	t.Helper()
+	top := s.Root()
+	for top.Parent() != nil {
+		top = top.Parent()
+	}
 	// Top down (World of every node would cost the depth each).
 	var walk func(n *scene.Node, parent mgl64.Mat4)
 	walk = func(n *scene.Node, parent mgl64.Mat4) {
@@ -42,18 +65,7 @@ func assertInRange(t testing.TB, s *scene.Scene) {
 			walk(c, w)
 		}
 	}
-	walk(s.Root(), mgl64.Ident4())
-	info, err := s.Inspect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, se := range info.Sensors {
-		for _, v := range []float64{se.World.X, se.World.Y, se.World.Z, se.World.Roll, se.World.Pitch, se.World.Yaw} {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				t.Fatalf("sensor %s world pose %v", se.Name, se.World)
-			}
-		}
-	}
+	walk(top, mgl64.Ident4())
 }
 
 // robotScene has a part ROBOT (a box) at pose_offset robot.
@@ -306,4 +318,63 @@ func TestTransformRelativeToScaledFrames(t *testing.T) {
 	if err == nil || err.Error() != `the transform of "ROOT" relative to "ROBOT" is out of range (is "ROBOT" scaled nearly to zero?)` {
 		t.Errorf("Transform = %v", err)
 	}
+}
+
+// sloppy breaks Element's contract: it moves its transform to x before it
+// fails (on fail != 0), as a third-party element might.
+type sloppy struct{ t *scene.Node }
+
+func (s *sloppy) Params() []scene.Param {
+	return []scene.Param{{Name: "x"}, {Name: "fail"}}
+}
+
+func (s *sloppy) Apply(v []float64) error {
+	s.t.SetLocal(mgl64.Translate3D(v[0], 0, 0))
+	if v[1] != 0 {
+		return errors.New("refused after moving")
+	}
+	return nil
+}
+
+func init() {
+	scene.RegisterElement("test-sloppy", func(ctx *scene.Context) (scene.Element, error) {
+		return &sloppy{t: ctx.InsertTransform(mgl64.Ident4())}, nil
+	})
+}
+
+// An element whose failing Apply moved a node anyway is put back with its
+// last accepted values, and the world transforms below are recomputed: a
+// later change below, composed with a stale world, could pass a check the
+// real one fails.
+func TestFailedApplyKeepsWorldsCurrent(t *testing.T) {
+	dir := t.TempDir()
+	s := scene.New(scene.Options{})
+	for _, xml := range []string{
+		`<element type="test-sloppy" name="S"/>`,
+		`<element type="pose" name="P"/>`,
+		`<sensor type="camera" name="CAM"/>`,
+	} {
+		if err := exec(t, s, dir, xml); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Set("S", "x", 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(); err != nil {
+		t.Fatal(err)
+	}
+	s.Values()[0], s.Values()[1] = 3e38, 1
+	if err := s.Update(); err == nil || !strings.Contains(err.Error(), "refused after moving") {
+		t.Fatalf("sloppy Update = %v", err)
+	}
+	if v, _ := s.Value("S", "x"); v != 2 {
+		t.Errorf("S x = %g after the refusal, want 2", v)
+	}
+	assertPose(t, s, "CAM", scene.Pose{X: 2})
+	if err := s.Set("P", "x", 3e38); err != nil {
+		t.Fatal(err)
+	}
+	assertPose(t, s, "CAM", scene.Pose{X: 3e38 + 2})
+	assertInRange(t, s)
 }

@@ -59,7 +59,9 @@ type Options struct {
 // take DefaultLimits' values; negative fields mean no limit.
 //
 // Model limits are checked by the loader (models.LoadWith) for each model
-// file. The other budgets are counted over one command and every command
+// file; the bytes and image pixels of the files one command loads are
+// also summed against Model.FileBytes and Model.ImagePixels (models found
+// in the scene's cache cost nothing new). The other budgets are counted over one command and every command
 // embedded in the models it loads, recursively: a part is counted, with
 // its model's vertices, triangles and nodes, before it is built, so a
 // model that embeds parts of itself stops at the budget instead of
@@ -70,14 +72,18 @@ type Options struct {
 // them with --max-parts, --max-vertices, --max-triangles, --max-nodes,
 // --max-model-mib and --max-image-mpixels.
 type Limits struct {
-	Model models.Limits // per model file (default models.DefaultLimits)
+	// Model bounds each model file (default models.DefaultLimits), and
+	// its FileBytes and ImagePixels also what all the model files one
+	// command loads (not found in the scene's cache) come to.
+	Model models.Limits
 	// Per command, embedded commands included:
 	Parts     int   // parts added (default 1000)
 	Vertices  int64 // vertices instantiated: a model used by 8 parts counts 8 times (default 32 Mi)
 	Triangles int64 // triangles instantiated (default 32 Mi)
 	// Nodes counts scene graph nodes added: 3 per part (separator,
 	// insertion point, model) plus the model's nodes and insertion points,
-	// 2 per sensor, and what elements add (default 200,000).
+	// 2 per sensor, and what elements add; and one per mesh primitive
+	// instantiated, each a g3n mesh of its own (default 200,000).
 	Nodes int
 }
 
@@ -343,9 +349,14 @@ func (s *Scene) execPart(c *Command, prefix string, start int) error {
 		return c.Errorf("file", "parts nested more than %d deep (does a model include itself?)", maxNesting)
 	}
 	root := c.root()
-	lm, err := s.loadModel(path, root)
+	lm, fresh, err := s.loadModel(path, root)
 	if err != nil {
-		return c.Errorf("file", "%v", err)
+		return c.Errorf("file", "%w", err)
+	}
+	if fresh {
+		if err := s.loaded(c, lm.model); err != nil {
+			return err
+		}
 	}
 	model := lm.model
 	// The budget is checked before anything is built: a model that embeds
@@ -395,13 +406,13 @@ func (s *Scene) execPart(c *Command, prefix string, start int) error {
 	for i, mc := range model.Commands {
 		sub, err := ParseCommand(mc.XML, mc.Source, filepath.Dir(path))
 		if err != nil {
-			return c.Errorf("file", "embedded command %d: %v", i+1, err)
+			return embeddedFailure(c, i+1, err)
 		}
 		// Everything a confined command pulls in is confined to the same
 		// root, however deep the models nest.
 		sub.Confined, sub.Root = c.Confined, root
 		if err := s.exec(sub, name); err != nil {
-			return c.Errorf("file", "embedded command %d: %v", i+1, err)
+			return embeddedFailure(c, i+1, err)
 		}
 	}
 	return nil
@@ -413,26 +424,51 @@ func quote(s string) string { return fmt.Sprintf("%q", s) }
 // declared as insertion point gets one as its first child, so what is
 // attached there, and transforms inserted before it, come before the node's
 // mesh and children. Each node is attached to its parent after its own
-// subtree is complete (bottom up), so no insertion walks up the tree.
-func (s *Scene) buildModelNode(parent *Node, mn *models.Node, part string, points []*Node) []*Node {
-	n := s.newNode(KindModelNode, mn.Name, part, mn.Local)
-	if mn.InsertionPoint != "" {
-		ip := s.newNode(KindInsertionPoint, part+"/"+mn.InsertionPoint, part, mgl64.Ident4())
-		n.appendChild(ip)
-		points = append(points, ip)
+// subtree is complete (bottom up), so no insertion walks up the tree. It
+// keeps its own stack: a model may be as deep as it has nodes.
+func (s *Scene) buildModelNode(parent *Node, root *models.Node, part string, points []*Node) []*Node {
+	type frame struct {
+		mn     *models.Node
+		n      *Node
+		parent *Node
+		next   int // the next of mn's children to build
 	}
-	if mn.Mesh != nil {
-		s.attachMesh(n, mn.Mesh)
+	var stack []frame
+	// enter makes the node of mn (parents before children, so points come
+	// in the model's order); it is attached to parent when left.
+	enter := func(mn *models.Node, parent *Node) {
+		n := s.newNode(KindModelNode, mn.Name, part, mn.Local)
+		if mn.InsertionPoint != "" {
+			ip := s.newNode(KindInsertionPoint, part+"/"+mn.InsertionPoint, part, mgl64.Ident4())
+			n.appendChild(ip)
+			points = append(points, ip)
+		}
+		if mn.Mesh != nil {
+			s.attachMesh(n, mn.Mesh)
+		}
+		stack = append(stack, frame{mn: mn, n: n, parent: parent})
 	}
-	for _, c := range mn.Children {
-		points = s.buildModelNode(n, c, part, points)
+	enter(root, parent)
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.next < len(f.mn.Children) {
+			f.next++
+			enter(f.mn.Children[f.next-1], f.n) // may move the stack: f is not used after
+			continue
+		}
+		f.parent.appendChild(f.n)
+		stack = stack[:len(stack)-1]
 	}
-	parent.appendChild(n)
 	return points
 }
 
-// attachMesh gives n the g3n graphics of mesh, shared through the mesh cache.
+// attachMesh gives n the g3n graphics of mesh, shared through the mesh
+// cache. Each primitive becomes a g3n mesh of its own (about 1.4 KB, with
+// geometry and material shared), so each counts as a scene node: a 24 MB
+// file of 790,000 one-triangle primitives is within every vertex and
+// triangle budget, yet cost 1.1 GB per part.
 func (s *Scene) attachMesh(n *Node, mesh *models.Mesh) {
+	s.spent.nodes += len(mesh.Primitives)
 	n.mesh = mesh
 	n.meshG3N = s.meshes.graphics(mesh)
 	for _, g := range n.meshG3N {
@@ -450,42 +486,45 @@ type loadedModel struct {
 	model                    *models.Model
 	vertices, triangles      int64
 	modelNodes, insertionPts int
+	meshes                   int // g3n meshes: one per primitive of each node's mesh
 }
 
 // loadModel loads a model once per (path, root): root, if not "", confines
-// the files the model names to that directory.
-func (s *Scene) loadModel(path, root string) (*loadedModel, error) {
+// the files the model names to that directory. fresh tells a model loaded
+// now from one found in the cache.
+func (s *Scene) loadModel(path, root string) (lm *loadedModel, fresh bool, err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	key := modelKey{abs, root}
 	if m, ok := s.models[key]; ok {
-		return m, nil
+		return m, false, nil
 	}
 	m, err := models.LoadWith(abs, models.LoadOptions{Root: root, Limits: s.limits.Model})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// A model stays cached only if the command that loaded it succeeds:
 	// refused requests must not keep memory.
 	s.undo = append(s.undo, func() { delete(s.models, key) })
-	lm := &loadedModel{model: m}
+	lm = &loadedModel{model: m}
 	lm.vertices, lm.triangles, lm.modelNodes = m.Counts()
-	var count func(n *models.Node)
-	count = func(n *models.Node) {
+	// Its own stack: model hierarchies may be as deep as they have nodes.
+	stack := append([]*models.Node(nil), m.Roots...)
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
 		if n.InsertionPoint != "" {
 			lm.insertionPts++
 		}
-		for _, c := range n.Children {
-			count(c)
+		if n.Mesh != nil {
+			lm.meshes += len(n.Mesh.Primitives)
 		}
-	}
-	for _, r := range m.Roots {
-		count(r)
+		stack = append(stack, n.Children...)
 	}
 	s.models[key] = lm
-	return lm, nil
+	return lm, true, nil
 }
 
 func (s *Scene) addPoint(ip *Node) {
@@ -776,13 +815,18 @@ func (s *Scene) Update() error {
 			if err == nil {
 				if bad := s.check(s.moved[start:]); bad != nil {
 					err = outOfRangeValues(e, run, last, bad)
-					// The element's last accepted values put its nodes
-					// back; the check recomputes the worlds below them.
-					if aerr := e.Element.Apply(last); aerr != nil {
-						err = errors.Join(err, fmt.Errorf("restoring the last accepted values: %w", aerr))
-					}
-					s.check(s.moved[start:])
 				}
+			}
+			// Refused values that moved nodes (out of range, or an
+			// element that moved nodes before failing, against Element's
+			// contract) are taken back with the last accepted ones, and
+			// the worlds below recomputed: the graph must match the table,
+			// and later checks compose from the kept worlds.
+			if err != nil && len(s.moved) > start {
+				if aerr := e.Element.Apply(last); aerr != nil {
+					err = errors.Join(err, fmt.Errorf("restoring the last accepted values: %w", aerr))
+				}
+				s.check(s.moved[start:])
 			}
 			s.moved = s.moved[:start]
 		}
@@ -856,8 +900,13 @@ func (s *Scene) Transform(of, rel string) (mgl64.Mat4, error) {
 	if err != nil {
 		return mgl64.Mat4{}, err
 	}
-	inv, ok := InvertAffine(b.World())
-	m := inv.Mul4(a.World())
+	m := a.World()
+	ok := true
+	if b != s.top { // the world frame's inverse is the identity
+		var inv mgl64.Mat4
+		inv, ok = InvertAffine(b.World())
+		m = inv.Mul4(m)
+	}
 	if !ok || !inRange(&m) {
 		// Frames are in range, but a frame scaled (nearly) to nothing has
 		// an inverse that is not.
