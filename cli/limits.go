@@ -37,9 +37,9 @@ func (f *limitFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.parts, "max-parts", 0, fmt.Sprintf("most parts one command may add, embedded commands included (default %d; <0: no limit)", d.Parts))
 	fs.Int64Var(&f.vertices, "max-vertices", 0, fmt.Sprintf("most vertices one command may instantiate (default %d) and one model file hold (default %d); <0: no limit", d.Vertices, d.Model.Vertices))
 	fs.Int64Var(&f.triangles, "max-triangles", 0, fmt.Sprintf("most triangles one command may instantiate (default %d) and one model file hold (default %d); <0: no limit", d.Triangles, d.Model.Triangles))
-	fs.IntVar(&f.nodes, "max-nodes", 0, fmt.Sprintf("most scene nodes one command may add (default %d) and one model file hold (default %d); <0: no limit", d.Nodes, d.Model.Nodes))
-	fs.Float64Var(&f.modelMiB, "max-model-mib", 0, fmt.Sprintf("most MiB one model file may read, its buffers and images included (default %g; <0: no limit)", float64(d.Model.FileBytes)/(1<<20)))
-	fs.Float64Var(&f.imageMpx, "max-image-mpixels", 0, fmt.Sprintf("most image pixels one model file may decode, in units of 2^20 (default %g, one 8192x8192; <0: no limit)", float64(d.Model.ImagePixels)/(1<<20)))
+	fs.IntVar(&f.nodes, "max-nodes", 0, fmt.Sprintf("most scene nodes one command may add, a mesh primitive counting as one (default %d), and one model file hold (default %d); <0: no limit", d.Nodes, d.Model.Nodes))
+	fs.Float64Var(&f.modelMiB, "max-model-mib", 0, fmt.Sprintf("most MiB one model file, and all the model files one command loads, may read, buffers and images included (default %g; <0: no limit)", float64(d.Model.FileBytes)/(1<<20)))
+	fs.Float64Var(&f.imageMpx, "max-image-mpixels", 0, fmt.Sprintf("most image pixels one model file, and all the model files one command loads, may decode, in units of 2^20 (default %g, one 8192x8192; <0: no limit)", float64(d.Model.ImagePixels)/(1<<20)))
 }
 
 // limits returns the budgets the flags give. A per-command count given on
