@@ -199,11 +199,11 @@ type slotWatch struct {
 	pending bool
 	since   time.Time // zero: nothing to watch
 	// An outcome the host wrote and nobody read yet.
-	outcome    bool
-	outSeq     uint64
-	outAt      time.Time
-	outPID     uint32
-	pidChecked bool
+	outcome bool
+	outSeq  uint64
+	outAt   time.Time
+	outPID  uint32
+	pidAt   time.Time // when outPID was last looked for (zero: never)
 }
 
 // requestLog is the host's private state of the change-request log: the
@@ -274,7 +274,7 @@ head:
 			p := readRequest(b, seq)
 			logSeq, msg := exec(p)
 			r.finishRequest(b, seq, logSeq, msg)
-			w.outcome, w.outSeq, w.outAt, w.outPID, w.pidChecked = true, seq, now, p.pid, false
+			w.outcome, w.outSeq, w.outAt, w.outPID, w.pidAt = true, seq, now, p.pid, time.Time{}
 		case slotCancelled:
 			if !slotCAS(b, slotCancelled, slotFree) {
 				continue
@@ -301,8 +301,9 @@ head:
 }
 
 // sweepIdle looks at the slots no pending request holds: an outcome the
-// host wrote is freed after keep (or abandon, once its requester's process
-// is gone); anything else not free is freed after abandon.
+// host wrote is freed after keep, or sooner once its requester's process
+// is gone (looked for every abandon from abandon on); anything else not
+// free is freed after abandon.
 func (r *Region) sweepIdle(q *requestLog, claim uint64, now time.Time, abandon, keep time.Duration, event func(requestEvent)) {
 	n := uint64(r.lay.reqSlots)
 	for i := uint64(0); i < n; i++ {
@@ -319,9 +320,12 @@ func (r *Region) sweepIdle(q *requestLog, claim uint64, now time.Time, abandon, 
 		}
 		if w.outcome && (st == slotOK || st == slotFailed) && atomic.LoadUint64(slot64(b, slotSeq)) == w.outSeq {
 			age := now.Sub(w.outAt)
+			// Looked for once every abandon, not every cycle: a requester
+			// that dies while its outcome waits frees the slot within
+			// about 2*abandon, at one kill(pid, 0) a second.
 			gone := false
-			if age >= abandon && !w.pidChecked {
-				w.pidChecked = true
+			if age >= abandon && now.Sub(w.pidAt) >= abandon {
+				w.pidAt = now
 				gone = processGone(w.outPID)
 			}
 			if (age >= keep || gone) && slotCAS(b, st, slotFree) {
