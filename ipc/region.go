@@ -543,6 +543,12 @@ func (r *Region) Descriptors() ([]Descriptor, int, error) {
 			desc := r.mem[r.lay.descOff : r.lay.descOff+count*descSize]
 			names := r.mem[r.lay.namesOff : r.lay.namesOff+r.lay.namesCap]
 			out, err = parseDescriptors(desc, count, names, used)
+			// Every element has a name and the host only appends, so a
+			// named record just past desc_count means it was rewound:
+			// reading on would silently miss elements.
+			if err == nil && count < r.lay.descCap && r.mem[r.lay.descOff+count*descSize] != 0 {
+				err = fmt.Errorf("a descriptor record lies past desc_count %d (desc_count rewound?)", count)
+			}
 		}
 		if r.get32(offDescSeq) != seq {
 			return errRetry // torn: the host was writing

@@ -226,6 +226,11 @@ func TestPythonClientChecks(t *testing.T) {
 		t.Errorf("listing with desc_seq odd: %v\n%s", err, out)
 	}
 	a.Poke32(ipc.OffDescSeq, a.Peek32(ipc.OffDescSeq)+1)
+	a.Poke32(ipc.OffDescCount, 0)
+	if out, err := py(); err == nil || !strings.Contains(out, "past desc_count 0") {
+		t.Errorf("listing with desc_count rewound: %v\n%s", err, out)
+	}
+	a.Poke32(ipc.OffDescCount, 1)
 
 	gone := exec.Command("true")
 	if err := gone.Run(); err != nil {

@@ -48,6 +48,12 @@ func (r *Region) reassert() []string {
 		r.writeDescriptors(r.hget32(offValuesUse))
 		fixed = append(fixed, "descriptor records or parameter names")
 	}
+	// Readers take a named record just past desc_count for a rewound
+	// count: none may lie there.
+	if n := len(o.desc); n < r.lay.descCap*descSize && r.mem[r.lay.descOff+n] != 0 {
+		clear(r.mem[r.lay.descOff+n : r.lay.descOff+n+descSize])
+		fixed = append(fixed, fmt.Sprintf("a descriptor record written past the last (%d)", n/descSize))
+	}
 	// Readers take a record just past log_used for one being published
 	// (or for rewound counters) and look again: nothing may lie there
 	// between the host's appends.

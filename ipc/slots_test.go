@@ -3,6 +3,7 @@ package ipc_test
 import (
 	"io"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,5 +51,42 @@ func TestOutcomeFreedAfterLateRequesterDeath(t *testing.T) {
 	cycle(1100 * time.Millisecond)
 	if st := a.Slot(seq)[0]; st != ipc.SlotFree {
 		t.Errorf("outcome of a requester that died 1.1 s ago still held (state %d), KeepOutcomes is an hour", st)
+	}
+}
+
+// A rewound desc_count is damage a reader reports, not a shorter list of
+// elements; a record scribbled past the last one is cleared by the host, so
+// readers are not locked out by it.
+func TestDescCountRewound(t *testing.T) {
+	defer ipc.SetReadPatience(50 * time.Millisecond)()
+	h, shm := startHost(t, ipc.HostOptions{Warnings: io.Discard})
+	c := open(t, shm)
+	a := attacker(t, shm)
+	seq, err := c.Submit(`<element type="pose" name="SECOND" insert_at="ROOT"/>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Cycle()
+	if _, err := c.Outcome(seq); err != nil {
+		t.Fatal(err)
+	}
+	a.Poke32(ipc.OffDescCount, 1)
+	if ds, err := c.Elements(); err == nil || !strings.Contains(err.Error(), "damaged region") ||
+		!strings.Contains(err.Error(), "past desc_count 1") {
+		t.Errorf("desc_count rewound from 2 to 1: %d elements, %v", len(ds), err)
+	}
+	h.Cycle()
+	if ds, err := c.Elements(); err != nil || len(ds) != 2 || ds[1].Name != "SECOND" {
+		t.Fatalf("after the host's cycle: %+v %v", ds, err)
+	}
+	desc := a.DescSection()
+	copy(desc[2*256:], "FORGED")
+	if _, err := c.Elements(); err == nil {
+		t.Error("a named record past desc_count read as nothing")
+	}
+	before := h.Repairs()
+	h.Cycle()
+	if ds, err := c.Elements(); err != nil || len(ds) != 2 || desc[2*256] != 0 || h.Repairs() != before+1 {
+		t.Errorf("after the host's cycle: %d elements, %v; record byte %d; repairs %d, want %d", len(ds), err, desc[2*256], h.Repairs(), before+1)
 	}
 }

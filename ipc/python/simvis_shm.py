@@ -169,6 +169,8 @@ class Region:
                     bad = f"descriptor {i}: {len(names)} NUL-terminated parameter names for {n} values"
                     break
                 out.append((text(0, 96), text(96, 160), text(160, 192), start, [x.decode(errors="replace") for x in names]))
+            if bad is None and count < self.desc_cap and self.mem[self.desc_off + count * self.desc_size] != 0:
+                bad = f"a descriptor record lies past desc_count {count} (desc_count rewound?)"
             if struct.unpack_from("<I", self.mem, 128)[0] != seq:
                 continue  # torn: the host was writing
             if bad is not None:
