@@ -298,12 +298,31 @@ func Attach(path string) (*Region, error) {
 		return nil, fmt.Errorf("ipc: mapping %s: %w", path, err)
 	}
 	r := &Region{path: path, mem: mem, file: st}
-	if err := r.check(); err != nil {
-		syscall.Munmap(mem)
-		return nil, err
+	// A region whose header is damaged is repaired by its host within a
+	// cycle: look again for a while before reporting it. A file that is
+	// not a simvis region, or whose host says it stopped or is gone, is
+	// reported at once: nobody will repair it.
+	deadline := time.Now().Add(readPatience)
+	for {
+		err := r.check()
+		if err == nil {
+			return r, nil
+		}
+		if !bytes.Equal(mem[:8], []byte(magic)) || r.get32(offState) != stateRunning || processGone(r.get32(offPID)) ||
+			time.Now().After(deadline) {
+			syscall.Munmap(mem)
+			return nil, err
+		}
+		if attachDamaged != nil {
+			attachDamaged()
+		}
+		time.Sleep(time.Millisecond)
 	}
-	return r, nil
 }
+
+// attachDamaged, when set (by tests), runs each time Attach finds a
+// damaged header and is about to look again.
+var attachDamaged func()
 
 // check validates the header against the mapping and caches the layout, so
 // that a foreign or damaged file is an error rather than out-of-range

@@ -149,3 +149,34 @@ func TestStalledRequesterCannotTakeTheNextOutcome(t *testing.T) {
 		t.Errorf("request 1: %v; want its own refusal", err1)
 	}
 }
+
+// A client attaching while a header field is damaged looks again, and
+// attaches once the host repaired it, rather than failing.
+func TestAttachRetriesDamagedHeader(t *testing.T) {
+	h, _, _ := stallHost(t)
+	defer func() { attachDamaged = nil }()
+	h.Region.store32(offReqSlots, 0)
+	repaired := false
+	attachDamaged = func() {
+		if !repaired {
+			repaired = true
+			h.Cycle()
+		}
+	}
+	c, err := Attach(h.Region.path)
+	if err != nil {
+		t.Fatalf("attach while the host repairs its header: %v", err)
+	}
+	c.Close()
+	if !repaired {
+		t.Error("the damaged header was not seen")
+	}
+	// Damage that stays is reported, after readPatience.
+	defer func(d time.Duration) { readPatience = d }(readPatience)
+	readPatience = 20 * time.Millisecond
+	attachDamaged = nil
+	h.Region.store32(offReqSlots, 0)
+	if _, err := Attach(h.Region.path); err == nil || !strings.Contains(err.Error(), "request slots 0") {
+		t.Errorf("attach to a header damaged for good: %v", err)
+	}
+}
