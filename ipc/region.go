@@ -399,19 +399,13 @@ func (r *Region) hput64(off int, v uint64) {
 func (r *Region) hget32(off int) uint32 { return *(*uint32)(unsafe.Pointer(&r.own.hdr[off])) }
 func (r *Region) hget64(off int) uint64 { return *(*uint64)(unsafe.Pointer(&r.own.hdr[off])) }
 
-// field reads a header counter: the host's from its private image, a
+// field64 reads a header counter: the host's from its private image, a
 // client's from the shared header (to be checked by the caller).
 func (r *Region) field64(off int) uint64 {
 	if r.own != nil {
 		return r.hget64(off)
 	}
 	return r.get64(off)
-}
-func (r *Region) field32(off int) uint32 {
-	if r.own != nil {
-		return r.hget32(off)
-	}
-	return r.get32(off)
 }
 
 // Path is the file the region maps.
