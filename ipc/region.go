@@ -122,6 +122,10 @@ type Region struct {
 	lay  layout
 	file os.FileInfo // the file mapped, to tell it from a successor at path
 	own  *owned      // the host's private state; nil for clients
+	// hostPID is host_pid as read at Create or Attach: one file has one
+	// host, so liveness checks never read the field again, which any
+	// client could overwrite.
+	hostPID uint32
 }
 
 // owned is what the host publishes, kept where no client can write: the
@@ -228,7 +232,8 @@ func Create(path string, sz Sizes) (*Region, error) {
 	copy(mem, magic)
 	r.hput32(offVersion, layoutVer)
 	r.hput32(offHeaderSz, pageSize)
-	r.hput32(offPID, uint32(os.Getpid()))
+	r.hostPID = uint32(os.Getpid())
+	r.hput32(offPID, r.hostPID)
 	r.hput64(offDescOff, uint64(l.descOff))
 	r.hput32(offDescCap, uint32(l.descCap))
 	r.hput32(offDescSize, descSize)
@@ -373,6 +378,7 @@ func (r *Region) check() error {
 		return bad("request slots %d of %d bytes", l.reqSlots, l.reqSize)
 	}
 	r.lay = l
+	r.hostPID = r.get32(offPID)
 	return nil
 }
 

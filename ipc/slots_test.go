@@ -90,3 +90,32 @@ func TestDescCountRewound(t *testing.T) {
 		t.Errorf("after the host's cycle: %d elements, %v; record byte %d; repairs %d, want %d", len(ds), err, desc[2*256], h.Repairs(), before+1)
 	}
 }
+
+// A client attached to a live host keeps working while another process
+// writes a dead process's id into host_pid: it looks for the host's
+// process by the id it read when it attached.
+func TestForgedHostPID(t *testing.T) {
+	_, shm := startHost(t, ipc.HostOptions{Warnings: io.Discard})
+	c := open(t, shm)
+	yaw, err := c.Param("R_POSE", "yaw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	attacker(t, shm).Poke32(ipc.OffPID, uint32(gone.Process.Pid)) // reaped: no such process
+	if err := c.Check(); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+	if err := c.Set(yaw, 1); err != nil {
+		t.Errorf("Set: %v", err)
+	}
+	if _, err := c.Get(yaw); err != nil {
+		t.Errorf("Get: %v", err)
+	}
+	if _, err := c.Elements(); err != nil {
+		t.Errorf("Elements: %v", err)
+	}
+}
