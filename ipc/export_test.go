@@ -76,11 +76,11 @@ func (r *Region) Slot(seq uint64) []byte { return r.slot(seq) }
 func (r *Region) SlotCount() int { return r.lay.reqSlots }
 
 // SetReadPatience sets how long clients retry reads of a damaged region,
-// for the duration of a test.
+// for the duration of a test, whether or not the host cycles meanwhile.
 func SetReadPatience(d time.Duration) (restore func()) {
-	old := readPatience
-	readPatience = d
-	return func() { readPatience = old }
+	old, oldMax := readPatience, maxPatience
+	readPatience, maxPatience = d, d
+	return func() { readPatience, maxPatience = old, oldMax }
 }
 
 // HostOwnedFieldsIntact reports the first header field of the host whose

@@ -546,7 +546,9 @@ func (r *Region) Descriptors() ([]Descriptor, int, error) {
 	var out []Descriptor
 	var used int
 	var why error
-	err := r.retry(func() error {
+	// The host rewrites the descriptors whole every cycle: two cycles
+	// cover one in progress.
+	waited, err := r.retry(2, func() error {
 		seq := r.get32(offDescSeq)
 		if seq%2 == 1 {
 			why = fmt.Errorf("the descriptor sequence (desc_seq) stays odd (%d): locked by a writer that never finished", seq)
@@ -580,7 +582,7 @@ func (r *Region) Descriptors() ([]Descriptor, int, error) {
 	})
 	if err != nil {
 		if errors.Is(err, errDamaged) {
-			return nil, 0, fmt.Errorf("ipc: %s: damaged region (still so after %v): %v", r.path, readPatience, why)
+			return nil, 0, fmt.Errorf("ipc: %s: damaged region (still so after %v): %v", r.path, waited, why)
 		}
 		return nil, 0, fmt.Errorf("ipc: %s: %w", r.path, err)
 	}
@@ -636,36 +638,57 @@ func cstring(b []byte) string {
 // errRetry is a torn read: try again at once.
 var errRetry = errors.New("retry")
 
-// readPatience is how long a client retries a read that finds the region
-// damaged before it reports it: several cycles of a host at its slowest
-// usual rate, which repairs what it owns every cycle.
+// readPatience is how long at least a client retries a read that finds
+// the region damaged before it reports it: several cycles of a host at its
+// slowest usual rate, which repairs what it owns every cycle.
 var readPatience = 2 * time.Second
 
+// maxPatience bounds the wait for a host that needs many cycles to repair
+// (a slow one, or a large change log checked a window a cycle).
+var maxPatience = time.Minute
+
+// readDamaged, when set (by tests), runs each time a read found damage and
+// is about to look again.
+var readDamaged func()
+
 // retry runs read until it succeeds. A torn read (errRetry) is repeated;
-// damage (errDamaged) is repeated after a pause, until readPatience has
-// passed or the host stopped, and then returned.
-func (r *Region) retry(read func() error) error {
-	var deadline time.Time
+// damage (errDamaged) is repeated after a pause until the host had the
+// time to repair it: readPatience has passed and the host completed
+// cycles more cycles since the damage was first seen (at most
+// maxPatience). It stops sooner if the host stopped or its process is
+// gone, and returns the damage error with how long it waited.
+func (r *Region) retry(cycles uint64, read func() error) (time.Duration, error) {
+	var start time.Time
+	var from uint64
 	for try := 0; ; try++ {
 		err := read()
 		switch {
 		case err == nil:
-			return nil
+			return 0, nil
 		case errors.Is(err, errRetry) && try < 100000:
 			continue
 		case errors.Is(err, errDamaged):
-			if deadline.IsZero() {
-				deadline = time.Now().Add(readPatience)
+			now := time.Now()
+			if start.IsZero() {
+				start, from = now, r.get64(offCycle)
 			}
-			if time.Now().After(deadline) || r.get32(offState) != stateRunning {
-				return err
+			waited := now.Sub(start)
+			// A cycles field written backwards reads as far ahead: the
+			// wait is then readPatience, as if the host had cycled.
+			repaired := r.get64(offCycle)-from >= cycles
+			if waited > readPatience && repaired || waited > maxPatience ||
+				r.get32(offState) != stateRunning || processGone(r.hostPID) {
+				return waited.Round(time.Millisecond), err
+			}
+			if readDamaged != nil {
+				readDamaged()
 			}
 			time.Sleep(100 * time.Microsecond)
 		default:
 			if errors.Is(err, errRetry) {
-				return errors.New("the descriptors kept changing while being read")
+				return 0, errors.New("the region kept changing while being read")
 			}
-			return err
+			return 0, err
 		}
 	}
 }

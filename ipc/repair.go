@@ -13,7 +13,7 @@ import (
 // default), so it is checked a window at a time, round robin: 256 KiB
 // costs tens of microseconds, and a 1 MiB log is checked whole every four
 // cycles.
-const logCheckBytes = 256 << 10
+var logCheckBytes = 256 << 10 // a variable for tests
 
 // reassert rewrites what the host owns (header fields, descriptor records,
 // names, change-log records) wherever the shared copy differs from the

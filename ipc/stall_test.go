@@ -2,12 +2,14 @@ package ipc
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // stallHost is a host with a single request slot on a clock of the test's,
@@ -172,11 +174,71 @@ func TestAttachRetriesDamagedHeader(t *testing.T) {
 		t.Error("the damaged header was not seen")
 	}
 	// Damage that stays is reported, after readPatience.
-	defer func(d time.Duration) { readPatience = d }(readPatience)
-	readPatience = 20 * time.Millisecond
+	defer SetReadPatience(20 * time.Millisecond)()
 	attachDamaged = nil
 	h.Region.store32(offReqSlots, 0)
 	if _, err := Attach(h.Region.path); err == nil || !strings.Contains(err.Error(), "request slots 0") {
 		t.Errorf("attach to a header damaged for good: %v", err)
+	}
+}
+
+// A reader that meets damage in a change-log record waits until the host
+// had the cycles to reach it with its window-a-cycle check, however many
+// that takes, rather than a fixed time: the log it then returns is whole.
+func TestReaderWaitsForTheLogCheckRound(t *testing.T) {
+	defer func(b int) { logCheckBytes = b }(logCheckBytes)
+	logCheckBytes = 64
+	defer SetReadPatience(0)()
+	maxPatience = time.Minute
+	defer func() { readDamaged = nil }()
+	h, c, _ := stallHost(t)
+	for i := 0; i < 5; i++ {
+		if _, err := h.Execute(fmt.Sprintf(`<element type="pose" name="E%d" insert_at="ROOT"/>`, i), "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := h.Region.own
+	last := 0
+	for off := 0; off < len(o.log); off += int(*(*uint32)(unsafe.Pointer(&o.log[off]))) {
+		last = off
+	}
+	if len(o.log) < 8*logCheckBytes {
+		t.Fatalf("a %d-byte log: too short for the test", len(o.log))
+	}
+	h.Region.mem[h.Region.lay.logOff+last] ^= 0x40 // the last record's length
+	o.logCheck = 0                                 // the host reaches it in several cycles
+
+	damaged := make(chan struct{}, 1)
+	readDamaged = func() {
+		select {
+		case damaged <- struct{}{}:
+		default:
+		}
+	}
+	type result struct {
+		recs []LogRecord
+		err  error
+	}
+	done := make(chan result)
+	go func() {
+		recs, err := c.ReadLog(&LogCursor{})
+		done <- result{recs, err}
+	}()
+	cycles := 0
+	for {
+		select {
+		case <-damaged:
+			h.Cycle()
+			cycles++
+			continue
+		case res := <-done:
+			if res.err != nil || len(res.recs) != 6 {
+				t.Errorf("read while the host repairs: %d records, %v", len(res.recs), res.err)
+			}
+		}
+		break
+	}
+	if cycles < 3 {
+		t.Errorf("repaired in %d cycles: the damage was not where the check reaches it late", cycles)
 	}
 }
