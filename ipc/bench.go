@@ -101,19 +101,14 @@ func BenchIPC(rate float64, d time.Duration) (BenchResult, error) {
 	var mu sync.Mutex
 	var lat []time.Duration
 	var late int
-	var writtenAt atomic.Uint64 // host cycles completed when the sample was written
+	var appliedIn atomic.Uint64 // the number of the cycle that applied the latest sample
 	start := time.Now()
 	record := func(v float64) {
 		now := time.Since(start)
 		mu.Lock()
 		lat = append(lat, now-time.Duration(v))
-		// The cycle applying it ends as number Cycles()+1; the first cycle
-		// that started after the write ends at most two past the count
-		// read at the write.
-		if h.Region.Cycles()+1 > writtenAt.Load()+2 {
-			late++
-		}
 		mu.Unlock()
+		appliedIn.Store(h.Region.Cycles() + 1) // counted at the cycle's end
 		seen.Store(int64(v))
 	}
 	defer OnProbe(h.Scene, record)()
@@ -126,12 +121,19 @@ func BenchIPC(rate float64, d time.Duration) (BenchResult, error) {
 	samples := min(500, max(50, int(2*time.Second/period)))
 	for i := 0; i < samples; i++ {
 		t := time.Since(start)
-		writtenAt.Store(c.Region().Cycles())
 		if err := c.Set(probe, float64(t)); err != nil {
 			return res, err
 		}
+		// Read after the write: cycle done+1 may be under way, cycle
+		// done+2 starts after the write, and must have applied it. (Read
+		// before the write, a writer preempted between the two on a busy
+		// machine would count a host that did its job as late.)
+		done := c.Region().Cycles()
 		for seen.Load() != int64(t) {
 			sleepPrecise(20 * time.Microsecond)
+		}
+		if appliedIn.Load() > done+2 {
+			late++
 		}
 		SleepUntil(time.Now().Add(time.Duration(rng.Int64N(int64(period)))))
 	}

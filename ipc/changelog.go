@@ -124,7 +124,10 @@ func (r *Region) ReadLog(cur *LogCursor) ([]LogRecord, error) {
 	var recs []LogRecord
 	var end int
 	var why error
-	err := r.retry(func() error {
+	// The host checks the log a window a cycle: damage anywhere is repaired
+	// within a full round plus the cycle in progress.
+	sweep := min(r.get64(offLogUsed), uint64(r.lay.logCap))/uint64(logCheckBytes) + 2
+	waited, err := r.retry(sweep, func() error {
 		recs = nil
 		used, count, capacity := r.get64(offLogUsed), r.get64(offLogCount), uint64(r.lay.logCap)
 		if used > capacity || used%8 != 0 || used < cur.Pos || count < cur.Seq {
@@ -160,7 +163,7 @@ func (r *Region) ReadLog(cur *LogCursor) ([]LogRecord, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("ipc: %s: damaged change log (still so after %v): %v", r.path, readPatience, why)
+		return nil, fmt.Errorf("ipc: %s: damaged change log (still so after %v): %v", r.path, waited, why)
 	}
 	advance(cur, recs, end)
 	return recs, nil

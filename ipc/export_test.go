@@ -20,7 +20,7 @@ func (c *Client) StallWriting(xml string) uint64 {
 	seq := r.get64(offReqClaim)
 	r.store64(offReqClaim, seq+1)
 	b := r.slot(seq)
-	*slot32(b, slotState) = slotWriting
+	*slot32(b, slotState) = tagged(seq, slotWriting)
 	copy(b[slotHeader:], xml[:len(xml)/2])
 	return seq
 }
@@ -37,7 +37,7 @@ func (c *Client) SubmitForged(textLen uint32) uint64 {
 	b := r.slot(seq)
 	*slot64(b, slotSeq) = seq
 	*slot32(b, slotTextLen) = textLen
-	*slot32(b, slotState) = slotReady
+	*slot32(b, slotState) = tagged(seq, slotReady)
 	return seq
 }
 
@@ -76,11 +76,11 @@ func (r *Region) Slot(seq uint64) []byte { return r.slot(seq) }
 func (r *Region) SlotCount() int { return r.lay.reqSlots }
 
 // SetReadPatience sets how long clients retry reads of a damaged region,
-// for the duration of a test.
+// for the duration of a test, whether or not the host cycles meanwhile.
 func SetReadPatience(d time.Duration) (restore func()) {
-	old := readPatience
-	readPatience = d
-	return func() { readPatience = old }
+	old, oldMax := readPatience, maxPatience
+	readPatience, maxPatience = d, d
+	return func() { readPatience, maxPatience = old, oldMax }
 }
 
 // HostOwnedFieldsIntact reports the first header field of the host whose

@@ -100,9 +100,7 @@ func FuzzRequestSlots(f *testing.F) {
 // content gives records and descriptors that check out, or an error,
 // never a panic or a read outside the mapping.
 func FuzzClientRead(f *testing.F) {
-	restore := readPatience
-	readPatience = 0 // one look: the fuzzer has no host to repair anything
-	defer func() { readPatience = restore }()
+	defer SetReadPatience(0)() // one look: the fuzzer has no host to repair anything
 	dir := f.TempDir()
 	seedPath := filepath.Join(dir, "seed")
 	h, err := NewHost(seedPath, writeFuzzScene(f, dir), HostOptions{Sizes: fuzzSizes, Warnings: io.Discard})

@@ -33,7 +33,8 @@ type HostOptions struct {
 	// same cycle.
 	AbandonAfter time.Duration
 	// KeepOutcomes is how long an outcome nobody read keeps its slot
-	// (default 10 s; AbandonAfter once its requester's process is gone).
+	// (default 10 s); the host looks for its requester's process every
+	// AbandonAfter from AbandonAfter on, and frees it once that is gone.
 	KeepOutcomes time.Duration
 	// Limits bound what one command (from the scene file or a request)
 	// may add to the scene; zero fields take scene.DefaultLimits.

@@ -445,22 +445,27 @@ func TestOverrunWarnings(t *testing.T) {
 	if err := h.Run(context.Background(), 10, slow); err != nil {
 		t.Fatal(err)
 	}
+	// Every slow cycle overran; on a loaded machine a preempted fast one
+	// may have too, so the count is at least 5, and the one line is about
+	// whichever came first.
 	w := warnings.String()
-	if strings.Count(w, "\n") != 1 || !strings.Contains(w, "cycle 1 took") || !strings.Contains(w, "over its 2ms period") {
-		t.Errorf("warnings %q, want one line about cycle 1", w)
+	if strings.Count(w, "\n") != 1 || !strings.Contains(w, "simvis serve: cycle ") || !strings.Contains(w, "over its 2ms period") {
+		t.Errorf("warnings %q, want one line about an overrun", w)
 	}
-	if h.Overruns() != 5 {
-		t.Errorf("%d overruns counted, want 5", h.Overruns())
+	if n := h.Overruns(); n < 5 || n > 10 {
+		t.Errorf("%d overruns counted, want 5 (or more if fast cycles were preempted)", n)
 	}
 	warnings.Reset()
-	hf, _ := startHost(t, ipc.HostOptions{Rate: 500, Fast: true, Warnings: &warnings})
+	// At 1 Hz, real time would take 4 s between the first and the fifth
+	// cycle; --fast does not wait.
+	hf, _ := startHost(t, ipc.HostOptions{Rate: 1, Fast: true, Warnings: &warnings})
 	start := time.Now()
 	var times []time.Duration
 	if err := hf.Run(context.Background(), 5, func(_ int, at time.Duration) error { times = append(times, at); return slow(1, at) }); err != nil {
 		t.Fatal(err)
 	}
-	if warnings.Len() != 0 || times[4] != 8*time.Millisecond || time.Since(start) > time.Second {
-		t.Errorf("fast mode: warnings %q, scene times %v", warnings.String(), times)
+	if warnings.Len() != 0 || times[4] != 4*time.Second || time.Since(start) >= 4*time.Second {
+		t.Errorf("fast mode: warnings %q, scene times %v, took %v", warnings.String(), times, time.Since(start))
 	}
 }
 

@@ -122,6 +122,10 @@ type Region struct {
 	lay  layout
 	file os.FileInfo // the file mapped, to tell it from a successor at path
 	own  *owned      // the host's private state; nil for clients
+	// hostPID is host_pid as read at Create or Attach: one file has one
+	// host, so liveness checks never read the field again, which any
+	// client could overwrite.
+	hostPID uint32
 }
 
 // owned is what the host publishes, kept where no client can write: the
@@ -228,7 +232,8 @@ func Create(path string, sz Sizes) (*Region, error) {
 	copy(mem, magic)
 	r.hput32(offVersion, layoutVer)
 	r.hput32(offHeaderSz, pageSize)
-	r.hput32(offPID, uint32(os.Getpid()))
+	r.hostPID = uint32(os.Getpid())
+	r.hput32(offPID, r.hostPID)
 	r.hput64(offDescOff, uint64(l.descOff))
 	r.hput32(offDescCap, uint32(l.descCap))
 	r.hput32(offDescSize, descSize)
@@ -298,12 +303,31 @@ func Attach(path string) (*Region, error) {
 		return nil, fmt.Errorf("ipc: mapping %s: %w", path, err)
 	}
 	r := &Region{path: path, mem: mem, file: st}
-	if err := r.check(); err != nil {
-		syscall.Munmap(mem)
-		return nil, err
+	// A region whose header is damaged is repaired by its host within a
+	// cycle: look again for a while before reporting it. A file that is
+	// not a simvis region, or whose host says it stopped or is gone, is
+	// reported at once: nobody will repair it.
+	deadline := time.Now().Add(readPatience)
+	for {
+		err := r.check()
+		if err == nil {
+			return r, nil
+		}
+		if !bytes.Equal(mem[:8], []byte(magic)) || r.get32(offState) != stateRunning || processGone(r.get32(offPID)) ||
+			time.Now().After(deadline) {
+			syscall.Munmap(mem)
+			return nil, err
+		}
+		if attachDamaged != nil {
+			attachDamaged()
+		}
+		time.Sleep(time.Millisecond)
 	}
-	return r, nil
 }
+
+// attachDamaged, when set (by tests), runs each time Attach finds a
+// damaged header and is about to look again.
+var attachDamaged func()
 
 // check validates the header against the mapping and caches the layout, so
 // that a foreign or damaged file is an error rather than out-of-range
@@ -354,6 +378,7 @@ func (r *Region) check() error {
 		return bad("request slots %d of %d bytes", l.reqSlots, l.reqSize)
 	}
 	r.lay = l
+	r.hostPID = r.get32(offPID)
 	return nil
 }
 
@@ -380,19 +405,13 @@ func (r *Region) hput64(off int, v uint64) {
 func (r *Region) hget32(off int) uint32 { return *(*uint32)(unsafe.Pointer(&r.own.hdr[off])) }
 func (r *Region) hget64(off int) uint64 { return *(*uint64)(unsafe.Pointer(&r.own.hdr[off])) }
 
-// field reads a header counter: the host's from its private image, a
+// field64 reads a header counter: the host's from its private image, a
 // client's from the shared header (to be checked by the caller).
 func (r *Region) field64(off int) uint64 {
 	if r.own != nil {
 		return r.hget64(off)
 	}
 	return r.get64(off)
-}
-func (r *Region) field32(off int) uint32 {
-	if r.own != nil {
-		return r.hget32(off)
-	}
-	return r.get32(off)
 }
 
 // Path is the file the region maps.
@@ -527,7 +546,9 @@ func (r *Region) Descriptors() ([]Descriptor, int, error) {
 	var out []Descriptor
 	var used int
 	var why error
-	err := r.retry(func() error {
+	// The host rewrites the descriptors whole every cycle: two cycles
+	// cover one in progress.
+	waited, err := r.retry(2, func() error {
 		seq := r.get32(offDescSeq)
 		if seq%2 == 1 {
 			why = fmt.Errorf("the descriptor sequence (desc_seq) stays odd (%d): locked by a writer that never finished", seq)
@@ -543,6 +564,12 @@ func (r *Region) Descriptors() ([]Descriptor, int, error) {
 			desc := r.mem[r.lay.descOff : r.lay.descOff+count*descSize]
 			names := r.mem[r.lay.namesOff : r.lay.namesOff+r.lay.namesCap]
 			out, err = parseDescriptors(desc, count, names, used)
+			// Every element has a name and the host only appends, so a
+			// named record just past desc_count means it was rewound:
+			// reading on would silently miss elements.
+			if err == nil && count < r.lay.descCap && r.mem[r.lay.descOff+count*descSize] != 0 {
+				err = fmt.Errorf("a descriptor record lies past desc_count %d (desc_count rewound?)", count)
+			}
 		}
 		if r.get32(offDescSeq) != seq {
 			return errRetry // torn: the host was writing
@@ -555,7 +582,7 @@ func (r *Region) Descriptors() ([]Descriptor, int, error) {
 	})
 	if err != nil {
 		if errors.Is(err, errDamaged) {
-			return nil, 0, fmt.Errorf("ipc: %s: damaged region (still so after %v): %v", r.path, readPatience, why)
+			return nil, 0, fmt.Errorf("ipc: %s: damaged region (still so after %v): %v", r.path, waited, why)
 		}
 		return nil, 0, fmt.Errorf("ipc: %s: %w", r.path, err)
 	}
@@ -611,36 +638,57 @@ func cstring(b []byte) string {
 // errRetry is a torn read: try again at once.
 var errRetry = errors.New("retry")
 
-// readPatience is how long a client retries a read that finds the region
-// damaged before it reports it: several cycles of a host at its slowest
-// usual rate, which repairs what it owns every cycle.
+// readPatience is how long at least a client retries a read that finds
+// the region damaged before it reports it: several cycles of a host at its
+// slowest usual rate, which repairs what it owns every cycle.
 var readPatience = 2 * time.Second
 
+// maxPatience bounds the wait for a host that needs many cycles to repair
+// (a slow one, or a large change log checked a window a cycle).
+var maxPatience = time.Minute
+
+// readDamaged, when set (by tests), runs each time a read found damage and
+// is about to look again.
+var readDamaged func()
+
 // retry runs read until it succeeds. A torn read (errRetry) is repeated;
-// damage (errDamaged) is repeated after a pause, until readPatience has
-// passed or the host stopped, and then returned.
-func (r *Region) retry(read func() error) error {
-	var deadline time.Time
+// damage (errDamaged) is repeated after a pause until the host had the
+// time to repair it: readPatience has passed and the host completed
+// cycles more cycles since the damage was first seen (at most
+// maxPatience). It stops sooner if the host stopped or its process is
+// gone, and returns the damage error with how long it waited.
+func (r *Region) retry(cycles uint64, read func() error) (time.Duration, error) {
+	var start time.Time
+	var from uint64
 	for try := 0; ; try++ {
 		err := read()
 		switch {
 		case err == nil:
-			return nil
+			return 0, nil
 		case errors.Is(err, errRetry) && try < 100000:
 			continue
 		case errors.Is(err, errDamaged):
-			if deadline.IsZero() {
-				deadline = time.Now().Add(readPatience)
+			now := time.Now()
+			if start.IsZero() {
+				start, from = now, r.get64(offCycle)
 			}
-			if time.Now().After(deadline) || r.get32(offState) != stateRunning {
-				return err
+			waited := now.Sub(start)
+			// A cycles field written backwards reads as far ahead: the
+			// wait is then readPatience, as if the host had cycled.
+			repaired := r.get64(offCycle)-from >= cycles
+			if waited > readPatience && repaired || waited > maxPatience ||
+				r.get32(offState) != stateRunning || processGone(r.hostPID) {
+				return waited.Round(time.Millisecond), err
+			}
+			if readDamaged != nil {
+				readDamaged()
 			}
 			time.Sleep(100 * time.Microsecond)
 		default:
 			if errors.Is(err, errRetry) {
-				return errors.New("the descriptors kept changing while being read")
+				return 0, errors.New("the region kept changing while being read")
 			}
-			return err
+			return 0, err
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package ipc_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,5 +190,57 @@ func TestPythonClient(t *testing.T) {
 	}
 	if out, err := exec.Command(python, "python/simvis_shm.py", path, "R_POSE.heading").CombinedOutput(); err == nil || !strings.Contains(string(out), "R_POSE has no parameter heading") {
 		t.Errorf("unknown parameter: %v\n%s", err, out)
+	}
+}
+
+// The Python client checks what it reads as LAYOUT.md says: a change log
+// whose counters were rewound is an error after its retries, never a
+// shorter log, and a host whose process is gone is reported as such.
+func TestPythonClientChecks(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed: the language-neutral check needs it")
+	}
+	h, shm := startHost(t, ipc.HostOptions{})
+	a := attacker(t, shm)
+	py := func(args ...string) (string, error) {
+		cmd := exec.Command(python, append([]string{"python/simvis_shm.py", shm}, args...)...)
+		cmd.Env = append(os.Environ(), "SIMVIS_SHM_PATIENCE=0.05")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := py("--log"); err != nil || strings.Count(out, "\n") != len(h.Scene.Log()) {
+		t.Fatalf("log of an intact region: %v\n%s", err, out)
+	}
+	// Rewound: nothing repairs it (the host does not cycle here).
+	used := a.Peek64(ipc.OffLogUsed)
+	a.Poke64(ipc.OffLogUsed, 0)
+	a.Poke64(ipc.OffLogCount, 0)
+	if out, err := py("--log"); err == nil || !strings.Contains(out, "damaged region") || !strings.Contains(out, "record 1 lies past log_used 0") {
+		t.Errorf("log with rewound counters: %v\n%s", err, out)
+	}
+	a.Poke64(ipc.OffLogUsed, used)
+	a.Poke64(ipc.OffLogCount, 4)
+	a.Poke32(ipc.OffDescSeq, a.Peek32(ipc.OffDescSeq)+1)
+	if out, err := py(); err == nil || !strings.Contains(out, "desc_seq stays odd") {
+		t.Errorf("listing with desc_seq odd: %v\n%s", err, out)
+	}
+	a.Poke32(ipc.OffDescSeq, a.Peek32(ipc.OffDescSeq)+1)
+	a.Poke32(ipc.OffDescCount, 0)
+	if out, err := py(); err == nil || !strings.Contains(out, "past desc_count 0") {
+		t.Errorf("listing with desc_count rewound: %v\n%s", err, out)
+	}
+	a.Poke32(ipc.OffDescCount, 1)
+
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	a.Poke32(ipc.OffPID, uint32(gone.Process.Pid)) // reaped: no such process
+	want := fmt.Sprintf("host %s is not running (pid %d gone)", shm, gone.Process.Pid)
+	for _, args := range [][]string{nil, {"--log"}, {"R_POSE.x"}, {"R_POSE.x=1"}} {
+		if out, err := py(args...); err == nil || !strings.Contains(out, want) {
+			t.Errorf("%v on a host whose process is gone: %v\n%s", args, err, out)
+		}
 	}
 }

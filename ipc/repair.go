@@ -13,7 +13,7 @@ import (
 // default), so it is checked a window at a time, round robin: 256 KiB
 // costs tens of microseconds, and a 1 MiB log is checked whole every four
 // cycles.
-const logCheckBytes = 256 << 10
+var logCheckBytes = 256 << 10 // a variable for tests
 
 // reassert rewrites what the host owns (header fields, descriptor records,
 // names, change-log records) wherever the shared copy differs from the
@@ -47,6 +47,12 @@ func (r *Region) reassert() []string {
 		!bytes.Equal(r.mem[r.lay.namesOff:r.lay.namesOff+len(o.names)], o.names) {
 		r.writeDescriptors(r.hget32(offValuesUse))
 		fixed = append(fixed, "descriptor records or parameter names")
+	}
+	// Readers take a named record just past desc_count for a rewound
+	// count: none may lie there.
+	if n := len(o.desc); n < r.lay.descCap*descSize && r.mem[r.lay.descOff+n] != 0 {
+		clear(r.mem[r.lay.descOff+n : r.lay.descOff+n+descSize])
+		fixed = append(fixed, fmt.Sprintf("a descriptor record written past the last (%d)", n/descSize))
 	}
 	// Readers take a record just past log_used for one being published
 	// (or for rewound counters) and look again: nothing may lie there

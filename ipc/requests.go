@@ -20,6 +20,9 @@ const (
 	slotLogSeq  = 24 // u64 change-log sequence of the executed command, 0 if refused
 	slotHeader  = 64
 
+	// The state word's low byte is one of these; in every state but free,
+	// its upper 24 bits are the low 24 bits of the request's number (see
+	// tagged), and free is the whole word 0.
 	slotFree      = 0 // no request, or its outcome was read
 	slotWriting   = 1 // claimed; the producer writes the text
 	slotReady     = 2 // the text is complete; the host will execute it
@@ -28,6 +31,15 @@ const (
 	slotExecuting = 5 // the host took it and is executing it
 	slotCancelled = 6 // its requester gave up before the host took it
 )
+
+// tagged is the state word of request seq in state kind. The request's
+// number in the word makes every compare-and-swap name the request it
+// means: a party that stalled while the slot was freed and taken by a
+// later request (seq + request_slots, a different tag) fails its next
+// compare-and-swap instead of moving that request's state (making a
+// half-written request ready, or freeing and reading another requester's
+// outcome).
+func tagged(seq uint64, kind uint32) uint32 { return uint32(seq)<<8 | kind }
 
 // ErrRequestLogFull is returned to a producer when every request slot holds
 // a pending request or an outcome not yet read: nothing was written.
@@ -67,6 +79,11 @@ func requestSource(seq uint64, pid uint32) string {
 	return fmt.Sprintf("request %d from pid %d", seq, pid)
 }
 
+// stallSubmit and stallOutcome, when set (by tests), run inside submit
+// just before the request is marked ready and inside outcome just after an
+// outcome was found: a producer or requester that stalls there.
+var stallSubmit, stallOutcome func(seq uint64)
+
 // submit claims the next request slot and writes text into it. The claim is
 // a compare-and-swap on request_claim, allowed only while the slot is free
 // and fewer than request_slots requests are ahead of the host.
@@ -90,14 +107,17 @@ func (r *Region) submit(text string) (uint64, error) {
 			return 0, fmt.Errorf("ipc: %s: request_claim keeps changing under this producer", r.path)
 		}
 	}
-	if !slotCAS(b, slotFree, slotWriting) {
+	if !slotCAS(b, slotFree, tagged(seq, slotWriting)) {
 		return 0, fmt.Errorf("request %d: the host gave up on it before it was written (not executed)", seq)
 	}
 	*slot32(b, slotPID) = uint32(os.Getpid())
 	*slot64(b, slotSeq) = seq
 	*slot32(b, slotTextLen) = uint32(len(text))
 	copy(b[slotHeader:], text)
-	if !slotCAS(b, slotWriting, slotReady) {
+	if stallSubmit != nil {
+		stallSubmit(seq)
+	}
+	if !slotCAS(b, tagged(seq, slotWriting), tagged(seq, slotReady)) {
 		return 0, fmt.Errorf("request %d: the host gave up on it while it was being written, too slowly (not executed)", seq)
 	}
 	return seq, nil
@@ -114,10 +134,13 @@ func (r *Region) outcome(seq uint64, deadline time.Time, timeout time.Duration, 
 	for {
 		st := slotLoad(b)
 		ours := atomic.LoadUint64(slot64(b, slotSeq)) == seq
-		if ours && (st == slotOK || st == slotFailed) {
+		if ours && (st == tagged(seq, slotOK) || st == tagged(seq, slotFailed)) {
+			if stallOutcome != nil {
+				stallOutcome(seq)
+			}
 			logSeq := atomic.LoadUint64(slot64(b, slotLogSeq))
 			var msg string
-			if st == slotFailed {
+			if st == tagged(seq, slotFailed) {
 				n := min(int(atomic.LoadUint32(slot32(b, slotOutLen))), len(b)-slotHeader)
 				msg = string(b[slotHeader : slotHeader+n])
 			}
@@ -126,7 +149,7 @@ func (r *Region) outcome(seq uint64, deadline time.Time, timeout time.Duration, 
 			if !slotCAS(b, st, slotFree) {
 				return r.lostOutcome(seq) // freed under us: the log tells
 			}
-			if st == slotFailed {
+			if st == tagged(seq, slotFailed) {
 				return 0, &RequestError{Seq: seq, Msg: msg}
 			}
 			return logSeq, nil
@@ -136,19 +159,19 @@ func (r *Region) outcome(seq uint64, deadline time.Time, timeout time.Duration, 
 		}
 		if time.Now().After(deadline) {
 			switch {
-			case ours && st == slotReady:
-				if slotCAS(b, slotReady, slotCancelled) {
+			case ours && st == tagged(seq, slotReady):
+				if slotCAS(b, st, tagged(seq, slotCancelled)) {
 					return 0, fmt.Errorf("request %d: %w after %v without an outcome: the host never executed it (is it running cycles?)",
 						seq, ErrRequestCancelled, timeout)
 				}
 				continue // the host took it meanwhile
-			case ours && st == slotExecuting:
+			case ours && st == tagged(seq, slotExecuting):
 				// The host is executing it: its outcome comes at the end.
 			default:
 				return r.lostOutcome(seq)
 			}
 		}
-		if st == slotWriting || st == slotReady || st == slotExecuting {
+		if st == tagged(seq, slotReady) || st == tagged(seq, slotExecuting) {
 			// The host wakes this futex when it writes the outcome.
 			futexWait(slot32(b, slotState), st, time.Millisecond)
 		} else {
@@ -199,11 +222,11 @@ type slotWatch struct {
 	pending bool
 	since   time.Time // zero: nothing to watch
 	// An outcome the host wrote and nobody read yet.
-	outcome    bool
-	outSeq     uint64
-	outAt      time.Time
-	outPID     uint32
-	pidChecked bool
+	outcome bool
+	outSeq  uint64
+	outAt   time.Time
+	outPID  uint32
+	pidAt   time.Time // when outPID was last looked for (zero: never)
 }
 
 // requestLog is the host's private state of the change-request log: the
@@ -244,7 +267,7 @@ func (r *Region) serveRequests(q *requestLog, now time.Time, abandon, keep time.
 		// its slot yet finds it given up on.
 		fix := q.done
 		for k := uint64(0); k < n; k++ {
-			if st := slotLoad(r.slot(q.done + k)); st == slotWriting || st == slotReady {
+			if st := slotLoad(r.slot(q.done + k)); st == tagged(q.done+k, slotWriting) || st == tagged(q.done+k, slotReady) {
 				fix = q.done + k + 1
 			}
 		}
@@ -267,16 +290,16 @@ head:
 		w := &q.watch[seq%n]
 		st := slotLoad(b)
 		switch st {
-		case slotReady:
-			if !slotCAS(b, slotReady, slotExecuting) {
+		case tagged(seq, slotReady):
+			if !slotCAS(b, st, tagged(seq, slotExecuting)) {
 				continue // cancelled meanwhile: look again
 			}
 			p := readRequest(b, seq)
 			logSeq, msg := exec(p)
 			r.finishRequest(b, seq, logSeq, msg)
-			w.outcome, w.outSeq, w.outAt, w.outPID, w.pidChecked = true, seq, now, p.pid, false
-		case slotCancelled:
-			if !slotCAS(b, slotCancelled, slotFree) {
+			w.outcome, w.outSeq, w.outAt, w.outPID, w.pidAt = true, seq, now, p.pid, time.Time{}
+		case tagged(seq, slotCancelled):
+			if !slotCAS(b, st, slotFree) {
 				continue
 			}
 			event(requestEvent{"cancelled", seq, fmt.Sprintf("request %d was cancelled by its requester before it ran", seq)})
@@ -289,7 +312,7 @@ head:
 			if !slotCAS(b, st, slotFree) {
 				continue
 			}
-			event(requestEvent{"abandoned", seq, fmt.Sprintf("request %d abandoned: not ready within %v of being claimed (its producer was killed while writing it?); slot state %d",
+			event(requestEvent{"abandoned", seq, fmt.Sprintf("request %d abandoned: not ready within %v of being claimed (its producer was killed while writing it?); slot state %#x",
 				seq, abandon, st)})
 		}
 		w.pending, w.since = false, time.Time{}
@@ -301,8 +324,9 @@ head:
 }
 
 // sweepIdle looks at the slots no pending request holds: an outcome the
-// host wrote is freed after keep (or abandon, once its requester's process
-// is gone); anything else not free is freed after abandon.
+// host wrote is freed after keep, or sooner once its requester's process
+// is gone (looked for every abandon from abandon on); anything else not
+// free is freed after abandon.
 func (r *Region) sweepIdle(q *requestLog, claim uint64, now time.Time, abandon, keep time.Duration, event func(requestEvent)) {
 	n := uint64(r.lay.reqSlots)
 	for i := uint64(0); i < n; i++ {
@@ -317,11 +341,14 @@ func (r *Region) sweepIdle(q *requestLog, claim uint64, now time.Time, abandon, 
 			w.outcome, w.since = false, time.Time{}
 			continue
 		}
-		if w.outcome && (st == slotOK || st == slotFailed) && atomic.LoadUint64(slot64(b, slotSeq)) == w.outSeq {
+		if w.outcome && (st == tagged(w.outSeq, slotOK) || st == tagged(w.outSeq, slotFailed)) && atomic.LoadUint64(slot64(b, slotSeq)) == w.outSeq {
 			age := now.Sub(w.outAt)
+			// Looked for once every abandon, not every cycle: a requester
+			// that dies while its outcome waits frees the slot within
+			// about 2*abandon, at one kill(pid, 0) a second.
 			gone := false
-			if age >= abandon && !w.pidChecked {
-				w.pidChecked = true
+			if age >= abandon && now.Sub(w.pidAt) >= abandon {
+				w.pidAt = now
 				gone = processGone(w.outPID)
 			}
 			if (age >= keep || gone) && slotCAS(b, st, slotFree) {
@@ -336,7 +363,7 @@ func (r *Region) sweepIdle(q *requestLog, claim uint64, now time.Time, abandon, 
 		}
 		if now.Sub(w.since) >= abandon && slotCAS(b, st, slotFree) {
 			w.since = time.Time{}
-			event(requestEvent{"repair", 0, fmt.Sprintf("request slot %d held state %d outside any pending request for %v: freed", i, st, abandon)})
+			event(requestEvent{"repair", 0, fmt.Sprintf("request slot %d held state %#x outside any pending request for %v: freed", i, st, abandon)})
 		}
 	}
 }
@@ -371,9 +398,9 @@ func readRequest(b []byte, seq uint64) pendingRequest {
 func (r *Region) finishRequest(b []byte, seq, logSeq uint64, msg string) {
 	atomic.StoreUint64(slot64(b, slotSeq), seq)
 	atomic.StoreUint64(slot64(b, slotLogSeq), logSeq)
-	state := uint32(slotOK)
+	state := tagged(seq, slotOK)
 	if msg != "" {
-		state = slotFailed
+		state = tagged(seq, slotFailed)
 		if room := len(b) - slotHeader; len(msg) > room {
 			msg = msg[:room]
 		}

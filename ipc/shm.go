@@ -64,17 +64,17 @@ func (c *Client) Region() *Region {
 
 func (c *shmConn) Epoch() uint64 { return c.region.Epoch() }
 
-// Check reads the host's state from the header and looks for its process.
-// The state is a field any client could overwrite: "stopped" or
-// "replaced" is believed only once the file at the name is no longer
-// this one (a host that stops removes it; a new one renames its own over
-// it), or the process is gone.
+// Check reads the host's state from the header and looks for its process
+// (host_pid as read at attach). The state is a field any client could
+// overwrite: "stopped" or "replaced" is believed only once the file at the
+// name is no longer this one (a host that stops removes it; a new one
+// renames its own over it), or the process is gone.
 func (c *shmConn) Check() error {
 	if c.values == nil {
 		return errClosed
 	}
 	r := c.region
-	pid := int(r.get32(offPID))
+	pid := int(r.hostPID)
 	gone := pid <= 0 || pid > 1<<22 || errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) || zombie(pid)
 	switch st := r.get32(offState); {
 	case st == stateReplaced && !r.isFileAt(r.path):

@@ -11,16 +11,27 @@ Change requests need an atomic compare-and-swap, which the standard library
 does not offer; use `simvis request` or the Go client for them.
 
 Every figure read from the region is checked before it is used (LAYOUT.md,
-"Trust model"): another process may have written anything there.
+"Trust model"): another process may have written anything there. A read that
+finds damage retries for SIMVIS_SHM_PATIENCE seconds (default 2; the host
+repairs what it owns every cycle), then fails. Every command fails, exit
+status 1, when the host's process is gone.
 """
 
 import mmap
 import os
+import stat
 import struct
 import sys
 import time
 
 MAGIC = b"SIMVIS1\0"
+# Seconds a read retries damage before reporting it: the host repairs what
+# it owns every cycle.
+PATIENCE = float(os.environ.get("SIMVIS_SHM_PATIENCE", "2"))
+
+
+class Damaged(Exception):
+    """What was read does not check out (yet): retried, then reported."""
 
 
 class Region:
@@ -30,6 +41,8 @@ class Region:
         fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
         try:
             st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise ValueError(f"{path}: not a regular file")
             if st.st_uid != os.getuid():
                 raise ValueError(f"{path}: belongs to user {st.st_uid}, not to this user")
             self.mem = mmap.mmap(fd, 0)
@@ -40,6 +53,9 @@ class Region:
         version, = struct.unpack_from("<I", self.mem, 8)
         if version != 1:
             raise ValueError(f"{path}: layout version {version}, this script reads 1")
+        if self.epoch() == 0:
+            raise ValueError(f"{path}: the host has not finished creating it")
+        self.path = path
         # The layout is read once and checked against the file.
         self.desc_off, self.desc_cap, self.desc_size = struct.unpack_from("<QII", self.mem, 32)
         self.names_off, self.names_cap = struct.unpack_from("<QI", self.mem, 48)
@@ -60,35 +76,81 @@ class Region:
         """1 host running, 2 stopped, 3 replaced by a new host (open the name again)."""
         return struct.unpack_from("<I", self.mem, 28)[0]
 
+    def host_gone(self):
+        """Why the host is not running, or None while it is: state 1 says
+        nothing about a host that was killed, so look for its process."""
+        state = self.state()
+        if state == 2:
+            return f"host {self.path} is not running (it stopped)"
+        if state == 3:
+            return f"host {self.path} was replaced by a new host: open the name again"
+        pid, = struct.unpack_from("<I", self.mem, 24)
+        try:
+            if not 0 < pid <= 1 << 22:
+                raise ProcessLookupError
+            os.kill(pid, 0)
+            with open(f"/proc/{pid}/stat", "rb") as f:  # killed, not yet reaped?
+                if f.read().rpartition(b")")[2][1:2] in (b"Z", b"X"):
+                    raise ProcessLookupError
+        except ProcessLookupError:
+            return f"host {self.path} is not running (pid {pid} gone)"
+        except OSError:
+            pass  # no /proc, or the process is another user's: it lives
+        return None
+
+    def _retry(self, read):
+        """read() until it does not raise Damaged, for PATIENCE seconds."""
+        deadline = time.monotonic() + PATIENCE
+        while True:
+            try:
+                return read()
+            except Damaged as why:
+                if time.monotonic() > deadline or self.state() != 1:
+                    raise RuntimeError(f"damaged region (still so after {PATIENCE} s): {why}") from None
+                time.sleep(1e-4)
+
     def log(self):
-        """The change log: (seq, source, dir, xml) for every command the host executed."""
-        used, = struct.unpack_from("<Q", self.mem, 112)
+        """The whole change log: [(seq, source, dir, xml)] for every command
+        the host executed. Never a shorter log: damage is retried, then an
+        error."""
+        return self._retry(self._read_log)
+
+    def _read_log(self):
+        used, count = struct.unpack_from("<QQ", self.mem, 112)
         if used > self.log_cap or used % 8:
-            raise ValueError(f"damaged region: log_used {used}, capacity {self.log_cap}")
-        off, want = 0, 1
+            raise Damaged(f"log_used {used}, capacity {self.log_cap}")
+        out, off = [], 0
         while off < used:
             if used - off < 24:
-                raise ValueError(f"damaged region: change log record at {off} is cut off")
+                raise Damaged(f"change log record at {off} is cut off")
             size, ls, ld, lt, seq = struct.unpack_from("<IIIIQ", self.mem, self.log_off + off)
-            if size < 24 or size % 8 or off + size > used or 24 + ls + ld + lt > size or seq != want:
-                raise ValueError(f"damaged region: change log record at {off} does not parse")
+            if size < 24 or size % 8 or off + size > used or 24 + ls + ld + lt > size or seq != len(out) + 1:
+                raise Damaged(f"change log record at {off} does not parse")
             p = self.log_off + off + 24
-            source, folder, xml = (self.mem[a:b].decode() for a, b in
+            source, folder, xml = (self.mem[a:b].decode(errors="replace") for a, b in
                                    ((p, p + ls), (p + ls, p + ls + ld), (p + ls + ld, p + ls + ld + lt)))
-            yield seq, source, folder, xml
+            out.append((seq, source, folder, xml))
             off += size
-            want += 1
+        if count < len(out):
+            raise Damaged(f"log_count {count} is behind the {len(out)} records below log_used")
+        # A record just past log_used: the host is publishing it, or the
+        # counters were rewound. Either way, look again.
+        if self.log_cap - used >= 24:
+            size, = struct.unpack_from("<I", self.mem, self.log_off + used)
+            seq, = struct.unpack_from("<Q", self.mem, self.log_off + used + 16)
+            if size != 0 and seq == len(out) + 1:
+                raise Damaged(f"record {seq} lies past log_used {used} (log_used and log_count rewound?)")
+        return out
 
     def elements(self):
         """A consistent list of (name, insert_at, type, start, [params])."""
-        why = "descriptors kept changing"
-        deadline = time.monotonic() + 2  # the host repairs damage every cycle
-        while time.monotonic() < deadline:
+        return self._retry(self._read_elements)
+
+    def _read_elements(self):
+        while True:
             seq, = struct.unpack_from("<I", self.mem, 128)
             if seq % 2:
-                why = f"desc_seq stays odd ({seq})"
-                time.sleep(1e-4)
-                continue
+                raise Damaged(f"desc_seq stays odd ({seq})")
             count, used = struct.unpack_from("<II", self.mem, 132)
             out, bad = [], None
             if count > self.desc_cap or used > self.values_cap:
@@ -101,15 +163,19 @@ class Region:
                 if off + ln > self.names_cap or start + n > used:
                     bad = f"descriptor {i} out of range"
                     break
-                names = self.mem[self.names_off + off:self.names_off + off + ln].split(b"\0")[:n]
+                blob = self.mem[self.names_off + off:self.names_off + off + ln]
+                names = blob[:-1].split(b"\0") if blob.endswith(b"\0") else []
+                if len(names) != n:
+                    bad = f"descriptor {i}: {len(names)} NUL-terminated parameter names for {n} values"
+                    break
                 out.append((text(0, 96), text(96, 160), text(160, 192), start, [x.decode(errors="replace") for x in names]))
+            if bad is None and count < self.desc_cap and self.mem[self.desc_off + count * self.desc_size] != 0:
+                bad = f"a descriptor record lies past desc_count {count} (desc_count rewound?)"
             if struct.unpack_from("<I", self.mem, 128)[0] != seq:
-                continue
-            if bad is None:
-                return out
-            why = bad
-            time.sleep(1e-4)
-        raise RuntimeError(f"damaged region: {why}")
+                continue  # torn: the host was writing
+            if bad is not None:
+                raise Damaged(bad)
+            return out
 
     def index(self, element, param):
         """The value slot of element.param: look it up once, then use get/set."""
@@ -135,9 +201,18 @@ def main(argv):
     if len(argv) < 2:
         print(__doc__)
         return 2
+    try:
+        return run(argv)
+    except (OSError, ValueError, RuntimeError, KeyError, IndexError) as e:
+        print(f"{argv[1]}: {e}", file=sys.stderr)
+        return 1
+
+
+def run(argv):
     region = Region(argv[1])
-    if region.state() != 1:
-        print(f"{argv[1]}: the host is not running (state {region.state()})", file=sys.stderr)
+    gone = region.host_gone()
+    if gone:
+        print(gone, file=sys.stderr)
         return 1
     if argv[2:] == ["--log"]:
         for seq, source, _, xml in region.log():
