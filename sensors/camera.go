@@ -8,12 +8,14 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
 )
 
 func init() { scene.RegisterSensor("camera", newCamera) }
 
-// Camera is an RGB pinhole camera looking along its frame's +x with +z up.
+// Camera is an RGB pinhole camera looking along its frame's +x with +z up;
+// its calibration (Intrinsics, FrameInfo) follows OpenCV and ROS.
 //
 // XML: width, height (pixels, default 640x480), fov (horizontal, degrees,
 // default 60) or vfov (vertical) instead, near, far (meters, default 0.05
@@ -95,7 +97,12 @@ func newCamera(ctx *scene.Context) (scene.Sensor, error) {
 	return cam, nil
 }
 
-// Intrinsics are the pinhole parameters of an image in pixels.
+// Intrinsics are the pinhole parameters of an image in pixels, in the
+// convention of OpenCV, Open3D and ROS sensor_msgs/CameraInfo: pixel
+// centers at integer coordinates, (0, 0) the center of the top-left pixel,
+// u to the right and v down. A point (X, Y, Z) of the optical frame (z
+// forward, x right, y down) appears at u = Fx X/Z + Cx, v = Fy Y/Z + Cy;
+// pixel (u, v) with depth Z is the point ((u-Cx) Z/Fx, (v-Cy) Z/Fy, Z).
 type Intrinsics struct {
 	Width  int     `json:"width"`
 	Height int     `json:"height"`
@@ -105,15 +112,59 @@ type Intrinsics struct {
 	Cy     float64 `json:"cy"`
 }
 
-// intrinsics of a view: square pixels, principal point at the center.
+// intrinsics of a view: square pixels, the principal point at the image's
+// center, which is (W-1)/2, (H-1)/2 with pixel centers at integers (W/2,
+// H/2 would be the pixel-corner convention: half a pixel off for every tool
+// that reads K, 3-6 mm at 3-5 m).
 func (v View) intrinsics() Intrinsics {
 	fx := float64(v.Width) / (2 * math.Tan(v.HFOV*math.Pi/360))
 	fy := float64(v.Height) / (2 * math.Tan(v.VFOV()*math.Pi/360))
-	return Intrinsics{Width: v.Width, Height: v.Height, Fx: fx, Fy: fy, Cx: float64(v.Width) / 2, Cy: float64(v.Height) / 2}
+	return Intrinsics{Width: v.Width, Height: v.Height, Fx: fx, Fy: fy,
+		Cx: float64(v.Width-1) / 2, Cy: float64(v.Height-1) / 2}
+}
+
+// K returns the camera matrix [Fx 0 Cx; 0 Fy Cy; 0 0 1], row-major.
+func (in Intrinsics) K() [9]float64 {
+	return [9]float64{in.Fx, 0, in.Cx, 0, in.Fy, in.Cy, 0, 0, 1}
+}
+
+// P returns the projection matrix [Fx 0 Cx 0; 0 Fy Cy 0; 0 0 1 0],
+// row-major: every simvis camera is its own monocular, undistorted camera,
+// so P is K with a zero fourth column (no stereo Tx: a pair's baseline
+// follows from the two cameras' poses).
+func (in Intrinsics) P() [12]float64 {
+	return [12]float64{in.Fx, 0, in.Cx, 0, 0, in.Fy, in.Cy, 0, 0, 0, 1, 0}
+}
+
+// CameraInfo is an image's calibration laid out as ROS
+// sensor_msgs/CameraInfo: size, distortion model and coefficients D, camera
+// matrix K, rectification R and projection P (matrices row-major).
+type CameraInfo struct {
+	Width           int
+	Height          int
+	DistortionModel string
+	D               []float64
+	K               [9]float64
+	R               [9]float64
+	P               [12]float64
+}
+
+// PlumbBob is the distortion model simvis cameras publish: OpenCV's radial
+// and tangential model with D = k1 k2 p1 p2 k3, all zero for an
+// undistorted pinhole.
+const PlumbBob = "plumb_bob"
+
+// CameraInfo returns the calibration of an undistorted pinhole with these
+// intrinsics: plumb_bob with five zero coefficients (what ROS camera
+// drivers publish for an ideal camera, and what OpenCV's functions take),
+// R the identity.
+func (in Intrinsics) CameraInfo() CameraInfo {
+	return CameraInfo{Width: in.Width, Height: in.Height, DistortionModel: PlumbBob,
+		D: make([]float64, 5), K: in.K(), R: [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}, P: in.P()}
 }
 
 // Intrinsics returns the camera's pinhole parameters (square pixels,
-// principal point at the image center).
+// principal point at the image center; see Intrinsics for the convention).
 func (c *Camera) Intrinsics() Intrinsics { return c.view.intrinsics() }
 
 // View returns the camera's view at the scene graph's current state; call
@@ -159,18 +210,42 @@ func (c *Camera) Image(r *Renderer, s *scene.Scene) (*image.RGBA, error) {
 }
 
 // FrameInfo is what a camera or depth camera reports with every frame:
-// its intrinsics and its world pose.
+// its intrinsics and its world pose. Its JSON adds the calibration as
+// sensor_msgs/CameraInfo has it (width, height, distortion_model, D, K, R,
+// P; see Intrinsics.CameraInfo) and optical_pose (see OpticalPose).
 type FrameInfo struct {
 	Sensor     string     `json:"sensor"`
 	Stamp      *Stamp     `json:"stamp,omitempty"`
 	Intrinsics Intrinsics `json:"intrinsics"`
-	Pose       scene.Pose `json:"pose"`
+	Pose       scene.Pose `json:"pose"` // the sensor body frame: x forward, y left, z up
 	Near       float64    `json:"near,omitempty"`
 	Far        float64    `json:"far,omitempty"`
 }
 
-// Capture renders the image and writes BASE.png and BASE.json
-// (intrinsics and pose).
+// opticalInBody is the optical frame (REP-103 camera convention: z
+// forward, x right, y down) in the sensor body frame (x forward, y left, z
+// up); its columns are the optical axes in body coordinates.
+var opticalInBody = mgl64.Mat4{
+	0, -1, 0, 0, // optical x (right) = body -y
+	0, 0, -1, 0, // optical y (down) = body -z
+	1, 0, 0, 0, // optical z (forward) = body +x
+	0, 0, 0, 1,
+}
+
+// OpticalInBody returns the transform from the optical frame (z forward,
+// x right, y down) to the sensor body frame (x forward, y left, z up): the
+// rotation ROS publishes between a camera link and its optical frame.
+func OpticalInBody() mgl64.Mat4 { return opticalInBody }
+
+// OpticalPose returns the world pose of the sensor's optical frame: the
+// frame the intrinsics project from, at the body's origin with z forward,
+// x right and y down. World = OpticalPose().Matrix() * optical.
+func (fi FrameInfo) OpticalPose() scene.Pose {
+	return scene.PoseFromMatrix(fi.Pose.Matrix().Mul4(opticalInBody))
+}
+
+// Capture renders the image and writes BASE.png and BASE.json (the
+// FrameInfo: calibration, body and optical poses).
 func (c *Camera) Capture(r *Renderer, s *scene.Scene, out Output) ([]string, error) {
 	f, err := c.renderFrame(r, s, out.Stamp)
 	if err != nil {

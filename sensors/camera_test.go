@@ -185,8 +185,9 @@ func TestCameraIntrinsics(t *testing.T) {
 	dir := t.TempDir()
 	s := testkit.LoadXML(t, dir, `<sensor type="camera" name="CAM" width="640" height="480" fov="90"/>`)
 	in := camera(t, s, "CAM").Intrinsics()
-	// fx = W / (2 tan(hfov/2)) = 320; square pixels give fy = fx.
-	if math.Abs(in.Fx-320) > 1e-9 || math.Abs(in.Fy-320) > 1e-9 || in.Cx != 320 || in.Cy != 240 {
+	// fx = W / (2 tan(hfov/2)) = 320; square pixels give fy = fx; the
+	// principal point is the image center with pixel centers at integers.
+	if math.Abs(in.Fx-320) > 1e-9 || math.Abs(in.Fy-320) > 1e-9 || in.Cx != 319.5 || in.Cy != 239.5 {
 		t.Errorf("intrinsics %+v", in)
 	}
 }

@@ -12,7 +12,9 @@ import (
 func init() { scene.RegisterSensor("depth", newDepthCamera) }
 
 // DepthCamera measures, per pixel, the depth along its optical axis (its
-// frame's +x) of the surface seen through the pixel center (REP-118).
+// frame's +x, the optical frame's z) of the surface seen through the pixel
+// center (REP-118); back-projecting pixel (u, v) with the published K (see
+// Intrinsics) gives the surface point in the optical frame.
 //
 // XML: width, height (640x480), fov (60, horizontal) or vfov, range_min
 // (0.1 m) and range_max (10 m) on the depth, the noise attributes and
@@ -36,16 +38,19 @@ func newDepthCamera(ctx *scene.Context) (scene.Sensor, error) {
 	}
 	v := &d.view
 	v.Near, v.Far = b.rangeMin, b.rangeMax
+	// Pixel i's center is at u = i (see Intrinsics): its ray leaves the
+	// optical axis by (i - Cx)/Fx to the right, -y in the body frame. The
+	// GPU view covers the whole pixels, W/2 pixel widths either side.
 	in := v.intrinsics()
 	d.yTan = make([]float64, v.Width)
 	for i := range d.yTan {
-		d.yTan[i] = (in.Cx - (float64(i) + 0.5)) / in.Fx
+		d.yTan[i] = (in.Cx - float64(i)) / in.Fx
 	}
 	d.zTan = make([]float64, v.Height)
 	for j := range d.zTan {
-		d.zTan[j] = (in.Cy - (float64(j) + 0.5)) / in.Fy
+		d.zTan[j] = (in.Cy - float64(j)) / in.Fy
 	}
-	tanX, tanY := in.Cx/in.Fx, in.Cy/in.Fy
+	tanX, tanY := float64(v.Width)/2/in.Fx, float64(v.Height)/2/in.Fy
 	near := math.Max(1e-3, b.rangeMin*0.5)
 	far := b.rangeMax * math.Sqrt(1+tanX*tanX+tanY*tanY) * 1.01
 	d.views = []surfaceView{{rot: mgl64.Ident4(), w: v.Width, h: v.Height, tanX: tanX, tanY: tanY, near: near, far: far}}
@@ -134,8 +139,8 @@ func (d *DepthCamera) Describe() map[string]any {
 
 // Capture writes BASE.depth.png (16-bit millimeters, 0 where there is no
 // valid depth), BASE.depth.f32 (float32 meters, little-endian, row by row
-// from the top, ±Inf as in DepthImage) and BASE.json (intrinsics, pose,
-// range limits).
+// from the top, ±Inf as in DepthImage) and BASE.json (the FrameInfo:
+// calibration, body and optical poses, range limits).
 func (d *DepthCamera) Capture(r *Renderer, s *scene.Scene, out Output) ([]string, error) {
 	f, err := d.renderFrame(r, s, out.Stamp)
 	if err != nil {

@@ -45,7 +45,7 @@ func TestDepthCameraTiltedWall(t *testing.T) {
 		worst := 0.0
 		for j := 0; j < in.Height; j++ {
 			for i := 0; i < in.Width; i++ {
-				b := mgl64.Vec3{1, (in.Cx - float64(i) - 0.5) / in.Fx, (in.Cy - float64(j) - 0.5) / in.Fy}
+				b := mgl64.Vec3{1, (in.Cx - float64(i)) / in.Fx, (in.Cy - float64(j)) / in.Fy}
 				want := c / n.Dot(b)
 				worst = math.Max(worst, math.Abs(float64(img.Depth[j*in.Width+i])-want))
 			}

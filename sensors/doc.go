@@ -2,7 +2,7 @@
 // llvmpipe without one). Importing it registers its sensor types with the
 // scene package's factory:
 //
-//	camera   RGB image with intrinsics; optional seeded pixel noise
+//	camera   RGB image with its calibration; optional seeded pixel noise
 //	depth    depth along the optical axis per pixel (REP-118), float32 and 16-bit mm
 //	laser    planar scanner, laid out like sensor_msgs/LaserScan
 //	laser3d  multi-layer scanner, an organized point cloud (PCD)
@@ -14,6 +14,34 @@
 // (surfaces.go explains how); backend "cpu" uses the ray caster of package
 // raycast for every beam. Capture writes sensor outputs, Bench measures
 // rates and accuracy.
+//
+// Cameras and depth cameras use the pinhole convention of OpenCV, Open3D
+// and ROS sensor_msgs/CameraInfo: pixel centers at integer coordinates,
+// (0, 0) the center of the top-left pixel, u right, v down; square pixels,
+// fx = W / (2 tan(hfov/2)), fy = H / (2 tan(vfov/2)), the principal point
+// at the image center cx = (W-1)/2, cy = (H-1)/2. The optical frame
+// (REP-103) has z forward, x right, y down: pixel (u, v) with depth d is
+// the point ((u-cx) d/fx, (v-cy) d/fy, d) in it. Its origin is the sensor
+// frame's, its z the body's +x, its x the body's -y, its y the body's -z.
+// Every camera's and depth camera's NAME.json, and the info of its frame
+// message (Frame.Encode), is a FrameInfo:
+//
+//	sensor, stamp      name; frame number and time in a sequence
+//	width, height      image size in pixels
+//	distortion_model   "plumb_bob"
+//	D                  [k1 k2 p1 p2 k3]: five zeros (an ideal pinhole; ROS
+//	                   drivers publish the same, OpenCV takes it as is)
+//	K                  [fx 0 cx; 0 fy cy; 0 0 1], 9 numbers row-major
+//	R                  identity, 9 numbers (no rectification)
+//	P                  [fx 0 cx 0; 0 fy cy 0; 0 0 1 0], 12 numbers row-major
+//	                   (Tx = 0: each camera of a pair is its own frame)
+//	intrinsics         {width, height, fx, fy, cx, cy}: the same numbers
+//	pose               the body frame's world pose (x forward, z up)
+//	optical_pose       the optical frame's world pose (z forward, y down)
+//	near, far          range limits in meters (depth cameras)
+//
+// Poses are {x, y, z, roll, pitch, yaw}: meters and degrees, the rotation
+// Rz(yaw) Ry(pitch) Rx(roll) as in pose_offset and URDF, frame -> world.
 //
 // Outputs never fail on a number. JSON has no NaN or Inf: a range beyond
 // range_max (+Inf, "no return" in REP-117) is written as null and one

@@ -40,15 +40,47 @@ func finitePose(p scene.Pose) jsonPose {
 	return jsonPose{jsonFloat(p.X), jsonFloat(p.Y), jsonFloat(p.Z), jsonFloat(p.Roll), jsonFloat(p.Pitch), jsonFloat(p.Yaw)}
 }
 
-// MarshalJSON writes the pose with null for non-finite fields.
+// MarshalJSON writes the frame's info with the calibration as
+// sensor_msgs/CameraInfo has it and the optical frame's pose beside the
+// body's; non-finite fields are null.
 func (fi FrameInfo) MarshalJSON() ([]byte, error) {
 	type plain FrameInfo
 	return json.Marshal(struct {
 		plain
-		Pose jsonPose  `json:"pose"`
-		Near jsonFloat `json:"near,omitempty"`
-		Far  jsonFloat `json:"far,omitempty"`
-	}{plain(fi), finitePose(fi.Pose), jsonFloat(fi.Near), jsonFloat(fi.Far)})
+		cameraInfoJSON
+		Pose        jsonPose  `json:"pose"`
+		OpticalPose jsonPose  `json:"optical_pose"`
+		Near        jsonFloat `json:"near,omitempty"`
+		Far         jsonFloat `json:"far,omitempty"`
+	}{plain(fi), fi.Intrinsics.CameraInfo().json(), finitePose(fi.Pose), finitePose(fi.OpticalPose()), jsonFloat(fi.Near), jsonFloat(fi.Far)})
+}
+
+// cameraInfoJSON is CameraInfo with the field names of
+// sensor_msgs/CameraInfo and null for non-finite numbers.
+type cameraInfoJSON struct {
+	Width           int         `json:"width"`
+	Height          int         `json:"height"`
+	DistortionModel string      `json:"distortion_model"`
+	D               []jsonFloat `json:"D"`
+	K               []jsonFloat `json:"K"`
+	R               []jsonFloat `json:"R"`
+	P               []jsonFloat `json:"P"`
+}
+
+func (ci CameraInfo) json() cameraInfoJSON {
+	return cameraInfoJSON{ci.Width, ci.Height, ci.DistortionModel, jsonFloats(ci.D), jsonFloats(ci.K[:]), jsonFloats(ci.R[:]), jsonFloats(ci.P[:])}
+}
+
+// MarshalJSON writes the calibration with sensor_msgs/CameraInfo's field
+// names (width, height, distortion_model, D, K, R, P).
+func (ci CameraInfo) MarshalJSON() ([]byte, error) { return json.Marshal(ci.json()) }
+
+func jsonFloats(v []float64) []jsonFloat {
+	out := make([]jsonFloat, len(v))
+	for i, f := range v {
+		out[i] = jsonFloat(f)
+	}
+	return out
 }
 
 // checkWorld refuses to measure from a world pose that is not finite (a

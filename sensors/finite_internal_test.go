@@ -74,6 +74,16 @@ func TestFramesWithNonFinitePoseEncode(t *testing.T) {
 	if !strings.Contains(string(cam), `"far": null`) || !strings.Contains(string(cam), `"near": 0.1`) {
 		t.Errorf("camera info: %s", cam)
 	}
+	// The optical pose derived from a pose that is not finite is null
+	// through and through, beside the calibration that is.
+	var ci struct {
+		OpticalPose map[string]*float64 `json:"optical_pose"`
+		K           []*float64          `json:"K"`
+	}
+	if err := json.Unmarshal(cam, &ci); err != nil || len(ci.OpticalPose) != 6 || ci.OpticalPose["x"] != nil || ci.OpticalPose["yaw"] != nil ||
+		len(ci.K) != 9 || ci.K[0] == nil || *ci.K[0] != 1 {
+		t.Errorf("camera info: %s (%v)", cam, err)
+	}
 }
 
 // A panic in a sensor's rendering comes back as that sensor's error.

@@ -96,8 +96,9 @@ type cloudInfo struct {
 }
 
 // Encode returns the frame as a message: info is JSON (the whole reading
-// for scans and PSD, which have no data; intrinsics, pose and stamp for
-// the others) and data the binary payload, little-endian, rows from the
+// for scans and PSD, which have no data; for cameras and depth cameras the
+// FrameInfo their NAME.json holds: calibration as sensor_msgs/CameraInfo,
+// body and optical poses, stamp; size, pose and stamp for clouds) and data the binary payload, little-endian, rows from the
 // top: RGB 8-bit for images, float32 meters for depth (+Inf nothing in
 // range, -Inf too close), float32 x y z per point for clouds (NaN no
 // return).

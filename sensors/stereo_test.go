@@ -17,7 +17,7 @@ func redCentroid(img *image.RGBA) (float64, int) {
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
 			if reddish(img.RGBAAt(x, y)) {
-				sum += float64(x) + 0.5
+				sum += float64(x) // pixel centers at integers, as Intrinsics
 				n++
 			}
 		}
