@@ -23,6 +23,9 @@ func (f jsonFloat) MarshalJSON() ([]byte, error) {
 	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
 		return []byte("null"), nil
 	}
+	if f == 0 {
+		f = 0 // no "-0" (a pitch of -0 from a rotation's decomposition)
+	}
 	return json.Marshal(float64(f))
 }
 

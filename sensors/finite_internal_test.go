@@ -131,3 +131,11 @@ func TestWriteAtomicReplacesLinks(t *testing.T) {
 		t.Errorf("%d entries in the output directory, want 1 (no temporary file left)", len(entries))
 	}
 }
+
+// Negative zero, which decomposing a rotation gives (an optical frame's
+// pitch), is written as 0.
+func TestJSONFloatNegativeZero(t *testing.T) {
+	if b, err := json.Marshal(jsonFloat(math.Copysign(0, -1))); err != nil || string(b) != "0" {
+		t.Errorf("-0 encodes as %s (%v), want 0", b, err)
+	}
+}
