@@ -185,8 +185,9 @@ type backProjection map[string]struct {
 // that is itself turned and tilted, fills the image (depths 1.9-6.4 m);
 // each pixel, back-projected the standard pinhole way with the published K
 // and moved to the world with the published optical_pose by an
-// independent program (numpy), lies on the plane within 0.1 mm, on both
-// backends (measured: 0.1 µm cpu, 0.8 µm gpu on llvmpipe). The same pixels
+// independent program (numpy), lies on the plane within 0.1 mm on the cpu
+// backend, and within the gpu's 1 mm depth target on the gpu backend
+// (measured: 0.1 µm cpu, 0.8 µm gpu on llvmpipe). The same pixels
 // back-projected with the pixel-corner principal point (cx = W/2 and/or cy
 // = H/2, what NAME.json published before) are mm off: half a pixel is
 // z/(2 fx) sideways, 3.4-11.6 mm here, and the plane's tilt turns that into
@@ -243,8 +244,16 @@ func TestDepthBackProjectTiltedPlane(t *testing.T) {
 		if pub.Valid != 320*240 {
 			t.Errorf("%s: %d valid pixels, want all %d (the plane fills the view)", backend, pub.Valid, 320*240)
 		}
-		if pub.MaxAbs > 1e-4 {
-			t.Errorf("%s: points back-projected with the published K lie up to %.3g m off the plane, want <= 0.1 mm", backend, pub.MaxAbs)
+		// The convention is what is tested: 0.1 mm holds on the exact cpu
+		// backend and on llvmpipe. The gpu depth itself is held to the
+		// package's 1 mm depth target, as in TestDepthCameraTiltedWall:
+		// interpolation on an NVIDIA H100 was measured at 0.13 mm there.
+		tol := 1e-4
+		if backend == "gpu" {
+			tol = 1e-3
+		}
+		if pub.MaxAbs > tol {
+			t.Errorf("%s: points back-projected with the published K lie up to %.3g m off the plane, want <= %g m", backend, pub.MaxAbs, tol)
 		}
 		for _, k := range []string{"corner_cx", "corner_cy", "corner"} {
 			if got[k].MaxAbs < 1e-3 {
