@@ -3,6 +3,7 @@ package ipc
 import (
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"sync/atomic"
 	"syscall"
@@ -18,6 +19,7 @@ const (
 	slotTextLen = 16 // u32 bytes of the request text
 	slotOutLen  = 20 // u32 bytes of the outcome text
 	slotLogSeq  = 24 // u64 change-log sequence of the executed command, 0 if refused
+	slotTextCRC = 32 // u32 CRC-32 (IEEE) of the request text, as its producer meant it
 	slotHeader  = 64
 
 	// The state word's low byte is one of these; in every state but free,
@@ -114,6 +116,10 @@ func (r *Region) submit(text string) (uint64, error) {
 	*slot64(b, slotSeq) = seq
 	*slot32(b, slotTextLen) = uint32(len(text))
 	copy(b[slotHeader:], text)
+	// The checksum of the text this producer means, not of what the slot
+	// holds: stray stores of a producer that stalled in its own step 3
+	// past being given up on would otherwise pass for this request.
+	*slot32(b, slotTextCRC) = crc32.ChecksumIEEE([]byte(text))
 	if stallSubmit != nil {
 		stallSubmit(seq)
 	}
@@ -389,6 +395,10 @@ func readRequest(b []byte, seq uint64) pendingRequest {
 		p.bad = fmt.Sprintf("oversized: %d bytes declared, a slot holds %d", n, len(b)-slotHeader)
 	default:
 		p.text = string(b[slotHeader : slotHeader+int(n)]) // a copy: what is checked is what runs
+		if sum := atomic.LoadUint32(slot32(b, slotTextCRC)); crc32.ChecksumIEEE([]byte(p.text)) != sum {
+			p.bad = fmt.Sprintf("damaged: the text's CRC-32 is not the %#08x its producer wrote (another process wrote into the slot)", sum)
+			p.text = ""
+		}
 	}
 	return p
 }

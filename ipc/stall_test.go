@@ -242,3 +242,43 @@ func TestReaderWaitsForTheLogCheckRound(t *testing.T) {
 		t.Errorf("repaired in %d cycles: the damage was not where the check reaches it late", cycles)
 	}
 }
+
+// Stores of another producer that land in a slot after its own producer
+// wrote the text (a producer that stalled in its step 3 past being given
+// up on, resuming on the slot's next request) make the text differ from
+// the checksum its own producer wrote: the host refuses it as damaged
+// rather than run a request nobody sent.
+func TestStrayTextIsRefused(t *testing.T) {
+	defer func() { stallSubmit = nil }()
+	h, c, _ := stallHost(t)
+	stalled, release := stallAt(&stallSubmit, 0)
+	type result struct {
+		seq uint64
+		err error
+	}
+	res := make(chan result)
+	go func() {
+		seq, err := c.submit(`<element type="pose" name="MEANT" insert_at="ROOT"/>`)
+		res <- result{seq, err}
+	}()
+	<-stalled
+	b := c.slot(0)
+	text := b[slotHeader : slotHeader+int(*slot32(b, slotTextLen))]
+	i := strings.Index(string(text), "MEANT")
+	copy(text[i:], "STRAY") // same length: only the checksum can tell
+	release()
+	if r := <-res; r.err != nil || r.seq != 0 {
+		t.Fatalf("producer: request %d, %v", r.seq, r.err)
+	}
+	h.Cycle()
+	_, err := c.outcome(0, time.Now().Add(time.Second), time.Second, noCheck)
+	var rerr *RequestError
+	if !errors.As(err, &rerr) || !strings.Contains(rerr.Msg, "damaged: the text's CRC-32") {
+		t.Errorf("outcome %v, want a refusal as damaged", err)
+	}
+	for _, name := range []string{"STRAY", "MEANT"} {
+		if _, ok := h.Scene.Element(name); ok {
+			t.Errorf("element %s exists: a damaged request ran", name)
+		}
+	}
+}
