@@ -123,3 +123,29 @@ func BenchmarkLaserCulling(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMarvinScan scans MARVIN's front scanner (361 beams) on the GPU
+// backend, the scene unchanged between scans, as `simvis bench` does.
+func BenchmarkMarvinScan(b *testing.B) {
+	s, err := scene.Load("../scenes/marvin/scene.xml", scene.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := sensors.NewRenderer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var l *sensors.Laser
+	for _, se := range s.Sensors() {
+		if se.Name == "FRONT_LASER" {
+			l = se.Sensor.(*sensors.Laser)
+		}
+	}
+	for b.Loop() {
+		if _, err := l.Scan(r, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "scans/s")
+}

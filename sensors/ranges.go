@@ -242,27 +242,33 @@ func (b *beamSet) describe(m map[string]any) {
 }
 
 // casterState is the renderer's exact ray caster, shared by CPU-backend
-// sensors, and the hierarchies GPU-backend beams are intersected with;
-// both are kept between scans.
+// sensors, and the hierarchies and edge sets of GPU-backend beams; all are
+// kept between scans.
 type casterState struct {
 	sync.Mutex
 	c     *raycast.Caster
-	geoms map[[32]byte]*raycast.Geometry
+	geoms map[[32]byte]beamGeom
 }
 
-// beamGeometry returns the hierarchy over a primitive's triangles.
-func (r *Renderer) beamGeometry(p *models.Primitive) *raycast.Geometry {
+type beamGeom struct {
+	geom  *raycast.Geometry
+	edges *edgeSet
+}
+
+// beamGeometry returns the hierarchy over a primitive's triangles and the
+// edges the ID render draws.
+func (r *Renderer) beamGeometry(p *models.Primitive) (*raycast.Geometry, *edgeSet) {
 	r.caster.Lock()
 	defer r.caster.Unlock()
 	if g, ok := r.caster.geoms[p.Key]; ok {
-		return g
+		return g.geom, g.edges
 	}
 	if r.caster.geoms == nil {
-		r.caster.geoms = map[[32]byte]*raycast.Geometry{}
+		r.caster.geoms = map[[32]byte]beamGeom{}
 	}
-	g := raycast.NewGeometry(p)
+	g := beamGeom{raycast.NewGeometry(p), newEdgeSet(p)}
 	r.caster.geoms[p.Key] = g
-	return g
+	return g.geom, g.edges
 }
 
 // castAll syncs the renderer's ray caster to s and casts rays from origin
