@@ -10,8 +10,8 @@ import (
 // face's diagonal), since a surface continues across those and never ends
 // there in a sliver thinner than a pixel.
 type edgeSet struct {
-	indices []uint32 // vertex pairs, for GL_LINES
-	tri     []int32  // per line, a triangle it belongs to
+	indices []uint32   // vertex pairs, for GL_LINES
+	tri     [][2]int32 // per line, the triangles it belongs to (second -1 if none or several)
 }
 
 // flatSine is the sine of the angle between two triangles' normals below
@@ -25,7 +25,7 @@ func newEdgeSet(p *models.Primitive) *edgeSet {
 	type key [2][3]float32
 	type use struct {
 		a, b   uint32 // vertex indices, for drawing
-		tri    int32
+		tri    [2]int32
 		count  int
 		crease bool
 	}
@@ -51,13 +51,14 @@ func newEdgeSet(p *models.Primitive) *edgeSet {
 			e := key{pa, pb}
 			u, ok := uses[e]
 			if !ok {
-				uses[e] = &use{a: a, b: b, tri: int32(i), count: 1}
+				uses[e] = &use{a: a, b: b, tri: [2]int32{int32(i), -1}, count: 1}
 				order = append(order, e)
 				continue
 			}
 			u.count++
 			if u.count == 2 {
-				n0, n1 := normal(int(u.tri)), normal(i)
+				u.tri[1] = int32(i)
+				n0, n1 := normal(int(u.tri[0])), normal(i)
 				// Windings may differ: a plane is a plane either way. A
 				// degenerate triangle has no plane: its edges stay.
 				l0, l1 := n0.Len(), n1.Len()
@@ -72,6 +73,9 @@ func newEdgeSet(p *models.Primitive) *edgeSet {
 		// more triangles share are all where a surface may end.
 		if u.count == 2 && !u.crease {
 			continue
+		}
+		if u.count > 2 {
+			u.tri[1] = -1
 		}
 		es.indices = append(es.indices, u.a, u.b)
 		es.tri = append(es.tri, u.tri)

@@ -138,19 +138,20 @@ type drawRecord struct {
 	edges           *edgeSet          // modeIDs only
 }
 
-// pixelTriangle returns the triangle an ID pixel's primitive belongs to.
-func (d *drawRecord) pixelTriangle(prim, kind float32) int {
+// pixelTriangles returns the triangle an ID pixel's primitive belongs to,
+// and for an edge between two triangles the other one (else -1).
+func (d *drawRecord) pixelTriangles(prim, kind float32) (int, int) {
 	k := int(prim)
 	switch kind {
 	case 1:
 		if k < 0 || k >= len(d.edges.tri) {
-			return -1
+			return -1, -1
 		}
-		return int(d.edges.tri[k])
+		return int(d.edges.tri[k][0]), int(d.edges.tri[k][1])
 	case 2:
-		return k / 3
+		return k / 3, -1
 	}
-	return k
+	return k, -1
 }
 
 // surfaceFrame is what one sensor's render needs between the render and
@@ -212,11 +213,11 @@ func (f *surfaceFrame) seenHit(im *surfaceImage, ox, oy int, b mgl64.Vec3) float
 	w, h := im.view.w, im.view.h
 	var draws [9]int
 	n := 0
-	firstDraw, firstTri, _ := f.pixel(im, ox, oy)
+	firstDraw, firstTri, _, _ := f.pixel(im, ox, oy)
 	uniform := firstDraw >= 0
 	for py := max(oy-1, 0); py <= min(oy+1, h-1); py++ {
 		for px := max(ox-1, 0); px <= min(ox+1, w-1); px++ {
-			di, tri, _ := f.pixel(im, px, py)
+			di, tri, _, _ := f.pixel(im, px, py)
 			if di != firstDraw || tri != firstTri {
 				uniform = false
 			}
@@ -251,16 +252,16 @@ func (f *surfaceFrame) seenHit(im *surfaceImage, ox, oy int, b mgl64.Vec3) float
 	return f.castExact(b, best)
 }
 
-// pixel returns the draw (-1 for none) and triangle an ID pixel saw, and
-// the range there.
-func (f *surfaceFrame) pixel(im *surfaceImage, px, py int) (draw, tri int, r float64) {
+// pixel returns the draw (-1 for none) and triangle an ID pixel saw (and
+// on an edge, the other triangle there, else -1), and the range there.
+func (f *surfaceFrame) pixel(im *surfaceImage, px, py int) (draw, tri, tri2 int, r float64) {
 	k := 4 * (py*im.view.w + px)
 	id := int(im.pixels[k])
 	if id <= 0 || id > len(f.draws) {
-		return -1, -1, 0
+		return -1, -1, -1, 0
 	}
-	d := &f.draws[id-1]
-	return id - 1, d.pixelTriangle(im.pixels[k+1], im.pixels[k+3]), float64(im.pixels[k+2])
+	tri, tri2 = f.draws[id-1].pixelTriangles(im.pixels[k+1], im.pixels[k+3])
+	return id - 1, tri, tri2, float64(im.pixels[k+2])
 }
 
 // passesBehind reports whether a pixel around (ox, oy) saw, nearer than
@@ -275,25 +276,31 @@ func (f *surfaceFrame) passesBehind(im *surfaceImage, ox, oy int, b mgl64.Vec3, 
 	hit := b.Mul(t)
 	for py := max(oy-1, 0); py <= min(oy+1, h-1); py++ {
 		for px := max(ox-1, 0); px <= min(ox+1, w-1); px++ {
-			di, tri, r := f.pixel(im, px, py)
+			di, tri, tri2, r := f.pixel(im, px, py)
 			if di < 0 || r >= t {
 				continue
 			}
 			dr := &f.draws[di]
-			v0, v1, v2, ok := dr.geom.Triangle(tri)
-			n := v1.Sub(v0).Cross(v2.Sub(v0))
-			if !ok || n.Len() == 0 {
-				return true
-			}
 			p := dr.modelFromSensor.Mul4x1(hit.Vec4(1)).Vec3()
-			// Float32 vertices leave faces that are meant to be one
-			// plane up to micrometers apart.
-			if math.Abs(n.Normalize().Dot(p.Sub(v0))) > coplanar*(1+t) {
+			if !onPlane(dr.geom, tri, p, t) && (tri2 < 0 || !onPlane(dr.geom, tri2, p, t)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// onPlane reports whether p (model coordinates) lies on the plane of
+// triangle i, a hit at range t.
+func onPlane(g *raycast.Geometry, i int, p mgl64.Vec3, t float64) bool {
+	v0, v1, v2, ok := g.Triangle(i)
+	n := v1.Sub(v0).Cross(v2.Sub(v0))
+	if !ok || n.Len() == 0 {
+		return false
+	}
+	// Float32 vertices leave faces that are meant to be one plane up to
+	// micrometers apart.
+	return math.Abs(n.Normalize().Dot(p.Sub(v0))) <= coplanar*(1+t)
 }
 
 // coplanar is how far (meters, per meter of range beyond the first) a hit
