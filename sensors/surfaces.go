@@ -63,8 +63,10 @@ void main() {
 }
 `
 
-// Float channels hold integers exactly up to 2^24: draws and triangles per
-// draw stay far below.
+// Float channels hold integers exactly up to 2^24 (exactIDs): draws and
+// triangles per draw stay far below; a primitive of over 5.6 million
+// triangles gets no corner points, whose numbers would not fit.
+//
 // Besides the filled triangles (Kind 0), the ID render draws the edges of
 // the triangles as lines (1: primitive k is the edge set's line k) and
 // their corners as points (2: primitive k is index k, of triangle k / 3).
@@ -344,15 +346,25 @@ func (f *surfaceFrame) castExact(b mgl64.Vec3, tmax float64) float64 {
 }
 
 // findNearDraws lists the draws whose bounds reach within radius of the
-// sensor.
+// sensor: the distance from the sensor to a draw's box (in its model's
+// coordinates) is at most the norm of modelFromSensor (bounded by its
+// Frobenius norm, which holds for any scale or shear) times the distance
+// in the sensor frame.
 func (f *surfaceFrame) findNearDraws(radius float64) {
 	f.nearDraws = f.nearDraws[:0]
 	for i := range f.draws {
 		d := &f.draws[i]
 		lo, hi := d.geom.Bounds()
-		c := d.sensorFromModel.Mul4x1(lo.Add(hi).Mul(0.5).Vec4(1)).Vec3()
-		r := hi.Sub(lo).Len() / 2 * maxScale(d.sensorFromModel)
-		if c.Len()-r < radius {
+		o := d.modelFromSensor.Col(3).Vec3()
+		var gap mgl64.Vec3
+		for k := 0; k < 3; k++ {
+			gap[k] = math.Max(0, math.Max(lo[k]-o[k], o[k]-hi[k]))
+		}
+		norm := 0.0
+		for c := 0; c < 3; c++ {
+			norm += d.modelFromSensor.Col(c).Vec3().LenSqr()
+		}
+		if gap.Len() < radius*math.Sqrt(norm) {
 			f.nearDraws = append(f.nearDraws, i)
 		}
 	}
@@ -570,6 +582,9 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 						gs.DrawElements(gls.LINES, g.edgeCount, gls.UNSIGNED_INT, 0)
 						continue
 					}
+					if prim == gls.POINTS && g.count >= exactIDs {
+						continue
+					}
 					gs.BindVertexArray(g.vao)
 					gs.DrawElements(prim, g.count, gls.UNSIGNED_INT, 0)
 				}
@@ -582,6 +597,9 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 		return nil
 	})
 }
+
+// exactIDs bounds the primitive numbers a float32 channel holds exactly.
+const exactIDs = 1 << 24
 
 // kindOf is the Kind each pass of the ID render writes.
 var kindOf = map[uint32]int{gls.TRIANGLES: 0, gls.LINES: 1, gls.POINTS: 2}
