@@ -129,7 +129,7 @@ func Bench(r *Renderer, s *scene.Scene, d time.Duration) ([]BenchResult, error) 
 			res.Beams = len(ranges)
 			res.BeamsPerSec = res.FPS * float64(len(ranges))
 			res.Drawn, res.Triangles = b.frame3d.drawn, b.frame3d.total
-			res.ExactBeams = b.frame3d.exactBeams
+			res.ExactBeams = int(b.frame3d.exactBeams.Load())
 			if dc, ok := se.Sensor.(*DepthCamera); ok {
 				res.Drawn, res.Triangles = dc.gpu.drawn, dc.gpu.total
 			}

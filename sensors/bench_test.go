@@ -186,3 +186,36 @@ func TestBenchReportsHitMiss(t *testing.T) {
 	}
 	t.Logf("%d of %d beams resolved by the exact caster", v.ExactBeams, v.Beams)
 }
+
+// BenchmarkQuickstartLidar scans a default 3D lidar (16 x 900 beams) on the
+// quickstart robot's mast on the GPU backend.
+func BenchmarkQuickstartLidar(b *testing.B) {
+	dir := b.TempDir()
+	for _, f := range []string{"world.gltf", "robot.gltf"} {
+		data, err := os.ReadFile(filepath.Join("../scenes/quickstart", f))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s := testkit.LoadXML(b, dir, `<scene>
+  <part file="world.gltf" name="WORLD"/>
+  <part file="robot.gltf" name="ROBOT" insert_at="WORLD"/>
+  <element type="pose" name="R_POSE" insert_at="ROBOT" x="-2" y="-1" yaw="20"/>
+  <sensor type="laser3d" name="LIDAR" insert_at="ROBOT/MAST_TOP"/>
+</scene>`)
+	r, err := sensors.NewRenderer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	l := s.Sensors()[0].Sensor.(*sensors.Laser3D)
+	for b.Loop() {
+		if _, err := l.Scan(r, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "scans/s")
+}

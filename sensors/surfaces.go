@@ -3,7 +3,10 @@ package sensors
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/g3n/engine/gls"
 	"github.com/g3n/engine/renderer"
@@ -171,14 +174,50 @@ type surfaceFrame struct {
 	nearDraws  []int // draws whose bounds reach into the views' near region
 	exact      *raycast.Caster
 	placements []raycast.Placement
-	placed     bool // exact holds this frame's draws
-	exactBeams int  // beams of the last frame that the exact caster resolved
+	place      sync.Once    // puts this frame's draws into exact
+	exactBeams atomic.Int64 // beams of the last frame that the exact caster resolved
 }
 
 // localRay returns the sensor-frame ray from the origin along b in the
 // draw's model coordinates (t keeps sensor-frame meters).
 func (d *drawRecord) localRay(b mgl64.Vec3) (o, dir mgl64.Vec3) {
 	return d.modelFromSensor.Col(3).Vec3(), d.modelFromSensor.Mul4x1(b.Vec4(0)).Vec3()
+}
+
+// beamsPerWorker is the fewest beams worth a goroutine of their own.
+const beamsPerWorker = 2048
+
+// rangesAlong measures every beam (unit directions, sensor frame) into out,
+// on all cores for large scans; it returns the first beam that no view
+// sees, or -1.
+func (f *surfaceFrame) rangesAlong(dirs []mgl64.Vec3, out []float64) int {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(dirs)/beamsPerWorker))
+	chunk := (len(dirs) + workers - 1) / workers
+	bad := make([]int, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, len(dirs))
+		bad[w] = -1
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				rg, ok := f.rangeAlong(dirs[i])
+				if !ok {
+					bad[w] = i
+					return
+				}
+				out[i] = rg
+			}
+		}()
+	}
+	wg.Wait()
+	for _, i := range bad {
+		if i >= 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // rangeAlong returns the range along the unit direction b (sensor frame),
@@ -250,7 +289,7 @@ func (f *surfaceFrame) seenHit(im *surfaceImage, ox, oy int, b mgl64.Vec3) float
 	if !math.IsInf(best, 1) && !f.passesBehind(im, ox, oy, b, best) {
 		return best
 	}
-	f.exactBeams++
+	f.exactBeams.Add(1)
 	return f.castExact(b, best)
 }
 
@@ -324,10 +363,11 @@ func (f *surfaceFrame) nearHit(b mgl64.Vec3, tmax float64) (float64, bool) {
 }
 
 // castExact casts b with the exact caster over every draw of the frame (in
-// the sensor frame), placing them on first use in a frame; tmax is a hit
+// the sensor frame), placing them on first use in a frame (beams may be
+// measured from several goroutines); tmax is a hit
 // already known (+Inf if none), which prunes the search.
 func (f *surfaceFrame) castExact(b mgl64.Vec3, tmax float64) float64 {
-	if !f.placed {
+	f.place.Do(func() {
 		if f.exact == nil {
 			f.exact = raycast.New()
 		}
@@ -337,8 +377,7 @@ func (f *surfaceFrame) castExact(b mgl64.Vec3, tmax float64) float64 {
 			f.placements = append(f.placements, raycast.Placement{Geom: d.geom, FromLocal: d.sensorFromModel, ToLocal: d.modelFromSensor})
 		}
 		f.exact.Place(f.placements)
-		f.placed = true
-	}
+	})
 	if t, hit := f.exact.Cast(mgl64.Vec3{}, b, tmax); hit {
 		return t
 	}
@@ -488,7 +527,8 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 			f.draws = append(f.draws, d)
 		}
 	}
-	f.placed, f.exactBeams = false, 0
+	f.place = sync.Once{}
+	f.exactBeams.Store(0)
 	if mode == modeIDs {
 		reach := 0.0
 		for _, v := range views {
