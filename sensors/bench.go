@@ -19,11 +19,19 @@ type BenchResult struct {
 	BeamsPerSec float64 `json:"beams_per_s,omitempty"`
 	CPUFPS      float64 `json:"cpu_frames_per_s,omitempty"` // the exact ray caster on the same beams
 	SpeedRatio  float64 `json:"speed_ratio,omitempty"`      // FPS / CPUFPS
-	Within1mm   float64 `json:"within_1mm,omitempty"`       // share of beams within 1 mm of the ray caster
+	Within1mm   float64 `json:"within_1mm,omitempty"`       // share of beams within 1 mm of the ray caster (same kind of reading, see HitMiss)
 	Within1cm   float64 `json:"within_1cm,omitempty"`
 	MaxError    float64 `json:"max_error_m,omitempty"` // over beams where both saw a surface
-	Drawn       int     `json:"triangles_drawn,omitempty"`
-	Triangles   int     `json:"triangles_sensed,omitempty"`
+	// HitMiss counts the beams (pixels) where the backend and the ray caster
+	// disagree on the kind of reading: a range against no return (+Inf) or
+	// too close (-Inf), or those two against each other. MaxError does not
+	// see them; Within1mm counts them as misses. Set for range sensors.
+	HitMiss *int `json:"hit_miss_disagreements,omitempty"`
+	// ExactBeams is how many beams of the GPU backend's last frame the exact
+	// caster resolved (edge beams the render could not vouch for).
+	ExactBeams int `json:"exact_beams_per_frame,omitempty"`
+	Drawn      int `json:"triangles_drawn,omitempty"`
+	Triangles  int `json:"triangles_sensed,omitempty"`
 }
 
 // rangeReader is a sensor whose frame is a set of ranges (or depths).
@@ -121,6 +129,7 @@ func Bench(r *Renderer, s *scene.Scene, d time.Duration) ([]BenchResult, error) 
 			res.Beams = len(ranges)
 			res.BeamsPerSec = res.FPS * float64(len(ranges))
 			res.Drawn, res.Triangles = b.frame3d.drawn, b.frame3d.total
+			res.ExactBeams = int(b.frame3d.exactBeams.Load())
 			if dc, ok := se.Sensor.(*DepthCamera); ok {
 				res.Drawn, res.Triangles = dc.gpu.drawn, dc.gpu.total
 			}
@@ -145,7 +154,9 @@ func Bench(r *Renderer, s *scene.Scene, d time.Duration) ([]BenchResult, error) 
 			}
 			res.CPUFPS = float64(cn) / cel.Seconds()
 			res.SpeedRatio = res.FPS / res.CPUFPS
-			res.Within1mm, res.Within1cm, res.MaxError = compareRanges(ranges, exact)
+			var hitMiss int
+			res.Within1mm, res.Within1cm, res.MaxError, hitMiss = compareRanges(ranges, exact)
+			res.HitMiss = &hitMiss
 		}
 		out = append(out, res)
 	}
@@ -188,19 +199,22 @@ func BenchSet(r *Renderer, s *scene.Scene, names []string, d time.Duration) (Ben
 }
 
 // compareRanges returns the shares of readings within 1 mm and 1 cm of the
-// reference (both non-finite and equal counts as agreeing) and the largest
-// difference where both are finite.
-func compareRanges(got, ref []float64) (mm, cm, worst float64) {
+// reference (both non-finite and equal counts as agreeing), the largest
+// difference where both are finite, and the number of readings of another
+// kind than the reference's (a range, +Inf none, -Inf too close).
+func compareRanges(got, ref []float64) (mm, cm, worst float64, hitMiss int) {
 	if len(got) == 0 {
-		return 0, 0, 0
+		return 0, 0, 0, 0
 	}
 	nmm, ncm := 0, 0
 	for i := range got {
 		a, b := got[i], ref[i]
-		if math.IsInf(a, 0) || math.IsInf(b, 0) {
+		if math.IsInf(a, 0) || math.IsInf(b, 0) || math.IsNaN(a) || math.IsNaN(b) {
 			if a == b {
 				nmm++
 				ncm++
+			} else {
+				hitMiss++
 			}
 			continue
 		}
@@ -213,5 +227,5 @@ func compareRanges(got, ref []float64) (mm, cm, worst float64) {
 			ncm++
 		}
 	}
-	return float64(nmm) / float64(len(got)), float64(ncm) / float64(len(got)), worst
+	return float64(nmm) / float64(len(got)), float64(ncm) / float64(len(got)), worst, hitMiss
 }

@@ -14,7 +14,8 @@ import (
 
 // Backends of the range sensors.
 const (
-	// BackendGPU renders the scene (surface planes, see surfaces.go).
+	// BackendGPU renders which triangles are seen around each beam and
+	// intersects the beam with them exactly (see surfaces.go).
 	BackendGPU = "gpu"
 	// BackendCPU casts every beam with the exact ray caster.
 	BackendCPU = "cpu"
@@ -114,10 +115,12 @@ func readBeamSettings(ctx *scene.Context, defMin, defMax float64, defBackend str
 	return b, nil
 }
 
-// oversample is how many pixels the GPU views give each beam spacing:
-// a mesh is found by a beam if it covers a pixel center next to the beam,
-// so thin things (chair legs) need pixels finer than the beams. A planar
-// scan's views are one row high, so horizontal pixels are cheap.
+// oversample is how many pixels the GPU views give each beam spacing: a
+// beam looks at the 3x3 pixels around it, and the exact caster takes the
+// beams that pass an edge there, so pixels finer than the beams keep those
+// few and neighbouring beams in pixels of their own. (Thin things no longer
+// depend on it: their edges are drawn.) A planar scan's views are one row
+// high, so horizontal pixels are cheap.
 const (
 	oversample         = 4
 	verticalOversample = 2
@@ -201,12 +204,8 @@ func (b *beamSet) ranges(r *Renderer, s *scene.Scene, out []float64) (mgl64.Mat4
 		if err := r.renderSurfaces(s, world, b.views, &b.frame3d, modeIDs); err != nil {
 			return world, err
 		}
-		for i, d := range b.dirs {
-			rg, ok := b.frame3d.rangeAlong(d)
-			if !ok {
-				return world, fmt.Errorf("sensor %q: beam %d is outside every view", b.name, i)
-			}
-			out[i] = rg
+		if i := b.frame3d.rangesAlong(b.dirs, out); i >= 0 {
+			return world, fmt.Errorf("sensor %q: beam %d is outside every view", b.name, i)
 		}
 	case BackendCPU:
 		if cap(b.worldDir) < len(b.dirs) {
@@ -242,27 +241,33 @@ func (b *beamSet) describe(m map[string]any) {
 }
 
 // casterState is the renderer's exact ray caster, shared by CPU-backend
-// sensors, and the hierarchies GPU-backend beams are intersected with;
-// both are kept between scans.
+// sensors, and the hierarchies and edge sets of GPU-backend beams; all are
+// kept between scans.
 type casterState struct {
 	sync.Mutex
 	c     *raycast.Caster
-	geoms map[[32]byte]*raycast.Geometry
+	geoms map[[32]byte]beamGeom
 }
 
-// beamGeometry returns the hierarchy over a primitive's triangles.
-func (r *Renderer) beamGeometry(p *models.Primitive) *raycast.Geometry {
+type beamGeom struct {
+	geom  *raycast.Geometry
+	edges *edgeSet
+}
+
+// beamGeometry returns the hierarchy over a primitive's triangles and the
+// edges the ID render draws.
+func (r *Renderer) beamGeometry(p *models.Primitive) (*raycast.Geometry, *edgeSet) {
 	r.caster.Lock()
 	defer r.caster.Unlock()
 	if g, ok := r.caster.geoms[p.Key]; ok {
-		return g
+		return g.geom, g.edges
 	}
 	if r.caster.geoms == nil {
-		r.caster.geoms = map[[32]byte]*raycast.Geometry{}
+		r.caster.geoms = map[[32]byte]beamGeom{}
 	}
-	g := raycast.NewGeometry(p)
+	g := beamGeom{raycast.NewGeometry(p), newEdgeSet(p)}
 	r.caster.geoms[p.Key] = g
-	return g
+	return g.geom, g.edges
 }
 
 // castAll syncs the renderer's ray caster to s and casts rays from origin

@@ -3,6 +3,10 @@ package sensors
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/g3n/engine/gls"
 	"github.com/g3n/engine/renderer"
@@ -15,17 +19,36 @@ import (
 
 // How range sensors measure. They do not read ranges from a depth buffer:
 // the GPU renders, for every pixel, which mesh (draw) and triangle is seen
-// there, and each beam is then intersected exactly, in float64, with the
-// meshes seen in the 3x3 pixels around the pixel its own direction falls
-// in (through each mesh's bounding volume hierarchy). The nearest hit is
-// the beam's range: exact on any surface, wherever the beam falls in the
-// pixel (a depth image gives the range of the pixel center's ray instead),
-// and at a depth edge a beam returns the one surface it really meets, never
-// a mix. A mesh is found if it covers a pixel center near the beam, so the
-// views have several pixels per beam spacing (oversample). If no nearby
-// mesh is hit, the beam takes the plane of the triangle seen in its own
-// pixel. The depth buffer only decides what is in front; it is reversed-Z
-// float (near at 1, infinity at 0) where GL 4.5 allows.
+// there and at what range, and each beam is then intersected exactly, in
+// float64, with the meshes seen in the 3x3 pixels around the pixel its own
+// direction falls in (through each mesh's bounding volume hierarchy; on
+// the one triangle where all nine saw it). Every range is thus an exact hit
+// on a real triangle, wherever the beam falls in the pixel, and at a depth
+// edge a beam returns the one surface it really meets, never a mix or a
+// triangle's plane.
+//
+// What the render cannot vouch for goes to the exact caster
+// (sensors/raycast) over the frame's meshes, beam by beam:
+//   - a beam near surfaces it does not hit (over a wall's top, through a
+//     gap narrower than a pixel): what lies beyond the edge, no pixel saw;
+//   - a beam that passes behind a surface seen nearer than its hit, not in
+//     the hit's plane (the edge of a nearer object): something may show in
+//     the sliver between that edge and the beam.
+// Only such edge beams fall back; where none of the nine pixels saw
+// anything, the beam has no return.
+//
+// A surface thinner than a pixel covers no pixel center, so the ID render
+// also draws every triangle's edges as lines (GL rasterizes a line in each
+// column or row it crosses) and its corners as points; edges between two
+// triangles of one plane are left out (edges.go). A surface that the beam
+// hits in front of everything thus leaves a fragment within a pixel of the
+// beam, unless something nearer covers it there, which the second rule
+// catches. Surfaces in front of the views' near plane are clipped from the
+// render: the beam's stretch in front of it is intersected with the few
+// meshes that reach into it. The views have several pixels per beam
+// spacing (oversample) so that neighbouring beams rarely share pixels. The
+// depth buffer only decides what is in front; it is reversed-Z float (near
+// at 1, infinity at 0) where GL 4.5 allows.
 //
 // Depth cameras measure the pixel center's ray itself, so their shader
 // writes the depth of the interpolated position, which lies exactly on the
@@ -43,15 +66,21 @@ void main() {
 }
 `
 
-// Float channels hold integers exactly up to 2^24: draws and triangles per
-// draw stay far below.
+// Float channels hold integers exactly up to 2^24 (exactIDs): draws and
+// triangles per draw stay far below; a primitive of over 5.6 million
+// triangles gets no corner points, whose numbers would not fit.
+//
+// Besides the filled triangles (Kind 0), the ID render draws the edges of
+// the triangles as lines (1: primitive k is the edge set's line k) and
+// their corners as points (2: primitive k is index k, of triangle k / 3).
 const idFragmentShader = `
 precision highp float;
 uniform float DrawID;
+uniform float Kind;
 in vec3 P;
 out vec4 ID;
 void main() {
-    ID = vec4(DrawID, float(gl_PrimitiveID), 0.0, 0.0);
+    ID = vec4(DrawID, float(gl_PrimitiveID), length(P), Kind);
 }
 `
 
@@ -73,7 +102,7 @@ const (
 type surfaceMode int
 
 const (
-	modeIDs   surfaceMode = iota // draw index + 1 and triangle index (RGBA32F); 0 where nothing was hit
+	modeIDs   surfaceMode = iota // draw index + 1, triangle index and range (RGBA32F); 0 where nothing was hit
 	modeDepth                    // depth along the view's x (R32F); 0 where nothing was hit
 )
 
@@ -111,34 +140,88 @@ type drawRecord struct {
 	sensorFromModel mgl64.Mat4
 	modelFromSensor mgl64.Mat4
 	geom            *raycast.Geometry // for exact beams (modeIDs only)
+	edges           *edgeSet          // modeIDs only
+}
+
+// pixelTriangles returns the triangle an ID pixel's primitive belongs to,
+// and for an edge between two triangles the other one (else -1).
+func (d *drawRecord) pixelTriangles(prim, kind float32) (int, int) {
+	k := int(prim)
+	switch kind {
+	case 1:
+		if k < 0 || k >= len(d.edges.tri) {
+			return -1, -1
+		}
+		return int(d.edges.tri[k][0]), int(d.edges.tri[k][1])
+	case 2:
+		return k / 3, -1
+	}
+	return k, -1
 }
 
 // surfaceFrame is what one sensor's render needs between the render and
 // reading its pixels; each sensor owns one, so sensors may render from
 // different goroutines.
 type surfaceFrame struct {
-	meshes []scene.MeshInstance
-	draws  []drawRecord
-	images []*surfaceImage
-	drawn  int // triangles drawn in the last render, all views (after culling)
-	total  int // triangles of the sensed meshes
+	meshes  []scene.MeshInstance
+	draws   []drawRecord
+	images  []*surfaceImage
+	drawn   int   // triangles drawn in the last render, all views (after culling)
+	visible []int // draws inside the view being rendered
+	total   int   // triangles of the sensed meshes
+
+	// Beams (modeIDs only).
+	nearDraws  []int // draws whose bounds reach into the views' near region
+	exact      *raycast.Caster
+	placements []raycast.Placement
+	place      sync.Once    // puts this frame's draws into exact
+	exactBeams atomic.Int64 // beams of the last frame that the exact caster resolved
 }
 
-// triangle returns triangle i of a draw in the sensor frame.
-func (d *drawRecord) triangle(i int) (v0, v1, v2 mgl64.Vec3, ok bool) {
-	idx := d.prim.Indices
-	if 3*i+2 >= len(idx) {
-		return v0, v1, v2, false
+// localRay returns the sensor-frame ray from the origin along b in the
+// draw's model coordinates (t keeps sensor-frame meters).
+func (d *drawRecord) localRay(b mgl64.Vec3) (o, dir mgl64.Vec3) {
+	return d.modelFromSensor.Col(3).Vec3(), d.modelFromSensor.Mul4x1(b.Vec4(0)).Vec3()
+}
+
+// beamsPerWorker is the fewest beams worth a goroutine of their own.
+const beamsPerWorker = 2048
+
+// rangesAlong measures every beam (unit directions, sensor frame) into out,
+// on all cores for large scans; it returns the first beam that no view
+// sees, or -1.
+func (f *surfaceFrame) rangesAlong(dirs []mgl64.Vec3, out []float64) int {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(dirs)/beamsPerWorker))
+	chunk := (len(dirs) + workers - 1) / workers
+	bad := make([]int, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, len(dirs))
+		bad[w] = -1
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				rg, ok := f.rangeAlong(dirs[i])
+				if !ok {
+					bad[w] = i
+					return
+				}
+				out[i] = rg
+			}
+		}()
 	}
-	at := func(k uint32) mgl64.Vec3 {
-		p := d.prim.Positions[k]
-		return d.sensorFromModel.Mul4x1(mgl64.Vec4{float64(p[0]), float64(p[1]), float64(p[2]), 1}).Vec3()
+	wg.Wait()
+	for _, i := range bad {
+		if i >= 0 {
+			return i
+		}
 	}
-	return at(idx[3*i]), at(idx[3*i+1]), at(idx[3*i+2]), true
+	return -1
 }
 
 // rangeAlong returns the range along the unit direction b (sensor frame),
-// +Inf where nothing was seen, and whether one of the views sees b.
+// +Inf where nothing is hit, and whether one of the views sees b.
 func (f *surfaceFrame) rangeAlong(b mgl64.Vec3) (float64, bool) {
 	for _, im := range f.images {
 		d := im.view.rot.Transpose().Mul4x1(b.Vec4(0)).Vec3()
@@ -147,69 +230,192 @@ func (f *surfaceFrame) rangeAlong(b mgl64.Vec3) (float64, bool) {
 		if !ok || u < 0 || v < 0 || u > float64(w) || v > float64(h) {
 			continue
 		}
-		ox, oy := min(int(u), w-1), min(int(v), h-1)
-		best := math.Inf(1)
-		var tried [9]float32
-		n := 0
-		for py := max(oy-1, 0); py <= min(oy+1, h-1); py++ {
-			for px := max(ox-1, 0); px <= min(ox+1, w-1); px++ {
-				id := im.pixels[4*(py*w+px)]
-				if id == 0 || containsID(tried[:n], id) {
-					continue
-				}
-				tried[n] = id
-				n++
-				dr := &f.draws[int(id)-1]
-				o := dr.modelFromSensor.Col(3).Vec3()
-				dir := dr.modelFromSensor.Mul4x1(b.Vec4(0)).Vec3()
-				if t, hit := dr.geom.Intersect(o, dir, best); hit {
-					best = t
-				}
-			}
+		// The render clipped whatever lies in front of the near plane;
+		// that stretch of the beam is intersected with the few meshes near
+		// enough to reach into it. A margin beyond the plane covers float32
+		// clipping: any hit found here is exact all the same.
+		if t, hit := f.nearHit(b, 1.01*im.view.near/d[0]); hit {
+			return t, true
 		}
-		if !math.IsInf(best, 1) {
-			return best, true
-		}
-		k := 4 * (oy*w + ox)
-		if im.pixels[k] == 0 {
-			return math.Inf(1), true
-		}
-		// A sliver too thin for the hierarchy's hit test at the pixel's own
-		// triangle: take that triangle's plane.
-		if v0, v1, v2, ok := f.draws[int(im.pixels[k])-1].triangle(int(im.pixels[k+1])); ok {
-			if t := planeHit(b, v0, v1, v2); t > 0 {
-				return t, true
-			}
-		}
-		return math.Inf(1), true
+		return f.seenHit(im, min(int(u), w-1), min(int(v), h-1), b), true
 	}
 	return 0, false
 }
 
-// planeHit returns the distance along b from the sensor origin to the plane
-// of a triangle (+Inf if parallel).
-func planeHit(b, v0, v1, v2 mgl64.Vec3) float64 {
-	n := v1.Sub(v0).Cross(v2.Sub(v0))
-	c := n.Dot(b)
-	if c == 0 {
+// seenHit returns the range along b, whose direction falls in pixel (ox,
+// oy) of im: the nearest exact hit on the meshes seen in the 3x3 pixels
+// around it (on that one triangle where all nine saw the same). Where some
+// of them saw a surface but the beam hits none (it passes an edge: over a
+// wall's top, through a gap), or where the beam passes behind a surface
+// seen nearer than its hit, what lies beyond that edge is unknown to the
+// render, and the exact caster decides; where none saw one, there is
+// nothing.
+func (f *surfaceFrame) seenHit(im *surfaceImage, ox, oy int, b mgl64.Vec3) float64 {
+	w, h := im.view.w, im.view.h
+	var draws [9]int
+	n := 0
+	firstDraw, firstTri, _, _ := f.pixel(im, ox, oy)
+	uniform := firstDraw >= 0
+	for py := max(oy-1, 0); py <= min(oy+1, h-1); py++ {
+		for px := max(ox-1, 0); px <= min(ox+1, w-1); px++ {
+			di, tri, _, _ := f.pixel(im, px, py)
+			if di != firstDraw || tri != firstTri {
+				uniform = false
+			}
+			if di >= 0 && !slices.Contains(draws[:n], di) {
+				draws[n] = di
+				n++
+			}
+		}
+	}
+	if n == 0 {
 		return math.Inf(1)
 	}
-	return n.Dot(v0) / c
+	if uniform {
+		dr := &f.draws[firstDraw]
+		o, dir := dr.localRay(b)
+		if t, hit := dr.geom.IntersectTriangle(firstTri, o, dir, math.Inf(1)); hit {
+			return t
+		}
+	}
+	best := math.Inf(1)
+	for _, di := range draws[:n] {
+		dr := &f.draws[di]
+		o, dir := dr.localRay(b)
+		if t, hit := dr.geom.Intersect(o, dir, best); hit {
+			best = t
+		}
+	}
+	if !math.IsInf(best, 1) && !f.passesBehind(im, ox, oy, b, best) {
+		return best
+	}
+	f.exactBeams.Add(1)
+	return f.castExact(b, best)
 }
 
-func containsID(ids []float32, id float32) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
+// pixel returns the draw (-1 for none) and triangle an ID pixel saw (and
+// on an edge, the other triangle there, else -1), and the range there.
+func (f *surfaceFrame) pixel(im *surfaceImage, px, py int) (draw, tri, tri2 int, r float64) {
+	k := 4 * (py*im.view.w + px)
+	id := int(im.pixels[k])
+	if id <= 0 || id > len(f.draws) {
+		return -1, -1, -1, 0
+	}
+	tri, tri2 = f.draws[id-1].pixelTriangles(im.pixels[k+1], im.pixels[k+3])
+	return id - 1, tri, tri2, float64(im.pixels[k+2])
+}
+
+// passesBehind reports whether a pixel around (ox, oy) saw, nearer than
+// the beam's hit at range t, a surface that does not continue into the hit
+// (whose plane the hit point is not on): the beam then passes behind that
+// surface's edge, and whatever shows through between the edge and the
+// beam, narrower than a pixel, no pixel saw. A surface seen farther than
+// the hit, or the hit's own (or a coplanar) surface seen nearer on a
+// slope, leaves nothing hidden.
+func (f *surfaceFrame) passesBehind(im *surfaceImage, ox, oy int, b mgl64.Vec3, t float64) bool {
+	w, h := im.view.w, im.view.h
+	hit := b.Mul(t)
+	for py := max(oy-1, 0); py <= min(oy+1, h-1); py++ {
+		for px := max(ox-1, 0); px <= min(ox+1, w-1); px++ {
+			di, tri, tri2, r := f.pixel(im, px, py)
+			if di < 0 || r >= t {
+				continue
+			}
+			dr := &f.draws[di]
+			p := dr.modelFromSensor.Mul4x1(hit.Vec4(1)).Vec3()
+			if !onPlane(dr.geom, tri, p, t) && (tri2 < 0 || !onPlane(dr.geom, tri2, p, t)) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// onPlane reports whether p (model coordinates) lies on the plane of
+// triangle i, a hit at range t.
+func onPlane(g *raycast.Geometry, i int, p mgl64.Vec3, t float64) bool {
+	v0, v1, v2, ok := g.Triangle(i)
+	n := v1.Sub(v0).Cross(v2.Sub(v0))
+	if !ok || n.Len() == 0 {
+		return false
+	}
+	// Float32 vertices leave faces that are meant to be one plane up to
+	// micrometers apart.
+	return math.Abs(n.Normalize().Dot(p.Sub(v0))) <= coplanar*(1+t)
+}
+
+// coplanar is how far (meters, per meter of range beyond the first) a hit
+// may lie off a neighbouring triangle's plane and still count as on it.
+const coplanar = 1e-5
+
+// nearHit intersects the beam's first tmax meters with the meshes that
+// reach into the near region.
+func (f *surfaceFrame) nearHit(b mgl64.Vec3, tmax float64) (float64, bool) {
+	best, hit := tmax, false
+	for _, di := range f.nearDraws {
+		dr := &f.draws[di]
+		o, dir := dr.localRay(b)
+		if t, ok := dr.geom.Intersect(o, dir, best); ok {
+			best, hit = t, true
+		}
+	}
+	return best, hit
+}
+
+// castExact casts b with the exact caster over every draw of the frame (in
+// the sensor frame), placing them on first use in a frame (beams may be
+// measured from several goroutines); tmax is a hit
+// already known (+Inf if none), which prunes the search.
+func (f *surfaceFrame) castExact(b mgl64.Vec3, tmax float64) float64 {
+	f.place.Do(func() {
+		if f.exact == nil {
+			f.exact = raycast.New()
+		}
+		f.placements = f.placements[:0]
+		for i := range f.draws {
+			d := &f.draws[i]
+			f.placements = append(f.placements, raycast.Placement{Geom: d.geom, FromLocal: d.sensorFromModel, ToLocal: d.modelFromSensor})
+		}
+		f.exact.Place(f.placements)
+	})
+	if t, hit := f.exact.Cast(mgl64.Vec3{}, b, tmax); hit {
+		return t
+	}
+	return tmax
+}
+
+// findNearDraws lists the draws whose bounds reach within radius of the
+// sensor: the distance from the sensor to a draw's box (in its model's
+// coordinates) is at most the norm of modelFromSensor (bounded by its
+// Frobenius norm, which holds for any scale or shear) times the distance
+// in the sensor frame.
+func (f *surfaceFrame) findNearDraws(radius float64) {
+	f.nearDraws = f.nearDraws[:0]
+	for i := range f.draws {
+		d := &f.draws[i]
+		lo, hi := d.geom.Bounds()
+		o := d.modelFromSensor.Col(3).Vec3()
+		var gap mgl64.Vec3
+		for k := 0; k < 3; k++ {
+			gap[k] = math.Max(0, math.Max(lo[k]-o[k], o[k]-hi[k]))
+		}
+		norm := 0.0
+		for c := 0; c < 3; c++ {
+			norm += d.modelFromSensor.Col(c).Vec3().LenSqr()
+		}
+		if gap.Len() < radius*math.Sqrt(norm) {
+			f.nearDraws = append(f.nearDraws, i)
+		}
+	}
 }
 
 // gpuGeometry is one primitive's triangles uploaded for surface rendering.
 type gpuGeometry struct {
 	vao, vbo, ebo uint32
 	count         int32
+	edgeVAO       uint32 // the same vertices with edgeEBO: the edge set's lines
+	edgeEBO       uint32
+	edgeCount     int32
 	center        mgl64.Vec3 // bounding sphere, primitive coordinates
 	radius        float64
 }
@@ -221,6 +427,7 @@ type surfaceState struct {
 	sensorFrom gls.Uniform
 	clipFrom   gls.Uniform
 	drawID     gls.Uniform
+	kind       gls.Uniform
 	geoms      map[[32]byte]*gpuGeometry
 }
 
@@ -232,6 +439,7 @@ func (r *Renderer) surfaces(gs *gls.GLS) *surfaceState {
 	st.sensorFrom.Init("SensorFromModel")
 	st.clipFrom.Init("ClipFromSensor")
 	st.drawID.Init("DrawID")
+	st.kind.Init("Kind")
 	r.g3n.AddShader("simvis_surface_vertex", surfaceVertexShader)
 	r.g3n.AddShader(idProgram+"_fragment", idFragmentShader)
 	r.g3n.AddShader(depthProgram+"_fragment", depthFragmentShader)
@@ -241,8 +449,13 @@ func (r *Renderer) surfaces(gs *gls.GLS) *surfaceState {
 	return st
 }
 
-func (st *surfaceState) geometry(gs *gls.GLS, p *models.Primitive) *gpuGeometry {
+// geometry returns a primitive's uploaded triangles, with its edge set's
+// lines where edges is given (an upload for a depth camera has none yet).
+func (st *surfaceState) geometry(gs *gls.GLS, p *models.Primitive, edges *edgeSet) *gpuGeometry {
 	if g, ok := st.geoms[p.Key]; ok {
+		if edges != nil && g.edgeVAO == 0 {
+			g.uploadEdges(gs, edges)
+		}
 		return g
 	}
 	pos := make([]float32, 0, 3*len(p.Positions))
@@ -271,8 +484,24 @@ func (st *surfaceState) geometry(gs *gls.GLS, p *models.Primitive) *gpuGeometry 
 	gs.BindBuffer(gls.ELEMENT_ARRAY_BUFFER, g.ebo)
 	gs.BufferData(gls.ELEMENT_ARRAY_BUFFER, 4*len(p.Indices), p.Indices, gls.STATIC_DRAW)
 	gs.BindVertexArray(0)
+	if edges != nil {
+		g.uploadEdges(gs, edges)
+	}
 	st.geoms[p.Key] = g
 	return g
+}
+
+func (g *gpuGeometry) uploadEdges(gs *gls.GLS, edges *edgeSet) {
+	g.edgeCount = int32(len(edges.indices))
+	g.edgeVAO = gs.GenVertexArray()
+	gs.BindVertexArray(g.edgeVAO)
+	gs.BindBuffer(gls.ARRAY_BUFFER, g.vbo)
+	gs.VertexAttribPointer(0, 3, gls.FLOAT, false, 0, 0)
+	gs.EnableVertexAttribArray(0)
+	g.edgeEBO = gs.GenBuffer()
+	gs.BindBuffer(gls.ELEMENT_ARRAY_BUFFER, g.edgeEBO)
+	gs.BufferData(gls.ELEMENT_ARRAY_BUFFER, 4*len(edges.indices), edges.indices, gls.STATIC_DRAW)
+	gs.BindVertexArray(0)
 }
 
 // renderSurfaces renders each view of a sensor at sensorWorld into
@@ -293,10 +522,19 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 			f.total += len(p.Indices) / 3
 			d := drawRecord{prim: p, sensorFromModel: sensorFromModel, modelFromSensor: modelFromSensor}
 			if mode == modeIDs {
-				d.geom = r.beamGeometry(p)
+				d.geom, d.edges = r.beamGeometry(p)
 			}
 			f.draws = append(f.draws, d)
 		}
+	}
+	f.place = sync.Once{}
+	f.exactBeams.Store(0)
+	if mode == modeIDs {
+		reach := 0.0
+		for _, v := range views {
+			reach = math.Max(reach, 1.01*v.near*math.Sqrt(1+v.tanX*v.tanX+v.tanY*v.tanY))
+		}
+		f.findNearDraws(reach)
 	}
 	program, format, channels := idProgram, gpu.ColorRGBA32F, 4
 	if mode == modeDepth {
@@ -345,21 +583,51 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 			clip := mat32(v.projection(st.reversedZ).Mul4(glFromSensor).Mul4(viewFromSensor))
 			gs.UniformMatrix4fv(st.clipFrom.Location(gs), 1, false, &clip[0])
 			planes := v.frustumPlanes()
+			f.visible = f.visible[:0]
 			for di := range f.draws {
 				d := &f.draws[di]
-				g := st.geometry(gs, d.prim)
+				g := st.geometry(gs, d.prim, d.edges)
 				c := viewFromSensor.Mul4(d.sensorFromModel).Mul4x1(g.center.Vec4(1)).Vec3()
-				if outside(planes, c, g.radius*maxScale(d.sensorFromModel)) {
-					continue
+				if !outside(planes, c, g.radius*maxScale(d.sensorFromModel)) {
+					f.visible = append(f.visible, di)
+					f.drawn += int(g.count) / 3
 				}
-				m32 := mat32(d.sensorFromModel)
-				gs.UniformMatrix4fv(st.sensorFrom.Location(gs), 1, false, &m32[0])
+			}
+			// Beams also need what covers no pixel center: every
+			// triangle's edges and corners are drawn too, so that a
+			// surface thinner than a pixel leaves its draw and triangle
+			// within a pixel of any beam that hits it (GL rasterizes a line
+			// in every column or row it crosses, a point in its pixel).
+			passes := []uint32{gls.TRIANGLES}
+			if mode == modeIDs {
+				passes = append(passes, gls.LINES, gls.POINTS)
+			}
+			for _, prim := range passes {
 				if mode == modeIDs {
-					gs.Uniform1f(st.drawID.Location(gs), float32(di+1))
+					gs.Uniform1f(st.kind.Location(gs), float32(kindOf[prim]))
 				}
-				gs.BindVertexArray(g.vao)
-				gs.DrawElements(gls.TRIANGLES, g.count, gls.UNSIGNED_INT, 0)
-				f.drawn += int(g.count) / 3
+				for _, di := range f.visible {
+					d := &f.draws[di]
+					g := st.geometry(gs, d.prim, d.edges)
+					m32 := mat32(d.sensorFromModel)
+					gs.UniformMatrix4fv(st.sensorFrom.Location(gs), 1, false, &m32[0])
+					if mode == modeIDs {
+						gs.Uniform1f(st.drawID.Location(gs), float32(di+1))
+					}
+					if prim == gls.LINES {
+						if g.edgeCount == 0 {
+							continue
+						}
+						gs.BindVertexArray(g.edgeVAO)
+						gs.DrawElements(gls.LINES, g.edgeCount, gls.UNSIGNED_INT, 0)
+						continue
+					}
+					if prim == gls.POINTS && g.count >= exactIDs {
+						continue
+					}
+					gs.BindVertexArray(g.vao)
+					gs.DrawElements(prim, g.count, gls.UNSIGNED_INT, 0)
+				}
 			}
 			gs.BindVertexArray(0)
 			if err := fb.ReadFloat(gs, f.images[i].pixels); err != nil {
@@ -369,6 +637,12 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 		return nil
 	})
 }
+
+// exactIDs bounds the primitive numbers a float32 channel holds exactly.
+const exactIDs = 1 << 24
+
+// kindOf is the Kind each pass of the ID render writes.
+var kindOf = map[uint32]int{gls.TRIANGLES: 0, gls.LINES: 1, gls.POINTS: 2}
 
 // glFromSensor maps the sensor convention (x forward, y left, z up) to GL
 // eye coordinates (x right, y up, looking along -z).

@@ -20,6 +20,7 @@ type triangle struct {
 // primitive's own coordinates; instances share it.
 type Geometry struct {
 	tris   []triangle // in leaf order
+	slot   []int32    // triangle index in the primitive -> index in tris
 	bvh    *bvh
 	bounds box
 }
@@ -42,8 +43,10 @@ func NewGeometry(p *models.Primitive) *Geometry {
 	}
 	g := &Geometry{bvh: buildBVH(boxes)}
 	g.tris = make([]triangle, n)
+	g.slot = make([]int32, n)
 	for i, it := range g.bvh.items {
 		g.tris[i] = tris[it]
+		g.slot[it] = int32(i)
 		g.bvh.items[i] = int32(i)
 	}
 	g.bounds = g.bvh.nodes[0].bounds
@@ -63,6 +66,7 @@ type Caster struct {
 	instances []instance
 	top       *bvh
 	meshes    []scene.MeshInstance
+	boxes     []box // scratch for the hierarchy over the instances
 	triangles int
 }
 
@@ -79,7 +83,7 @@ func (c *Caster) Sync(s *scene.Scene) {
 	c.meshes = s.SensedMeshes(c.meshes[:0])
 	c.instances = c.instances[:0]
 	c.triangles = 0
-	var boxes []box
+	c.boxes = c.boxes[:0]
 	for _, m := range c.meshes {
 		inv := m.World.Inv()
 		for _, p := range m.Mesh.Primitives {
@@ -91,12 +95,38 @@ func (c *Caster) Sync(s *scene.Scene) {
 				g = NewGeometry(p)
 				c.geoms[p.Key] = g
 			}
-			c.instances = append(c.instances, instance{geom: g, toLocal: inv})
-			boxes = append(boxes, transformBox(g.bounds, m.World))
-			c.triangles += len(g.tris)
+			c.add(g, m.World, inv)
 		}
 	}
-	c.top = buildBVH(boxes)
+	c.top = buildBVH(c.boxes)
+}
+
+// Placement is a geometry placed in the frame a caster casts in: FromLocal
+// maps the geometry's coordinates into that frame, ToLocal back (its
+// inverse, given so that the caller's own inverse is the one used).
+type Placement struct {
+	Geom               *Geometry
+	FromLocal, ToLocal mgl64.Mat4
+}
+
+// Place replaces what the caster holds by the given placements, in
+// whatever frame they share (a sensor's, say); rays cast afterwards are in
+// that frame.
+func (c *Caster) Place(ps []Placement) {
+	c.meshes = c.meshes[:0]
+	c.instances = c.instances[:0]
+	c.triangles = 0
+	c.boxes = c.boxes[:0]
+	for _, p := range ps {
+		c.add(p.Geom, p.FromLocal, p.ToLocal)
+	}
+	c.top = buildBVH(c.boxes)
+}
+
+func (c *Caster) add(g *Geometry, fromLocal, toLocal mgl64.Mat4) {
+	c.instances = append(c.instances, instance{geom: g, toLocal: toLocal})
+	c.boxes = append(c.boxes, transformBox(g.bounds, fromLocal))
+	c.triangles += len(g.tris)
 }
 
 // Triangles returns the number of triangles placed by the last Sync.
@@ -157,6 +187,35 @@ func (g *Geometry) Intersect(origin, dir mgl64.Vec3, tmax float64) (float64, boo
 	r := newRay(origin, dir)
 	t := g.intersect(&r, tmax)
 	return t, t < tmax
+}
+
+// IntersectTriangle is Intersect for one triangle, the i-th of the
+// primitive's index list (the number a GPU calls gl_PrimitiveID), with the
+// very arithmetic Intersect and Cast apply to it: a ray that one calls a
+// hit, the other does too, to the last bit where the ray is the same.
+func (g *Geometry) IntersectTriangle(i int, origin, dir mgl64.Vec3, tmax float64) (float64, bool) {
+	if i < 0 || i >= len(g.slot) {
+		return tmax, false
+	}
+	r := ray{o: origin, d: dir}
+	return g.tris[g.slot[i]].hit(&r, tmax)
+}
+
+// Triangle returns the vertices of triangle i of the primitive's index
+// list, as NewGeometry read them.
+func (g *Geometry) Triangle(i int) (v0, v1, v2 mgl64.Vec3, ok bool) {
+	if i < 0 || i >= len(g.slot) {
+		return v0, v1, v2, false
+	}
+	tr := &g.tris[g.slot[i]]
+	v0 = tr.v0
+	return v0, v0.Add(tr.e1), v0.Add(tr.e2), true
+}
+
+// Bounds returns the box around the triangles, in the primitive's
+// coordinates.
+func (g *Geometry) Bounds() (lo, hi mgl64.Vec3) {
+	return g.bounds.min, g.bounds.max
 }
 
 // Triangles returns the number of triangles.
