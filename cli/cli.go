@@ -599,7 +599,9 @@ func init() {
 		summary: "Render each sensor of the scene repeatedly and print frames per second; for range\n" +
 			"sensors also beams per second, the rate of the exact CPU ray caster on the same beams\n" +
 			"(speed ratio = sensor rate / ray caster rate), how many beams agree with it within 1 mm\n" +
-			"and 1 cm, the largest difference, and the triangles drawn per frame after culling out of\n" +
+			"and 1 cm, the largest difference, the beams where one finds a surface and the other none\n" +
+			"(hit/miss), the beams per frame the exact caster resolved (edges), and the triangles drawn\n" +
+			"per frame after culling out of\n" +
 			"those the sensor could see. Then the rate of all scanners (laser, laser3d, psd) together\nand of all sensors," +
 			"one after the other as in one simulation cycle.",
 		flags: func(fs *flag.FlagSet) {
@@ -661,8 +663,8 @@ func init() {
 				return writeJSON(w, map[string]any{"renderer": info.Renderer, "gl_version": info.Version, "results": results})
 			}
 			fmt.Fprintf(w, "renderer: %s (%s)\n\n", info.Renderer, info.Version)
-			fmt.Fprintf(w, "%-14s %-8s %10s %12s %10s %8s %9s %9s %10s %s\n",
-				"sensor", "type", "frames/s", "beams/s", "cpu fr/s", "speedup", "<=1mm", "<=1cm", "max err", "triangles drawn/sensed")
+			fmt.Fprintf(w, "%-14s %-8s %10s %12s %10s %8s %9s %9s %10s %8s %6s %s\n",
+				"sensor", "type", "frames/s", "beams/s", "cpu fr/s", "speedup", "<=1mm", "<=1cm", "max err", "hit/miss", "exact", "triangles drawn/sensed")
 			for _, res := range results {
 				fmt.Fprintf(w, "%-14s %-8s %10.1f", res.Sensor, res.Type, res.FPS)
 				if res.Beams == 0 {
@@ -671,8 +673,12 @@ func init() {
 				}
 				fmt.Fprintf(w, " %12.0f", res.BeamsPerSec)
 				if res.CPUFPS > 0 {
-					fmt.Fprintf(w, " %10.1f %7.2fx %8.3f%% %8.3f%% %10.2g %d/%d", res.CPUFPS, res.SpeedRatio,
-						100*res.Within1mm, 100*res.Within1cm, res.MaxError, res.Drawn, res.Triangles)
+					hitMiss := "-"
+					if res.HitMiss != nil {
+						hitMiss = fmt.Sprint(*res.HitMiss)
+					}
+					fmt.Fprintf(w, " %10.1f %7.2fx %8.3f%% %8.3f%% %10.2g %8s %6d %d/%d", res.CPUFPS, res.SpeedRatio,
+						100*res.Within1mm, 100*res.Within1cm, res.MaxError, hitMiss, res.ExactBeams, res.Drawn, res.Triangles)
 				}
 				fmt.Fprintln(w)
 			}
