@@ -90,6 +90,7 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 		for i, z := range d.gpu.images[0].pixels {
 			out.Depth[i] = d.limit(float64(z))
 		}
+		d.nearSurfaces(out.Depth)
 	case BackendCPU:
 		dirs := make([]mgl64.Vec3, len(out.Depth))
 		for j, zt := range d.zTan {
@@ -111,6 +112,27 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 		}
 	}
 	return out, nil
+}
+
+// nearSurfaces finds what the GPU view clipped: surfaces in front of its
+// near plane (1 mm with reversed-Z depth, else half of range_min), which left the pixels behind them showing
+// farther surfaces. Each pixel's ray is intersected, up to the near plane,
+// with the few meshes whose bounds reach there (none, usually: then this
+// costs nothing); a hit is closer than range_min, so too close.
+func (d *DepthCamera) nearSurfaces(depth []float32) {
+	if len(d.gpu.nearDraws) == 0 {
+		return
+	}
+	near := 1.01 * d.gpu.images[0].view.near // as rendered; the margin covers float32 clipping
+	w := d.view.Width
+	for j, zt := range d.zTan {
+		for i, yt := range d.yTan {
+			norm := math.Sqrt(1 + yt*yt + zt*zt)
+			if t, hit := d.gpu.nearHit(mgl64.Vec3{1 / norm, yt / norm, zt / norm}, near*norm); hit {
+				depth[j*w+i] = d.limit(t / norm)
+			}
+		}
+	}
 }
 
 // limit turns a raw depth (0: nothing seen) into the sensor's reading.

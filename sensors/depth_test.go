@@ -101,3 +101,46 @@ func TestDepthCapture(t *testing.T) {
 		t.Errorf("beyond range_max: %v, want +Inf", z)
 	}
 }
+
+// A surface in front of the GPU view's near plane (half of range_min) is
+// clipped from the render, which then shows what lies behind it: the
+// depth camera still reads it as too close, as the exact backend does.
+func TestDepthSurfaceCloserThanRangeMin(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteModel(t, dir, "room.glb", func(m *models.Model) {
+		m.AddNode(nil, "room", mgl64.Translate3D(0, 0, 1.5), models.Box("room", 8, 6, 3, [4]float32{1, 1, 1, 1}))
+	})
+	testkit.WriteModel(t, dir, "plate.glb", func(m *models.Model) {
+		m.AddNode(nil, "plate", mgl64.Ident4(), models.Box("plate", 0.02, 0.1, 0.1, [4]float32{1, 1, 1, 1}))
+	})
+	depth := map[string][]float32{}
+	for _, backend := range []string{"gpu", "cpu"} {
+		s := testkit.LoadXML(t, dir, `<scene>
+  <part file="room.glb" name="ROOM"/>
+  <part file="plate.glb" name="PLATE" pose_offset="0.21 0 1 0 0 0"/>
+  <sensor type="depth" name="D" pose_offset="0 0 1 0 0 0" width="64" height="48" fov="60" range_min="0.5" backend="`+backend+`"/>
+</scene>`)
+		cam := s.Sensors()[0].Sensor.(*sensors.DepthCamera)
+		img, err := cam.Depth(testkit.Renderer(t), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		depth[backend] = img.Depth
+	}
+	close := 0
+	for k, c := range depth["cpu"] {
+		g := depth["gpu"][k]
+		if math.IsInf(float64(c), -1) {
+			close++
+			if !math.IsInf(float64(g), -1) {
+				t.Errorf("pixel %d, %d: gpu %v where the plate 0.2 m ahead is too close", k%64, k/64, g)
+			}
+		} else if math.IsInf(float64(g), -1) {
+			t.Errorf("pixel %d, %d: gpu too close, cpu %v", k%64, k/64, c)
+		}
+	}
+	// The plate, 0.1 m wide at 0.2 m, spans about 27 of 64 columns.
+	if close < 100 {
+		t.Fatalf("only %d pixels see the plate: the test misses its point", close)
+	}
+}

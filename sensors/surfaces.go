@@ -170,8 +170,9 @@ type surfaceFrame struct {
 	visible []int // draws inside the view being rendered
 	total   int   // triangles of the sensed meshes
 
+	nearDraws []int // draws whose bounds reach into the views' near region
+
 	// Beams (modeIDs only).
-	nearDraws  []int // draws whose bounds reach into the views' near region
 	exact      *raycast.Caster
 	placements []raycast.Placement
 	place      sync.Once    // puts this frame's draws into exact
@@ -403,10 +404,41 @@ func (f *surfaceFrame) findNearDraws(radius float64) {
 		for c := 0; c < 3; c++ {
 			norm += d.modelFromSensor.Col(c).Vec3().LenSqr()
 		}
-		if gap.Len() < radius*math.Sqrt(norm) {
+		// A box around the sensor (its own robot's body) is common; its
+		// triangles rarely come that close, and testing every beam or
+		// pixel against them would cost more than the render.
+		if r := radius * math.Sqrt(norm); gap.Len() < r && d.geom.Near(o, r) {
 			f.nearDraws = append(f.nearDraws, i)
 		}
 	}
+}
+
+// reversedZNear is the near plane of depth views where the context has
+// reversed-Z float depth.
+const reversedZNear = 1e-3
+
+// depthViews returns depth views with their near plane at reversedZNear
+// where the context has reversed-Z float depth. A depth view's values are
+// interpolated, not read from the depth buffer, which only decides what is
+// in front; with float depth reversed, its precision hardly depends on the
+// near plane, so it can sit 1 mm ahead and leave only surfaces that close
+// to be found by casting (nearSurfaces), instead of everything within half
+// of range_min, often a robot's own body around its camera.
+func (r *Renderer) depthViews(views []surfaceView) []surfaceView {
+	reversed := false
+	r.ctx.Do(func(gs *gls.GLS) error {
+		reversed = r.surfaces(gs).reversedZ
+		return nil
+	})
+	if !reversed {
+		return views
+	}
+	out := make([]surfaceView, len(views))
+	for i, v := range views {
+		v.near = math.Min(v.near, reversedZNear)
+		out[i] = v
+	}
+	return out
 }
 
 // gpuGeometry is one primitive's triangles uploaded for surface rendering.
@@ -521,21 +553,22 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 			}
 			f.total += len(p.Indices) / 3
 			d := drawRecord{prim: p, sensorFromModel: sensorFromModel, modelFromSensor: modelFromSensor}
-			if mode == modeIDs {
-				d.geom, d.edges = r.beamGeometry(p)
-			}
+			// Depth views need the geometry too, for surfaces in front of
+			// the near plane (cached per primitive: built once).
+			d.geom, d.edges = r.beamGeometry(p)
 			f.draws = append(f.draws, d)
 		}
 	}
 	f.place = sync.Once{}
 	f.exactBeams.Store(0)
-	if mode == modeIDs {
-		reach := 0.0
-		for _, v := range views {
-			reach = math.Max(reach, 1.01*v.near*math.Sqrt(1+v.tanX*v.tanX+v.tanY*v.tanY))
-		}
-		f.findNearDraws(reach)
+	if mode == modeDepth {
+		views = r.depthViews(views)
 	}
+	reach := 0.0
+	for _, v := range views {
+		reach = math.Max(reach, 1.01*v.near*math.Sqrt(1+v.tanX*v.tanX+v.tanY*v.tanY))
+	}
+	f.findNearDraws(reach)
 	program, format, channels := idProgram, gpu.ColorRGBA32F, 4
 	if mode == modeDepth {
 		program, format, channels = depthProgram, gpu.ColorR32F, 1

@@ -282,3 +282,49 @@ func dot(a, b [3]float64) float64    { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] 
 func cross(a, b [3]float64) [3]float64 {
 	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
 }
+
+// Near reports whether a triangle may lie within distance r of p: it is
+// false only when every triangle's bounding box is farther than r, so a
+// sensor can skip a mesh whose bounds merely surround it (a robot's body
+// around its own camera) when looking for surfaces right in front of it.
+func (g *Geometry) Near(p mgl64.Vec3, r float64) bool {
+	q := [3]float64{p[0], p[1], p[2]}
+	r2 := r * r
+	stack := make([]int32, 0, 64)
+	stack = append(stack, 0)
+	for len(stack) > 0 {
+		n := &g.bvh.nodes[stack[len(stack)-1]]
+		stack = stack[:len(stack)-1]
+		if boxDist2(&n.bounds, q) > r2 {
+			continue
+		}
+		if n.count == 0 {
+			stack = append(stack, n.first, n.first+1)
+			continue
+		}
+		for i := n.first; i < n.first+n.count; i++ {
+			tr := &g.tris[g.bvh.items[i]]
+			b := emptyBox()
+			b.grow(tr.v0)
+			b.grow(add(tr.v0, tr.e1))
+			b.grow(add(tr.v0, tr.e2))
+			if boxDist2(&b, q) <= r2 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// boxDist2 is the squared distance from q to the box (0 inside it).
+func boxDist2(b *box, q [3]float64) float64 {
+	d2 := 0.0
+	for k := 0; k < 3; k++ {
+		if g := math.Max(0, math.Max(b.min[k]-q[k], q[k]-b.max[k])); g > 0 {
+			d2 += g * g
+		}
+	}
+	return d2
+}
+
+func add(a, b [3]float64) [3]float64 { return [3]float64{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
