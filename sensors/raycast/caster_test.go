@@ -220,3 +220,21 @@ func BenchmarkCast361(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*len(dirs))/b.Elapsed().Seconds(), "beams/s")
 }
+
+// Near is false only when no triangle comes within the distance: inside a
+// 2 m box, 0.5 m from its nearest wall, the walls are more than 0.4 m away
+// and less than 0.6 m.
+func TestGeometryNear(t *testing.T) {
+	p := models.Box("box", 2, 2, 2, [4]float32{1, 1, 1, 1}).Primitives[0]
+	g := raycast.NewGeometry(p)
+	at := mgl64.Vec3{0.5, 0, 0}
+	if g.Near(at, 0.4) {
+		t.Error("Near(0.4) true 0.5 m from the nearest wall")
+	}
+	if !g.Near(at, 0.6) {
+		t.Error("Near(0.6) false 0.5 m from a wall")
+	}
+	if !g.Near(mgl64.Vec3{3, 0, 0}, 2.1) || g.Near(mgl64.Vec3{3, 0, 0}, 1.9) {
+		t.Error("outside, 2 m from the +x wall: wrong answer at 1.9 or 2.1 m")
+	}
+}
