@@ -335,3 +335,46 @@ func TestSegmentationBadAttributes(t *testing.T) {
 		}
 	}
 }
+
+// An element that adds meshes (a navigation graph's markers) is an
+// instance of its own with its class attribute, numbered after the parts;
+// one under sensed="false" is not seen and not numbered.
+func TestSegmentationElementInstance(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteBox(t, dir, "box.glb", 0.5, 0.5, 0.5, [4]float32{1, 0, 0, 1})
+	s := testkit.LoadXML(t, dir, `<scene>
+  <element type="graph" name="NAV" nodes="W" W_x="3" W_y="-1" W_z="1" marker_size="0.5" class="waypoint"/>
+  <element type="graph" name="HIDDEN_NAV" nodes="V" V_x="3" V_y="1" V_z="1" marker_size="0.5" class="waypoint" sensed="false"/>
+  <part file="box.glb" name="A" pose_offset="3 0 1 0 0 0" class="robot"/>
+  <sensor type="segmentation" name="SEG" pose_offset="0 0 1 0 0 0" width="160" height="120" fov="60"/>
+</scene>`)
+	sg := sensorOf[*sensors.Segmentation](t, s, "SEG")
+	im, err := sg.Segment(testkit.Renderer(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := sg.Intrinsics()
+	boxes := []segBox{cube(1, 1, 3, 0, 0, 0.25), cube(2, 2, 3, -1, 0, 0.25)}
+	for _, u := range []float64{in.Cx, in.Cx + in.Fx*1/2.75, in.Cx - in.Fx*1/2.75} {
+		i, j := int(math.Round(u)), 59
+		id, class := expectedIDs(in, boxes, 100, float64(i), float64(j))
+		k := j*in.Width + i
+		if int(im.Instance[k]) != id || int(im.Class[k]) != class {
+			t.Errorf("pixel (%d, %d): instance %d class %d, want %d %d", i, j, im.Instance[k], im.Class[k], id, class)
+		}
+	}
+	want := map[string]sensors.Label{"1": {Name: "A", Class: "robot", ClassID: 1}, "2": {Name: "NAV", Class: "waypoint", ClassID: 2}}
+	if len(im.Labels.Instances) != 2 {
+		t.Errorf("labels %v, want A and NAV", im.Labels.Instances)
+	}
+	for k, w := range want {
+		got := im.Labels.Instances[k]
+		if got.Pixels == 0 {
+			t.Errorf("instance %s covers no pixel", k)
+		}
+		w.Pixels = got.Pixels
+		if got != w {
+			t.Errorf("label %s = %+v, want %+v", k, got, w)
+		}
+	}
+}
