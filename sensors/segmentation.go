@@ -1,6 +1,8 @@
 package sensors
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -346,7 +348,13 @@ func (sg *Segmentation) Capture(r *Renderer, s *scene.Scene, out Output) ([]stri
 		return nil, err
 	}
 	im.Info.Stamp, im.Labels.Stamp = out.Stamp, out.Stamp
-	files := []string{out.Base + ".instance.png", out.Base + ".class.png", out.Base + ".labels.json", out.Base + ".json"}
+	return im.WriteFiles(out.Base)
+}
+
+// WriteFiles writes the frame as Capture does: base plus
+// ".instance.png", ".class.png", ".labels.json" and ".json".
+func (im *SegmentationImage) WriteFiles(base string) ([]string, error) {
+	files := []string{base + ".instance.png", base + ".class.png", base + ".labels.json", base + ".json"}
 	if err := WritePNG(files[0], im.InstanceImage()); err != nil {
 		return nil, err
 	}
@@ -357,4 +365,35 @@ func (sg *Segmentation) Capture(r *Renderer, s *scene.Scene, out Output) ([]stri
 		return files[:2], err
 	}
 	return files, writeJSONFile(files[3], im.Info)
+}
+
+// Encode returns the frame as a message, as Frame.Encode does for the
+// other sensors: info is the FrameInfo's JSON with the labels' instances
+// and classes added, data the instance ids and then the class ids, each
+// uint16 little-endian, rows from the top.
+func (im *SegmentationImage) Encode() (info, data []byte, err error) {
+	fields := map[string]json.RawMessage{}
+	raw, err := json.Marshal(im.Info)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, nil, err
+	}
+	if fields["instances"], err = json.Marshal(im.Labels.Instances); err != nil {
+		return nil, nil, err
+	}
+	if fields["classes"], err = json.Marshal(im.Labels.Classes); err != nil {
+		return nil, nil, err
+	}
+	if info, err = json.Marshal(fields); err != nil {
+		return nil, nil, err
+	}
+	data = make([]byte, 0, 2*(len(im.Instance)+len(im.Class)))
+	for _, ids := range [][]uint16{im.Instance, im.Class} {
+		for _, id := range ids {
+			data = binary.LittleEndian.AppendUint16(data, id)
+		}
+	}
+	return info, data, nil
 }

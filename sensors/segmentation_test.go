@@ -413,3 +413,42 @@ func TestSegmentationMatchesCamera(t *testing.T) {
 		t.Errorf("%d of %d object pixels differ from the camera's", differ, objects)
 	}
 }
+
+// Encode gives a transport the ids (instance plane, then class plane,
+// uint16 little-endian) and the calibration with the labels.
+func TestSegmentationEncode(t *testing.T) {
+	s, _ := loadSegScene(t)
+	im, err := sensorOf[*sensors.Segmentation](t, s, "SEG").Segment(testkit.Renderer(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, data, err := im.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 160 * 120
+	if len(data) != 4*n {
+		t.Fatalf("%d bytes, want %d", len(data), 4*n)
+	}
+	for k := 0; k < n; k++ {
+		inst := uint16(data[2*k]) | uint16(data[2*k+1])<<8
+		class := uint16(data[2*(n+k)]) | uint16(data[2*(n+k)+1])<<8
+		if inst != im.Instance[k] || class != im.Class[k] {
+			t.Fatalf("pixel %d: %d %d, want %d %d", k, inst, class, im.Instance[k], im.Class[k])
+		}
+	}
+	var msg struct {
+		Sensor    string            `json:"sensor"`
+		K         [9]float64        `json:"K"`
+		Classes   map[string]string `json:"classes"`
+		Instances map[string]struct {
+			Name string `json:"name"`
+		} `json:"instances"`
+	}
+	if err := json.Unmarshal(info, &msg); err != nil {
+		t.Fatal(err)
+	}
+	if msg.Sensor != "SEG" || msg.K[0] != im.Info.Intrinsics.Fx || msg.Classes["2"] != "tree" || msg.Instances["3"].Name != "C" {
+		t.Errorf("info %s", info)
+	}
+}
