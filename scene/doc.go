@@ -13,6 +13,12 @@
 // The graph keeps float64 transforms for frame queries and mirrors itself as
 // a g3n node tree that renderers draw; nothing here touches a GL context.
 //
+// Part and element commands may carry a class attribute: the semantic
+// class of the meshes the command makes ("robot", "tree"), which
+// segmentation sensors report (Scene.Class). Commands embedded in a part's
+// model without one take the part's class. A class is 1 to 128 bytes of
+// printable UTF-8 without leading or trailing spaces; sensors take none.
+//
 // Conventions: right-handed, z up, x forward, meters; pose_offset is
 // "x y z roll pitch yaw" with angles in degrees and R = Rz(yaw)·Ry(pitch)·Rx(roll).
 //

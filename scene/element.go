@@ -47,7 +47,8 @@ type ElementEntry struct {
 	Command *Command
 	Element Element
 	Params  []Param
-	Start   int // index of the first parameter in the table
+	Start   int    // index of the first parameter in the table
+	Class   string // the class attribute ("" if none; see Scene.Class)
 }
 
 // SensorEntry is a sensor in the scene, mounted at Frame.
@@ -69,7 +70,8 @@ type PartEntry struct {
 	At      string
 	File    string // resolved model path
 	Command *Command
-	Node    *Node // the part's separator
+	Node    *Node  // the part's separator
+	Class   string // the class attribute ("" if none; see Scene.Class)
 }
 
 // Context is what element and sensor constructors receive: the command, the

@@ -144,6 +144,8 @@ type Scene struct {
 	execs  int     // commands running (nested for embedded ones)
 
 	onRejected func(*RejectedError)
+
+	classes map[string]string // class attribute of parts and elements by name
 }
 
 // New returns a scene holding only the ROOT insertion point.
@@ -342,6 +344,10 @@ func (s *Scene) execPart(c *Command, prefix string, start int) error {
 	if err != nil {
 		return err
 	}
+	class, err := s.readClass(c, prefix)
+	if err != nil {
+		return err
+	}
 	if err := c.unused(); err != nil {
 		return err
 	}
@@ -391,7 +397,8 @@ func (s *Scene) execPart(c *Command, prefix string, start int) error {
 	for _, p := range modelPoints {
 		s.addPoint(p)
 	}
-	entry := &PartEntry{Name: name, At: at.Name, File: path, Command: c, Node: sep}
+	entry := &PartEntry{Name: name, At: at.Name, File: path, Command: c, Node: sep, Class: class}
+	s.setClass(name, class)
 	s.parts = append(s.parts, entry)
 	s.undo = append(s.undo, func() { s.parts = s.parts[:len(s.parts)-1] })
 	// The part's own transforms are checked now, so that an embedded
@@ -602,6 +609,10 @@ func (s *Scene) execElement(c *Command, prefix string) error {
 	if err != nil {
 		return err
 	}
+	class, err := s.readClass(c, prefix)
+	if err != nil {
+		return err
+	}
 	ctx := &Context{Scene: s, Command: c, Name: name, At: at, sensed: sensed}
 	el, err := factory(ctx)
 	if err != nil {
@@ -626,7 +637,8 @@ func (s *Scene) execElement(c *Command, prefix string) error {
 	if err := el.Apply(initial); err != nil {
 		return wrapCommandError(c, err)
 	}
-	entry := &ElementEntry{Name: name, Type: typ, At: at.Name, Command: c, Element: el, Params: params, Start: len(s.values)}
+	entry := &ElementEntry{Name: name, Type: typ, At: at.Name, Command: c, Element: el, Params: params, Start: len(s.values), Class: class}
+	s.setClass(name, class)
 	s.values = append(s.values, initial...)
 	s.applied = append(s.applied, initial...)
 	s.elements = append(s.elements, entry)

@@ -2,11 +2,12 @@
 // llvmpipe without one). Importing it registers its sensor types with the
 // scene package's factory:
 //
-//	camera   RGB image with its calibration; optional seeded pixel noise
-//	depth    depth along the optical axis per pixel (REP-118), float32 and 16-bit mm
-//	laser    planar scanner, laid out like sensor_msgs/LaserScan
-//	laser3d  multi-layer scanner, an organized point cloud (PCD)
-//	psd      one beam, one distance
+//	camera        RGB image with its calibration; optional seeded pixel noise
+//	depth         depth along the optical axis per pixel (REP-118), float32 and 16-bit mm
+//	laser         planar scanner, laid out like sensor_msgs/LaserScan
+//	laser3d       multi-layer scanner, an organized point cloud (PCD)
+//	psd           one beam, one distance
+//	segmentation  per-pixel instance and class ids, 16-bit PNGs and labels
 //
 // Every sensor looks along its frame's +x axis with +z up. Range sensors
 // report the range along each beam's exact direction: the GPU finds which
@@ -39,6 +40,22 @@
 //	pose               the body frame's world pose (x forward, z up)
 //	optical_pose       the optical frame's world pose (z forward, y down)
 //	near, far          range limits in meters (depth cameras)
+//
+// A segmentation sensor has a camera's geometry (width, height, fov or
+// vfov, near, far; its NAME.json is the same FrameInfo, with near and far)
+// and renders, pixel for pixel, ids instead of colors: whatever covers a
+// pixel's center first, with no antialiasing or blending. NAME.instance.png
+// holds instance ids (a part, or an element that adds meshes, with all its
+// meshes; numbered from 1 in the order first met, parts in command order
+// before elements, and kept for the sensor's life), NAME.class.png class
+// ids (the 1-based position of the instance's class attribute among the
+// numbered instances' classes, sorted), both 16-bit grayscale with 0 for
+// the background and for unclassed instances; NAME.labels.json maps
+// instance ids to {name, class, class_id, pixels} and class ids to class
+// names (Labels). Like every sensor it does not see sensed="false"
+// geometry; like the range sensors it sees surfaces from both sides and
+// whole triangles (a color element's opacity and alpha-textured cut-outs
+// do not hide them). At most 65535 instances (MaxInstances).
 //
 // Poses are {x, y, z, roll, pitch, yaw}: meters and degrees, the rotation
 // Rz(yaw) Ry(pitch) Rx(roll) as in pose_offset and URDF, frame -> world.
