@@ -15,7 +15,7 @@ import (
 // what a transport publishes as a message (Encode), rendered once for both.
 type Frame struct {
 	Sensor string
-	Kind   string // "scan", "psd", "image", "depth" or "cloud"
+	Kind   string // "scan", "psd", "image", "depth", "cloud" or "segmentation"
 
 	scan    *Scan
 	psd     *Reading
@@ -23,6 +23,7 @@ type Frame struct {
 	camInfo FrameInfo
 	depth   *DepthImage
 	cloud   *Cloud
+	seg     *SegmentationImage
 	stamp   *Stamp
 }
 
@@ -74,6 +75,8 @@ func (f *Frame) WriteFiles(base string) ([]string, error) {
 		return files, writeJSONFile(files[2], f.depth.Info)
 	case "cloud":
 		return []string{base + ".pcd"}, f.cloud.WritePCD(base + ".pcd")
+	case "segmentation":
+		return f.seg.WriteFiles(base)
 	}
 	return nil, fmt.Errorf("frame of unknown kind %q", f.Kind)
 }
@@ -101,7 +104,7 @@ type cloudInfo struct {
 // body and optical poses, stamp; size, pose and stamp for clouds) and data the binary payload, little-endian, rows from the
 // top: RGB 8-bit for images, float32 meters for depth (+Inf nothing in
 // range, -Inf too close), float32 x y z per point for clouds (NaN no
-// return).
+// return); for segmentation see SegmentationImage.Encode.
 func (f *Frame) Encode() (info, data []byte, err error) {
 	switch f.Kind {
 	case "scan":
@@ -126,6 +129,8 @@ func (f *Frame) Encode() (info, data []byte, err error) {
 				binary.LittleEndian.PutUint32(data[12*i+4*k:], math.Float32bits(float32(p[k])))
 			}
 		}
+	case "segmentation":
+		info, data, err = f.seg.Encode()
 	default:
 		err = fmt.Errorf("frame of unknown kind %q", f.Kind)
 	}
@@ -158,6 +163,15 @@ func (c *Camera) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, er
 	v := c.View()
 	info := FrameInfo{Sensor: c.name, Stamp: st, Intrinsics: c.Intrinsics(), Pose: scene.PoseFromMatrix(v.Pose)}
 	return &Frame{Sensor: c.name, Kind: "image", image: img, camInfo: info, stamp: st}, nil
+}
+
+func (sg *Segmentation) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
+	im, err := sg.Segment(r, s)
+	if err != nil {
+		return nil, err
+	}
+	im.Info.Stamp, im.Labels.Stamp = st, st
+	return &Frame{Sensor: sg.name, Kind: "segmentation", seg: im, stamp: st}, nil
 }
 
 func (d *DepthCamera) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {

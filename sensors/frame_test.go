@@ -23,7 +23,8 @@ func TestFrameEncodeMatchesFiles(t *testing.T) {
   <sensor type="depth" name="DEPTH" pose_offset="0 0 1.5 0 0 0" width="32" height="24"/>
   <sensor type="laser" name="SCAN" pose_offset="0 0 1 0 0 0" angle_min="-10" angle_max="10" resolution="10"/>
   <sensor type="laser3d" name="CLOUD" pose_offset="0 0 1 0 0 0" layers="0" angle_min="0" angle_max="0"/>
-  <sensor type="psd" name="PSD" pose_offset="0 0 1 0 90 0" range_max="2"/>`)
+  <sensor type="psd" name="PSD" pose_offset="0 0 1 0 90 0" range_max="2"/>
+  <sensor type="segmentation" name="SEG" pose_offset="0 0 1.5 0 0 0" width="32" height="24"/>`)
 	r := testkit.Renderer(t)
 	dir := t.TempDir()
 	st := &sensors.Stamp{Frame: 3, Time: 0.3}
@@ -62,6 +63,19 @@ func TestFrameEncodeMatchesFiles(t *testing.T) {
 			center := math.Float32frombits(binary.LittleEndian.Uint32(data[4*(12*32+16):]))
 			if string(raw) != string(data) || math.Abs(float64(center)-4) > 1e-3 {
 				t.Errorf("depth payload differs from the .f32 file, or center %v is not the wall at 4 m", center)
+			}
+		case "segmentation":
+			// The room is the scene's one part: instance 1 everywhere, no class.
+			img := testkit.ReadPNG(t, files[0])
+			for _, px := range [][2]int{{0, 0}, {16, 12}, {31, 23}} {
+				y, _, _, _ := img.At(px[0], px[1]).RGBA()
+				k := 2 * (px[1]*32 + px[0])
+				if id := binary.LittleEndian.Uint16(data[k:]); uint32(id) != y || id != 1 {
+					t.Errorf("instance pixel %v: message %d, PNG %d; want the room, 1", px, id, y)
+				}
+			}
+			if len(data) != 2*2*32*24 {
+				t.Errorf("segmentation payload %d bytes, want two 32x24 planes of uint16", len(data))
 			}
 		case "cloud":
 			x := math.Float32frombits(binary.LittleEndian.Uint32(data[0:]))

@@ -343,12 +343,11 @@ func (im *SegmentationImage) ClassImage() *image.Gray16 {
 // ids), BASE.labels.json (Labels) and BASE.json (the FrameInfo, as a
 // camera's).
 func (sg *Segmentation) Capture(r *Renderer, s *scene.Scene, out Output) ([]string, error) {
-	im, err := sg.Segment(r, s)
+	f, err := sg.renderFrame(r, s, out.Stamp)
 	if err != nil {
 		return nil, err
 	}
-	im.Info.Stamp, im.Labels.Stamp = out.Stamp, out.Stamp
-	return im.WriteFiles(out.Base)
+	return f.WriteFiles(out.Base)
 }
 
 // WriteFiles writes the frame as Capture does: base plus
