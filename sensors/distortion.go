@@ -19,8 +19,10 @@ import (
 // camera's focal length (same pixel density on the axis) and is centered
 // on the axis; its half-size is the largest |x|, |y| of any pixel's ray
 // plus two pixels (the bilinear neighbour and a margin), so every ray lands
-// inside it. The per-pixel map is computed once, when the camera is made:
-// 8 bytes per pixel.
+// inside it. The wide view is rendered at 2x2 samples per pixel and box
+// filtered first (see supersample). The per-pixel map is computed once,
+// when the camera is made: 8 bytes per pixel kept, 16 more while it is
+// built.
 //
 // Bounds: the wide render may have at most 16 times the image's pixels and
 // 16384 pixels a side; a field wider than that (a fisheye near 180
@@ -110,7 +112,8 @@ func (d Distortion) dRadial(r float64) float64 {
 
 // Undistort inverts Distort: the undistorted normalized point whose image
 // is (xd, yd). ok is false where no ray maps there (beyond the lens's
-// field, or the iteration did not converge to 1e-12).
+// field, or the iteration did not converge to 1e-12 relative to
+// max(1, |(xd, yd)|)).
 func (d Distortion) Undistort(xd, yd float64) (x, y float64, ok bool) {
 	if d.Model == Equidistant {
 		rd := math.Hypot(xd, yd)
@@ -125,7 +128,7 @@ func (d Distortion) Undistort(xd, yd float64) (x, y float64, ok bool) {
 				break
 			}
 		}
-		if !(math.Abs(d.thetaD(th)-rd) < 1e-12) || th <= 0 || th >= math.Pi/2 {
+		if !(math.Abs(d.thetaD(th)-rd) < 1e-12*math.Max(1, rd)) || th <= 0 || th >= math.Pi/2 {
 			return 0, 0, false
 		}
 		s := math.Tan(th) / rd
@@ -148,7 +151,7 @@ func (d Distortion) Undistort(xd, yd float64) (x, y float64, ok bool) {
 		}
 	}
 	fx, fy := d.Distort(x, y)
-	if !(math.Abs(fx-xd)+math.Abs(fy-yd) < 1e-12) {
+	if !(math.Abs(fx-xd)+math.Abs(fy-yd) < 1e-12*math.Max(1, math.Abs(xd)+math.Abs(yd))) {
 		return 0, 0, false
 	}
 	return x, y, true
@@ -179,20 +182,17 @@ func readDistortion(c *scene.Command) (Distortion, error) {
 		}
 	}
 	own := map[string]*float64{"k1": &d.K1, "k2": &d.K2, "k3": &d.K3}
-	foreign := "k4"
 	if d.Model == Equidistant {
 		own["k4"] = &d.K4
 		for _, p := range []string{"p1", "p2"} {
 			if c.Has(p) {
-				c.Attr(p)
 				return d, c.Errorf(p, "is a %s coefficient; %s has k1 k2 k3 k4", PlumbBob, Equidistant)
 			}
 		}
 	} else {
 		own["p1"], own["p2"] = &d.P1, &d.P2
-		if c.Has(foreign) {
-			c.Attr(foreign)
-			return d, c.Errorf(foreign, "is an %s coefficient; %s has k1 k2 p1 p2 k3", Equidistant, PlumbBob)
+		if c.Has("k4") {
+			return d, c.Errorf("k4", "is an %s coefficient; %s has k1 k2 p1 p2 k3", Equidistant, PlumbBob)
 		}
 	}
 	for _, name := range []string{"k1", "k2", "p1", "p2", "k3", "k4"} {
@@ -309,17 +309,16 @@ func checkMonotonic(c *scene.Command, in Intrinsics, d Distortion) error {
 	return nil
 }
 
-// culprit names the coefficient to blame for a folding or out-of-field
-// lens: the largest negative radial term, else the larger tangential one.
+// culprit names the attribute to blame for a folding or out-of-field
+// lens: the most negative radial coefficient (a negative term is what
+// turns the mapping back), else the larger tangential one, else fov.
 func culprit(d Distortion) string {
 	ks := []struct {
 		name string
 		v    float64
-		pow  int
-	}{{"k1", d.K1, 1}, {"k2", d.K2, 2}, {"k3", d.K3, 3}, {"k4", d.K4, 4}}
+	}{{"k1", d.K1}, {"k2", d.K2}, {"k3", d.K3}, {"k4", d.K4}}
 	best, bestV := "", 0.0
 	for _, k := range ks {
-		// weigh by r = 1 (the scale where terms compete in normalized units)
 		if k.v < 0 && -k.v > bestV {
 			best, bestV = k.name, -k.v
 		}
@@ -333,10 +332,7 @@ func culprit(d Distortion) string {
 		}
 		return "p2"
 	}
-	if d.Model == Equidistant || d.K1 != 0 {
-		return "fov"
-	}
-	return "k1"
+	return "fov"
 }
 
 // supersample is the wide render's samples per pixel along each axis,

@@ -261,3 +261,88 @@ func TestDistortionAttributeErrors(t *testing.T) {
 		}
 	}
 }
+
+// A small box seen by a plumb_bob and by an equidistant camera appears
+// where the lens model puts its center (the red pixels' centroid within
+// 0.5 px), far from where a pinhole with the same K would: the resampling
+// applies the model, for rays out to the image's corners.
+func TestDistortedCameraProjectsThroughModel(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteBox(t, dir, "dot.glb", 0.03, 0.03, 0.03, [4]float32{1, 0, 0, 1})
+	s := testkit.LoadXML(t, dir, `<scene>
+  <part file="dot.glb" name="DOT"/>
+  <element type="pose" name="D_POSE" insert_at="DOT"/>
+  <element type="light" name="AMBIENT" kind="ambient" intensity="2.5"/>
+  <sensor type="camera" name="PB" width="320" height="240" fov="70" background="0 0 0" k1="-0.2" k2="0.05" p1="0.002" p2="-0.001"/>
+  <sensor type="camera" name="FE" width="320" height="240" fov="90" background="0 0 0" distortion_model="equidistant" k1="-0.01" k2="0.002"/>
+</scene>`)
+	r := testkit.Renderer(t)
+	for _, name := range []string{"PB", "FE"} {
+		cam := camera(t, s, name)
+		in := cam.Intrinsics()
+		for _, p := range [][2]float64{{0, 0}, {0.8, 0.5}, {-0.9, 0.3}, {0.5, -0.55}, {-0.85, -0.5}, {1.0, 0}} {
+			const x = 1.5
+			for k, v := range map[string]float64{"x": x, "y": p[0], "z": p[1]} {
+				if err := s.Set("D_POSE", k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Body (x forward, y left, z up) to optical (z forward, x right, y down).
+			xn, yn := -p[0]/x, -p[1]/x
+			xd, yd := in.Distortion.Distort(xn, yn)
+			wantU, wantV := in.Fx*xd+in.Cx, in.Fy*yd+in.Cy
+			pinU, pinV := in.Fx*xn+in.Cx, in.Fy*yn+in.Cy
+			if wantU < 5 || wantV < 5 || wantU > float64(in.Width)-6 || wantV > float64(in.Height)-6 {
+				t.Fatalf("%s: box at %v projects to (%.1f, %.1f), outside the image", name, p, wantU, wantV)
+			}
+			img, err := cam.Image(r, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var su, sv, sw float64
+			for v := 0; v < in.Height; v++ {
+				for u := 0; u < in.Width; u++ {
+					w := float64(img.RGBAAt(u, v).R)
+					su, sv, sw = su+w*float64(u), sv+w*float64(v), sw+w
+				}
+			}
+			if sw == 0 {
+				t.Errorf("%s: box at %v not seen; the model puts it at (%.1f, %.1f)", name, p, wantU, wantV)
+				continue
+			}
+			u, v := su/sw, sv/sw
+			if math.Hypot(u-wantU, v-wantV) > 0.5 {
+				t.Errorf("%s: box at %v seen at (%.2f, %.2f), the model puts it at (%.2f, %.2f)", name, p, u, v, wantU, wantV)
+			}
+			if p != [2]float64{} && math.Hypot(pinU-wantU, pinV-wantV) < 3 {
+				t.Errorf("%s: at %v the lens moves the box only %.2f px: the test cannot tell", name, p, math.Hypot(pinU-wantU, pinV-wantV))
+			}
+		}
+	}
+}
+
+// The cost of a lens: a box at 640x480 through a pinhole
+// and through a plumb_bob lens (a 2x2-supersampled wide render,
+// box-filtered and resampled).
+func BenchmarkCameraLens(b *testing.B) {
+	dir := b.TempDir()
+	testkit.WriteModel(b, dir, "box.glb", func(m *models.Model) {
+		m.AddNode(nil, "box", mgl64.Ident4(), models.Box("box", 0.5, 0.5, 0.5, [4]float32{1, 0, 0, 1}))
+	})
+	s := testkit.LoadXML(b, dir, `<scene>
+  <part file="box.glb" name="BOX" pose_offset="2 0.3 0.2 10 20 30"/>
+  <sensor type="camera" name="PIN" width="640" height="480" fov="70"/>
+  <sensor type="camera" name="LENS" width="640" height="480" fov="70" k1="-0.2" k2="0.05"/>
+</scene>`)
+	r := testkit.Renderer(b)
+	for _, name := range []string{"PIN", "LENS"} {
+		cam := sensorOf[*sensors.Camera](b, s, name)
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := cam.Image(r, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
