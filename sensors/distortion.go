@@ -23,11 +23,10 @@ import (
 // plus two pixels (the bilinear neighbour and a margin), so every ray lands
 // inside it. The wide view is rendered at 2x2 samples per pixel and box
 // filtered first (see supersample). The per-pixel map is computed once,
-// when the camera is made: 8 bytes per pixel kept, 16 more while it is
-// built.
+// when the camera is made: 8 bytes per pixel.
 //
 // Bounds: the wide render may have at most 16 times the image's pixels and
-// 16384 pixels a side; a field wider than that (a fisheye near 180
+// 8192 pixels a side (16384 supersampled); a field wider than that (a fisheye near 180
 // degrees, which no single pinhole render covers) is an error naming fov.
 
 // Equidistant is OpenCV's fisheye model (cv::fisheye): D = k1 k2 k3 k4,
@@ -239,8 +238,10 @@ func newUndistortMap(c *scene.Command, in Intrinsics, d Distortion) (*undistortM
 	if err := checkMonotonic(c, in, d); err != nil {
 		return nil, err
 	}
+	// src first holds each pixel's undistorted ray (x, y) (float32 is
+	// 1e-7 relative: 1e-4 px at the image's edge), then its render pixel.
 	m := &undistortMap{outW: in.Width, outH: in.Height, src: make([]float32, 2*in.Width*in.Height)}
-	pts := make([]float64, 2*in.Width*in.Height)
+	pts := m.src
 	var maxX, maxY float64
 	for v := 0; v < in.Height; v++ {
 		yd := (float64(v) - in.Cy) / in.Fy
@@ -251,7 +252,7 @@ func newUndistortMap(c *scene.Command, in Intrinsics, d Distortion) (*undistortM
 				return nil, c.Errorf(culprit(d), "%s lens: pixel (%d, %d) sees no ray (it lies beyond the lens's field or where the mapping folds): reduce fov or the coefficients", d.ModelName(), u, v)
 			}
 			i := 2 * (v*in.Width + u)
-			pts[i], pts[i+1] = x, y
+			pts[i], pts[i+1] = float32(x), float32(y)
 			maxX, maxY = math.Max(maxX, math.Abs(x)), math.Max(maxY, math.Abs(y))
 			m.maxTheta = math.Max(m.maxTheta, math.Atan(math.Hypot(x, y))*180/math.Pi)
 		}
@@ -271,12 +272,12 @@ func newUndistortMap(c *scene.Command, in Intrinsics, d Distortion) (*undistortM
 	hy := math.Ceil(maxY*f) + 2
 	m.w, m.h = int(2*hx+1), int(2*hy+1)
 	if float64(supersample*m.w) > maxRenderSide || float64(supersample*m.h) > maxRenderSide || float64(m.w)*float64(m.h) > maxRenderScale*float64(in.Width*in.Height) {
-		return nil, c.Errorf("fov", "the %s lens sees rays %.1f degrees off the axis: the undistorted render covering them would be %.0fx%.0f pixels, more than %d times the image's pixels or %d a side (one pinhole render cannot cover a field near 180 degrees): reduce fov or the distortion", d.ModelName(), m.maxTheta, 2*hx+1, 2*hy+1, maxRenderScale, maxRenderSide)
+		return nil, c.Errorf("fov", "the %s lens sees rays %.1f degrees off the axis: the undistorted render covering them would be %.0fx%.0f pixels, more than %d times the image's pixels or %d a side (one pinhole render cannot cover a field near 180 degrees): reduce fov or the distortion", d.ModelName(), m.maxTheta, 2*hx+1, 2*hy+1, maxRenderScale, maxRenderSide/supersample)
 	}
 	m.hfov = 2 * math.Atan(float64(m.w)/(2*f)) * 180 / math.Pi
 	for i := 0; i < len(pts); i += 2 {
-		m.src[i] = float32(pts[i]*f + hx)
-		m.src[i+1] = float32(pts[i+1]*f + hy)
+		pts[i] = float32(float64(pts[i])*f + hx)
+		pts[i+1] = float32(float64(pts[i+1])*f + hy)
 	}
 	return m, nil
 }
@@ -296,7 +297,11 @@ func checkMonotonic(c *scene.Command, in Intrinsics, d Distortion) error {
 	const step = 1e-3
 	for r := 0.0; r < limit; r += step {
 		if df(r) <= 0 {
-			return c.Errorf(culprit(d), "%s lens D=%v: the mapping is not monotonic over the image: it turns back %.1f degrees off the axis, before the image's corner", d.ModelName(), d.D(), math.Atan(r)*180/math.Pi)
+			angle := math.Atan(r) // plumb_bob's r is tan(theta), equidistant's theta
+			if d.Model == Equidistant {
+				angle = r
+			}
+			return c.Errorf(culprit(d), "%s lens D=%v: the mapping is not monotonic over the image: it turns back %.1f degrees off the axis, before the image's corner", d.ModelName(), d.D(), angle*180/math.Pi)
 		}
 		if f(r) > rdMax {
 			return nil

@@ -239,6 +239,8 @@ func TestDistortionAttributeErrors(t *testing.T) {
 		// r_d = r (1 - 0.5 r^2) turns back at r = 0.82, inside a 90 degree image.
 		{`fov="90" k1="-0.5"`, "k1", "not monotonic"},
 		{`fov="90" k1="0.1" k2="-0.4"`, "k2", "not monotonic"},
+		// theta_d = theta (1 - 0.3 theta^2) peaks at 0.70 rad; the corner is at 1.25.
+		{`fov="90" distortion_model="equidistant" k1="-0.3"`, "k1", "not monotonic"},
 		// An equidistant lens at fov 150: the corner is 2.2 rad off the axis.
 		{`fov="150" distortion_model="equidistant"`, "fov", "reduce fov"},
 	} {
