@@ -8,10 +8,11 @@ OUT      ?= out/quickstart
 # headers at build time; EGL and Mesa's llvmpipe render headless at run time.
 # iproute2 (ip netns) lets the multi-host tests put host and mirror on two
 # network namespaces. python3-numpy (run as /usr/bin/python3) back-projects
-# depth captures in the sensors tests as an independent reader.
+# depth captures in the sensors tests as an independent reader; python3-opencv
+# calibrates a distorted camera from its checkerboard images in the same way.
 APT_PACKAGES := gcc pkg-config libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-mesa-dev \
 	libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev iproute2 \
-	python3-numpy
+	python3-numpy python3-opencv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test fuzz deps build assets bench clean

@@ -21,7 +21,12 @@ func init() { scene.RegisterSensor("camera", newCamera) }
 // default 60) or vfov (vertical) instead, near, far (meters, default 0.05
 // and 100), background ("r g b" in 0..1, default a light gray),
 // noise_stddev (gaussian pixel noise in 0..1 intensity units, default 0)
-// and seed (1).
+// and seed (1). Lens distortion as OpenCV defines it (see distortion.go):
+// distortion_model "plumb_bob" (the default) with k1 k2 p1 p2 k3, or
+// "equidistant" (cv::fisheye) with k1 k2 k3 k4, all default 0. fov sets K
+// as for a pinhole (fx = W / (2 tan(fov/2))) whatever the model: K and D
+// are what a calibration of the camera finds, and the lens makes the field
+// the image sees wider (barrel, k1 < 0) or narrower than fov.
 type Camera struct {
 	name  string
 	frame *scene.Node
@@ -29,6 +34,8 @@ type Camera struct {
 	noise float64
 	rng   *rand.Rand
 	seed  int64
+	dist  Distortion
+	umap  *undistortMap // nil for an ideal pinhole
 }
 
 // readPinhole reads width, height and fov or vfov (square pixels).
@@ -94,6 +101,14 @@ func newCamera(ctx *scene.Context) (scene.Sensor, error) {
 	if cam.seed, cam.rng, err = c.Rand("seed", 0xca3e7a); err != nil {
 		return nil, err
 	}
+	if cam.dist, err = readDistortion(c); err != nil {
+		return nil, err
+	}
+	if !cam.dist.IsIdentity() {
+		if cam.umap, err = newUndistortMap(c, v.intrinsics(), cam.dist); err != nil {
+			return nil, err
+		}
+	}
 	return cam, nil
 }
 
@@ -110,6 +125,9 @@ type Intrinsics struct {
 	Fy     float64 `json:"fy"`
 	Cx     float64 `json:"cx"`
 	Cy     float64 `json:"cy"`
+	// Distortion is the lens (zero: an ideal pinhole); JSON carries it as
+	// CameraInfo's distortion_model and D.
+	Distortion Distortion `json:"-"`
 }
 
 // intrinsics of a view: square pixels, the principal point at the image's
@@ -149,23 +167,27 @@ type CameraInfo struct {
 	P               [12]float64
 }
 
-// PlumbBob is the distortion model simvis cameras publish: OpenCV's radial
-// and tangential model with D = k1 k2 p1 p2 k3, all zero for an
-// undistorted pinhole.
+// PlumbBob is OpenCV's radial and tangential distortion model with D = k1
+// k2 p1 p2 k3, all zero for an undistorted pinhole: what cameras without a
+// lens model and depth cameras publish.
 const PlumbBob = "plumb_bob"
 
-// CameraInfo returns the calibration of an undistorted pinhole with these
-// intrinsics: plumb_bob with five zero coefficients (what ROS camera
-// drivers publish for an ideal camera, and what OpenCV's functions take),
-// R the identity.
+// CameraInfo returns the calibration with these intrinsics: the lens's
+// distortion_model and D (plumb_bob with five zero coefficients for an
+// ideal pinhole, what ROS camera drivers publish for one and what OpenCV's
+// functions take), R the identity.
 func (in Intrinsics) CameraInfo() CameraInfo {
-	return CameraInfo{Width: in.Width, Height: in.Height, DistortionModel: PlumbBob,
-		D: make([]float64, 5), K: in.K(), R: [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}, P: in.P()}
+	return CameraInfo{Width: in.Width, Height: in.Height, DistortionModel: in.Distortion.ModelName(),
+		D: in.Distortion.D(), K: in.K(), R: [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}, P: in.P()}
 }
 
 // Intrinsics returns the camera's pinhole parameters (square pixels,
 // principal point at the image center; see Intrinsics for the convention).
-func (c *Camera) Intrinsics() Intrinsics { return c.view.intrinsics() }
+func (c *Camera) Intrinsics() Intrinsics {
+	in := c.view.intrinsics()
+	in.Distortion = c.dist
+	return in
+}
 
 // View returns the camera's view at the scene graph's current state; call
 // Scene.Update first if parameters changed since (Image does).
@@ -182,10 +204,14 @@ func (c *Camera) Describe() map[string]any {
 	if c.noise > 0 {
 		m["noise_stddev"], m["seed"] = c.noise, c.seed
 	}
+	if !c.dist.IsIdentity() {
+		m["distortion_model"], m["D"] = c.dist.ModelName(), c.dist.D()
+	}
 	return m
 }
 
-// Image renders the camera's current view, with pixel noise if set.
+// Image renders the camera's current view, through its lens (a wide
+// undistorted render resampled) and with pixel noise if set.
 func (c *Camera) Image(r *Renderer, s *scene.Scene) (*image.RGBA, error) {
 	// Apply pending parameter changes first: they may move the camera itself.
 	if err := s.Update(); err != nil {
@@ -195,7 +221,13 @@ func (c *Camera) Image(r *Renderer, s *scene.Scene) (*image.RGBA, error) {
 	if err := checkWorld(c.name, v.Pose); err != nil {
 		return nil, err
 	}
-	img, err := r.RenderRGBA(s, v)
+	var img *image.RGBA
+	var err error
+	if c.umap == nil {
+		img, err = r.RenderRGBA(s, v)
+	} else if img, err = r.RenderRGBA(s, c.umap.view(v)); err == nil {
+		img, err = c.umap.resample(img)
+	}
 	if err != nil || c.noise == 0 {
 		return img, err
 	}

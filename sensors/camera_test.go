@@ -22,7 +22,7 @@ import (
 // costs llvmpipe start-up time and proves nothing more.
 
 // sensorOf returns the scene's sensor name as its concrete type.
-func sensorOf[T scene.Sensor](t *testing.T, s *scene.Scene, name string) T {
+func sensorOf[T scene.Sensor](t testing.TB, s *scene.Scene, name string) T {
 	t.Helper()
 	for _, se := range s.Sensors() {
 		if se.Name == name {
