@@ -29,9 +29,11 @@
 //
 //	sensor, stamp      name; frame number and time in a sequence
 //	width, height      image size in pixels
-//	distortion_model   "plumb_bob"
-//	D                  [k1 k2 p1 p2 k3]: five zeros (an ideal pinhole; ROS
-//	                   drivers publish the same, OpenCV takes it as is)
+//	distortion_model   "plumb_bob" or "equidistant" (a camera's
+//	                   distortion_model attribute; depth cameras: plumb_bob)
+//	D                  OpenCV's order: [k1 k2 p1 p2 k3] for plumb_bob,
+//	                   [k1 k2 k3 k4] for equidistant (OpenCV's fisheye);
+//	                   zeros for an ideal pinhole, as ROS drivers publish
 //	K                  [fx 0 cx; 0 fy cy; 0 0 1], 9 numbers row-major
 //	R                  identity, 9 numbers (no rectification)
 //	P                  [fx 0 cx 0; 0 fy cy 0; 0 0 1 0], 12 numbers row-major
