@@ -71,6 +71,25 @@ func readPinhole(c *scene.Command, v *View) error {
 	return nil
 }
 
+// readClipping reads a camera-like sensor's near and far planes (0.05 m
+// and 100 m by default).
+func readClipping(c *scene.Command, v *View) error {
+	var err error
+	if v.Near, err = c.Float("near", 0.05); err != nil {
+		return err
+	}
+	if v.Near <= 0 {
+		return c.Errorf("near", "%g must be > 0", v.Near)
+	}
+	if v.Far, err = c.Float("far", 100); err != nil {
+		return err
+	}
+	if v.Far <= v.Near {
+		return c.Errorf("far", "%g must be greater than near (%g)", v.Far, v.Near)
+	}
+	return nil
+}
+
 func newCamera(ctx *scene.Context) (scene.Sensor, error) {
 	c := ctx.Command
 	cam := &Camera{name: ctx.Name, frame: ctx.Frame}
@@ -78,19 +97,10 @@ func newCamera(ctx *scene.Context) (scene.Sensor, error) {
 	if err := readPinhole(c, v); err != nil {
 		return nil, err
 	}
+	if err := readClipping(c, v); err != nil {
+		return nil, err
+	}
 	var err error
-	if v.Near, err = c.Float("near", 0.05); err != nil {
-		return nil, err
-	}
-	if v.Near <= 0 {
-		return nil, c.Errorf("near", "%g must be > 0", v.Near)
-	}
-	if v.Far, err = c.Float("far", 100); err != nil {
-		return nil, err
-	}
-	if v.Far <= v.Near {
-		return nil, c.Errorf("far", "%g must be greater than near (%g)", v.Far, v.Near)
-	}
 	bg := DefaultBackground
 	if v.Background, err = c.RGB("background", [3]float64{float64(bg[0]), float64(bg[1]), float64(bg[2])}); err != nil {
 		return nil, err

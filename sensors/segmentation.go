@@ -65,18 +65,8 @@ func newSegmentation(ctx *scene.Context) (scene.Sensor, error) {
 	if err := readPinhole(c, v); err != nil {
 		return nil, err
 	}
-	var err error
-	if v.Near, err = c.Float("near", 0.05); err != nil {
+	if err := readClipping(c, v); err != nil {
 		return nil, err
-	}
-	if v.Near <= 0 {
-		return nil, c.Errorf("near", "%g must be > 0", v.Near)
-	}
-	if v.Far, err = c.Float("far", 100); err != nil {
-		return nil, err
-	}
-	if v.Far <= v.Near {
-		return nil, c.Errorf("far", "%g must be greater than near (%g)", v.Far, v.Near)
 	}
 	in := v.intrinsics()
 	sg.yTan = make([]float64, v.Width)
@@ -270,25 +260,11 @@ func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.Mes
 			gpu.SetZeroToOneDepth(gs, true)
 			defer gpu.SetZeroToOneDepth(gs, false)
 		}
-		gs.Disable(gls.BLEND)
-		gs.Disable(gls.CULL_FACE)
-		gs.Enable(gls.DEPTH_TEST)
-		gs.DepthMask(true)
-		gs.PolygonMode(gls.FRONT_AND_BACK, gls.FILL)
-		fb, err := r.framebuffer(gs, v.w, v.h, gpu.ColorRGBA32F)
+		surfacePassState(gs)
+		fb, err := r.clearedTarget(gs, st, v.w, v.h, gpu.ColorRGBA32F)
 		if err != nil {
 			return err
 		}
-		fb.Bind(gs)
-		gs.ClearColor(0, 0, 0, 0)
-		if st.reversedZ {
-			gs.ClearDepth(0)
-			gs.DepthFunc(gls.GREATER)
-		} else {
-			gs.ClearDepth(1)
-			gs.DepthFunc(gls.LESS)
-		}
-		gs.Clear(gls.COLOR_BUFFER_BIT | gls.DEPTH_BUFFER_BIT)
 		clip := mat32(v.projection(st.reversedZ).Mul4(glFromSensor))
 		gs.UniformMatrix4fv(st.clipFrom.Location(gs), 1, false, &clip[0])
 		gs.Uniform1f(st.kind.Location(gs), 0)

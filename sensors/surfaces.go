@@ -413,6 +413,36 @@ func (f *surfaceFrame) findNearDraws(radius float64) {
 	}
 }
 
+// surfacePassState sets what every surface pass draws with: opaque
+// triangles, filled, seen from both sides, depth tested.
+func surfacePassState(gs *gls.GLS) {
+	gs.Disable(gls.BLEND)
+	gs.Disable(gls.CULL_FACE) // surfaces are seen from both sides
+	gs.Enable(gls.DEPTH_TEST)
+	gs.DepthMask(true)
+	gs.PolygonMode(gls.FRONT_AND_BACK, gls.FILL)
+}
+
+// clearedTarget binds a w x h framebuffer and clears it: color 0 (nothing
+// seen) and the farthest depth, reversed-Z where the context has it.
+func (r *Renderer) clearedTarget(gs *gls.GLS, st *surfaceState, w, h int, format gpu.ColorFormat) (*gpu.Framebuffer, error) {
+	fb, err := r.framebuffer(gs, w, h, format)
+	if err != nil {
+		return nil, err
+	}
+	fb.Bind(gs)
+	gs.ClearColor(0, 0, 0, 0)
+	if st.reversedZ {
+		gs.ClearDepth(0)
+		gs.DepthFunc(gls.GREATER)
+	} else {
+		gs.ClearDepth(1)
+		gs.DepthFunc(gls.LESS)
+	}
+	gs.Clear(gls.COLOR_BUFFER_BIT | gls.DEPTH_BUFFER_BIT)
+	return fb, nil
+}
+
 // reversedZNear is the near plane of depth views where the context has
 // reversed-Z float depth.
 const reversedZNear = 1e-3
@@ -592,26 +622,12 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 			gpu.SetZeroToOneDepth(gs, true)
 			defer gpu.SetZeroToOneDepth(gs, false)
 		}
-		gs.Disable(gls.BLEND)
-		gs.Disable(gls.CULL_FACE) // surfaces are seen from both sides
-		gs.Enable(gls.DEPTH_TEST)
-		gs.DepthMask(true)
-		gs.PolygonMode(gls.FRONT_AND_BACK, gls.FILL)
+		surfacePassState(gs)
 		for i, v := range views {
-			fb, err := r.framebuffer(gs, v.w, v.h, format)
+			fb, err := r.clearedTarget(gs, st, v.w, v.h, format)
 			if err != nil {
 				return err
 			}
-			fb.Bind(gs)
-			gs.ClearColor(0, 0, 0, 0)
-			if st.reversedZ {
-				gs.ClearDepth(0)
-				gs.DepthFunc(gls.GREATER)
-			} else {
-				gs.ClearDepth(1)
-				gs.DepthFunc(gls.LESS)
-			}
-			gs.Clear(gls.COLOR_BUFFER_BIT | gls.DEPTH_BUFFER_BIT)
 			viewFromSensor := v.rot.Transpose()
 			clip := mat32(v.projection(st.reversedZ).Mul4(glFromSensor).Mul4(viewFromSensor))
 			gs.UniformMatrix4fv(st.clipFrom.Location(gs), 1, false, &clip[0])
