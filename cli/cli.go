@@ -13,6 +13,7 @@ import (
 	"time"
 
 	_ "github.com/simvis/simvis/elements"
+	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
@@ -348,7 +349,7 @@ func init() {
 			}
 			// A sensor that fails is reported and the others are still
 			// written, in every frame; the run fails at the end.
-			fails := newSensorFailures(newRateLimited(warnings, "simvis capture").warn)
+			fails := newSensorFailures(ipc.NewWarnings(warnings, "simvis capture").Warn)
 			capture := func(st *sensors.Stamp) []string {
 				var written []string
 				for _, se := range s.Sensors() {

@@ -230,33 +230,6 @@ func (sf *sensorFailures) total() int {
 	return n
 }
 
-// rateLimited prints a report at most once a second per kind to w,
-// counting the others into the next report, as a host's warnings do.
-type rateLimited struct {
-	w      io.Writer
-	prefix string
-	last   map[string]time.Time
-	held   map[string]int
-}
-
-func newRateLimited(w io.Writer, prefix string) *rateLimited {
-	return &rateLimited{w: w, prefix: prefix, last: map[string]time.Time{}, held: map[string]int{}}
-}
-
-func (r *rateLimited) warn(kind, format string, args ...any) {
-	now := time.Now()
-	if now.Sub(r.last[kind]) < time.Second {
-		r.held[kind]++
-		return
-	}
-	msg := fmt.Sprintf(format, args...)
-	if n := r.held[kind]; n > 0 {
-		msg += fmt.Sprintf(" (and %d more since the last report)", n)
-	}
-	fmt.Fprintf(r.w, "%s: %s\n", r.prefix, msg)
-	r.last[kind], r.held[kind] = now, 0
-}
-
 // hostSensors renders a host's sensors every cycle. Its renderer is made
 // when the scene first has a sensor, so that sensors requests add to a
 // host started without any render too.
@@ -836,7 +809,7 @@ func init() {
 			next := time.Now()
 			total := 0
 			emit := fileWriter(out)
-			fails := newSensorFailures(newRateLimited(warnings, "simvis mirror").warn)
+			fails := newSensorFailures(ipc.NewWarnings(warnings, "simvis mirror").Warn)
 			var silentSince time.Time
 			var syncErr error
 			for i := 0; i < frames && ctx.Err() == nil; i++ {

@@ -52,16 +52,15 @@ type Host struct {
 	dir    string // absolute directory requests' file paths resolve against
 	opts   HostOptions
 
-	requests  requestLog             // the host's own view of the request log
-	rejected  uint64                 // values refused since the start
-	repairs   uint64                 // damage to the region found and repaired
-	cycles    uint64                 // cycles completed
-	now       func() time.Time       // the clock (tests set their own)
-	pub, seen []uint64               // values as last published, and as read this cycle (bits)
-	known     int                    // values published in the region
-	overruns  int                    // cycles whose work took longer than the period
-	warned    map[string]time.Time   // last report of each kind
-	pending   map[string]int         // reports suppressed since then
+	requests  requestLog       // the host's own view of the request log
+	rejected  uint64           // values refused since the start
+	repairs   uint64           // damage to the region found and repaired
+	cycles    uint64           // cycles completed
+	now       func() time.Time // the clock (tests set their own)
+	pub, seen []uint64         // values as last published, and as read this cycle (bits)
+	known     int              // values published in the region
+	overruns  int              // cycles whose work took longer than the period
+	warnings  *Warnings
 	requested func(LogRecord, error) // test hook: every executed request
 	hooks     []CycleHook
 }
@@ -127,8 +126,8 @@ func NewHost(path, sceneFile string, opts HostOptions) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{Region: r, dir: dir, opts: opts, now: time.Now,
-		warned: map[string]time.Time{}, pending: map[string]int{},
-		pub: make([]uint64, r.lay.valuesCap), seen: make([]uint64, r.lay.valuesCap)}
+		warnings: NewWarnings(opts.Warnings, "simvis serve"),
+		pub:      make([]uint64, r.lay.valuesCap), seen: make([]uint64, r.lay.valuesCap)}
 	r.hput64(offPeriod, uint64(float64(time.Second)/opts.Rate))
 	// The scene's parameter table is the host's own: values clients write
 	// in the region are copied in every cycle and checked there, so none
@@ -175,20 +174,7 @@ func (h *Host) reject(e *scene.RejectedError) {
 }
 
 // warn prints a report at most once a second per kind, counting the rest.
-func (h *Host) warn(kind, format string, args ...any) {
-	now := time.Now()
-	if now.Sub(h.warned[kind]) < time.Second {
-		h.pending[kind]++
-		return
-	}
-	msg := fmt.Sprintf(format, args...)
-	if n := h.pending[kind]; n > 0 {
-		msg += fmt.Sprintf(" (and %d more since the last report)", n)
-	}
-	fmt.Fprintf(h.opts.Warnings, "simvis serve: %s\n", msg)
-	h.warned[kind] = now
-	h.pending[kind] = 0
-}
+func (h *Host) warn(kind, format string, args ...any) { h.warnings.Warn(kind, format, args...) }
 
 // Cycle applies the values clients wrote and executes the requests pending
 // now, then counts the cycle. Bad values and requests never stop the host:
