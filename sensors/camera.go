@@ -151,6 +151,23 @@ func (v View) intrinsics() Intrinsics {
 		Cx: float64(v.Width-1) / 2, Cy: float64(v.Height-1) / 2}
 }
 
+// pixelRays returns, per column, the pixel center ray's y over x in the
+// body frame (x forward, y left) and, per row, its z over x: pixel i's
+// center is at u = i, (i - Cx)/Fx right of the optical axis. halfX and
+// halfY are the tangents of the view covering whole pixels, W/2 pixel
+// widths and H/2 heights either side, as a GPU view of the image.
+func (in Intrinsics) pixelRays() (yTan, zTan []float64, halfX, halfY float64) {
+	yTan = make([]float64, in.Width)
+	for i := range yTan {
+		yTan[i] = (in.Cx - float64(i)) / in.Fx
+	}
+	zTan = make([]float64, in.Height)
+	for j := range zTan {
+		zTan[j] = (in.Cy - float64(j)) / in.Fy
+	}
+	return yTan, zTan, float64(in.Width) / 2 / in.Fx, float64(in.Height) / 2 / in.Fy
+}
+
 // K returns the camera matrix [Fx 0 Cx; 0 Fy Cy; 0 0 1], row-major.
 func (in Intrinsics) K() [9]float64 {
 	return [9]float64{in.Fx, 0, in.Cx, 0, in.Fy, in.Cy, 0, 0, 1}

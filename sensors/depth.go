@@ -38,19 +38,8 @@ func newDepthCamera(ctx *scene.Context) (scene.Sensor, error) {
 	}
 	v := &d.view
 	v.Near, v.Far = b.rangeMin, b.rangeMax
-	// Pixel i's center is at u = i (see Intrinsics): its ray leaves the
-	// optical axis by (i - Cx)/Fx to the right, -y in the body frame. The
-	// GPU view covers the whole pixels, W/2 pixel widths either side.
-	in := v.intrinsics()
-	d.yTan = make([]float64, v.Width)
-	for i := range d.yTan {
-		d.yTan[i] = (in.Cx - float64(i)) / in.Fx
-	}
-	d.zTan = make([]float64, v.Height)
-	for j := range d.zTan {
-		d.zTan[j] = (in.Cy - float64(j)) / in.Fy
-	}
-	tanX, tanY := float64(v.Width)/2/in.Fx, float64(v.Height)/2/in.Fy
+	var tanX, tanY float64
+	d.yTan, d.zTan, tanX, tanY = v.intrinsics().pixelRays()
 	near := math.Max(1e-3, b.rangeMin*0.5)
 	far := b.rangeMax * math.Sqrt(1+tanX*tanX+tanY*tanY) * 1.01
 	d.views = []surfaceView{{rot: mgl64.Ident4(), w: v.Width, h: v.Height, tanX: tanX, tanY: tanY, near: near, far: far}}

@@ -11,7 +11,6 @@ import (
 	"strconv"
 
 	"github.com/g3n/engine/gls"
-	"github.com/g3n/engine/renderer"
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/internal/gpu"
 	"github.com/simvis/simvis/scene"
@@ -68,16 +67,8 @@ func newSegmentation(ctx *scene.Context) (scene.Sensor, error) {
 	if err := readClipping(c, v); err != nil {
 		return nil, err
 	}
-	in := v.intrinsics()
-	sg.yTan = make([]float64, v.Width)
-	for i := range sg.yTan {
-		sg.yTan[i] = (in.Cx - float64(i)) / in.Fx
-	}
-	sg.zTan = make([]float64, v.Height)
-	for j := range sg.zTan {
-		sg.zTan[j] = (in.Cy - float64(j)) / in.Fy
-	}
-	tanX, tanY := float64(v.Width)/2/in.Fx, float64(v.Height)/2/in.Fy
+	var tanX, tanY float64
+	sg.yTan, sg.zTan, tanX, tanY = v.intrinsics().pixelRays()
 	// The projection is infinite; far only culls here, and pixels whose
 	// depth lies beyond it are cleared after the render, as a camera's far
 	// plane clips them.
@@ -252,15 +243,11 @@ func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.Mes
 	}
 	sensorFromWorld := world.Inv()
 	return r.ctx.Do(func(gs *gls.GLS) error {
-		st := r.surfaces(gs)
-		if _, err := r.g3n.SetProgram(&renderer.ShaderSpecs{Name: idProgram, ShaderUnique: true}); err != nil {
-			return fmt.Errorf("sensors: %s shader: %w", idProgram, err)
+		st, restore, err := r.beginSurfacePass(gs, idProgram)
+		if err != nil {
+			return err
 		}
-		if st.reversedZ {
-			gpu.SetZeroToOneDepth(gs, true)
-			defer gpu.SetZeroToOneDepth(gs, false)
-		}
-		surfacePassState(gs)
+		defer restore()
 		fb, err := r.clearedTarget(gs, st, v.w, v.h, gpu.ColorRGBA32F)
 		if err != nil {
 			return err

@@ -413,6 +413,23 @@ func (f *surfaceFrame) findNearDraws(radius float64) {
 	}
 }
 
+// beginSurfacePass makes program current and sets the state every surface
+// pass draws with (surfacePassState), with [0, 1] clip depth where the
+// context has reversed-Z; restore puts the clip depth back.
+func (r *Renderer) beginSurfacePass(gs *gls.GLS, program string) (st *surfaceState, restore func(), err error) {
+	st = r.surfaces(gs)
+	if _, err := r.g3n.SetProgram(&renderer.ShaderSpecs{Name: program, ShaderUnique: true}); err != nil {
+		return nil, nil, fmt.Errorf("sensors: %s shader: %w", program, err)
+	}
+	restore = func() {}
+	if st.reversedZ {
+		gpu.SetZeroToOneDepth(gs, true)
+		restore = func() { gpu.SetZeroToOneDepth(gs, false) }
+	}
+	surfacePassState(gs)
+	return st, restore, nil
+}
+
 // surfacePassState sets what every surface pass draws with: opaque
 // triangles, filled, seen from both sides, depth tested.
 func surfacePassState(gs *gls.GLS) {
@@ -614,15 +631,11 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 		f.images[i].view = v
 	}
 	return r.ctx.Do(func(gs *gls.GLS) error {
-		st := r.surfaces(gs)
-		if _, err := r.g3n.SetProgram(&renderer.ShaderSpecs{Name: program, ShaderUnique: true}); err != nil {
-			return fmt.Errorf("sensors: %s shader: %w", program, err)
+		st, restore, err := r.beginSurfacePass(gs, program)
+		if err != nil {
+			return err
 		}
-		if st.reversedZ {
-			gpu.SetZeroToOneDepth(gs, true)
-			defer gpu.SetZeroToOneDepth(gs, false)
-		}
-		surfacePassState(gs)
+		defer restore()
 		for i, v := range views {
 			fb, err := r.clearedTarget(gs, st, v.w, v.h, format)
 			if err != nil {
