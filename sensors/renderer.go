@@ -21,8 +21,11 @@ type Renderer struct {
 	g3n  *renderer.Renderer
 	fbos map[fboKey]*gpu.Framebuffer
 
-	surf   *surfaceState // range-sensor rendering, made on first use
-	caster casterState   // the CPU backend of range sensors
+	surf *surfaceState // range-sensor rendering, made on first use
+	// reversedZ: the context takes [0, 1] clip depth, so float depth can be
+	// reversed (read once, at creation).
+	reversedZ bool
+	caster    casterState // the CPU backend of range sensors
 }
 
 type fboKey struct {
@@ -45,6 +48,7 @@ func NewRenderer() (*Renderer, error) {
 		// Sorting only matters for blending; transparent materials are
 		// sorted by g3n regardless, opaque ones rely on the depth test.
 		r.g3n.SetObjectSorting(true)
+		r.reversedZ = gpu.HasZeroToOneDepth(gs)
 		return nil
 	})
 	if err != nil {

@@ -248,11 +248,11 @@ func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.Mes
 			return err
 		}
 		defer restore()
-		fb, err := r.clearedTarget(gs, st, v.w, v.h, gpu.ColorRGBA32F)
+		fb, err := r.clearedTarget(gs, v.w, v.h, gpu.ColorRGBA32F)
 		if err != nil {
 			return err
 		}
-		clip := mat32(v.projection(st.reversedZ).Mul4(glFromSensor))
+		clip := mat32(v.projection(r.reversedZ).Mul4(glFromSensor))
 		gs.UniformMatrix4fv(st.clipFrom.Location(gs), 1, false, &clip[0])
 		gs.Uniform1f(st.kind.Location(gs), 0)
 		planes := v.frustumPlanes()

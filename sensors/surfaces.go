@@ -422,7 +422,7 @@ func (r *Renderer) beginSurfacePass(gs *gls.GLS, program string) (st *surfaceSta
 		return nil, nil, fmt.Errorf("sensors: %s shader: %w", program, err)
 	}
 	restore = func() {}
-	if st.reversedZ {
+	if r.reversedZ {
 		gpu.SetZeroToOneDepth(gs, true)
 		restore = func() { gpu.SetZeroToOneDepth(gs, false) }
 	}
@@ -442,14 +442,14 @@ func surfacePassState(gs *gls.GLS) {
 
 // clearedTarget binds a w x h framebuffer and clears it: color 0 (nothing
 // seen) and the farthest depth, reversed-Z where the context has it.
-func (r *Renderer) clearedTarget(gs *gls.GLS, st *surfaceState, w, h int, format gpu.ColorFormat) (*gpu.Framebuffer, error) {
+func (r *Renderer) clearedTarget(gs *gls.GLS, w, h int, format gpu.ColorFormat) (*gpu.Framebuffer, error) {
 	fb, err := r.framebuffer(gs, w, h, format)
 	if err != nil {
 		return nil, err
 	}
 	fb.Bind(gs)
 	gs.ClearColor(0, 0, 0, 0)
-	if st.reversedZ {
+	if r.reversedZ {
 		gs.ClearDepth(0)
 		gs.DepthFunc(gls.GREATER)
 	} else {
@@ -472,12 +472,7 @@ const reversedZNear = 1e-3
 // to be found by casting (nearSurfaces), instead of everything within half
 // of range_min, often a robot's own body around its camera.
 func (r *Renderer) depthViews(views []surfaceView) []surfaceView {
-	reversed := false
-	r.ctx.Do(func(gs *gls.GLS) error {
-		reversed = r.surfaces(gs).reversedZ
-		return nil
-	})
-	if !reversed {
+	if !r.reversedZ {
 		return views
 	}
 	out := make([]surfaceView, len(views))
@@ -502,7 +497,6 @@ type gpuGeometry struct {
 // surfaceState is the renderer's GL state for surface rendering, made on
 // first use on the context's thread.
 type surfaceState struct {
-	reversedZ  bool
 	sensorFrom gls.Uniform
 	clipFrom   gls.Uniform
 	drawID     gls.Uniform
@@ -514,7 +508,7 @@ func (r *Renderer) surfaces(gs *gls.GLS) *surfaceState {
 	if r.surf != nil {
 		return r.surf
 	}
-	st := &surfaceState{geoms: map[[32]byte]*gpuGeometry{}, reversedZ: gpu.HasZeroToOneDepth(gs)}
+	st := &surfaceState{geoms: map[[32]byte]*gpuGeometry{}}
 	st.sensorFrom.Init("SensorFromModel")
 	st.clipFrom.Init("ClipFromSensor")
 	st.drawID.Init("DrawID")
@@ -637,12 +631,12 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 		}
 		defer restore()
 		for i, v := range views {
-			fb, err := r.clearedTarget(gs, st, v.w, v.h, format)
+			fb, err := r.clearedTarget(gs, v.w, v.h, format)
 			if err != nil {
 				return err
 			}
 			viewFromSensor := v.rot.Transpose()
-			clip := mat32(v.projection(st.reversedZ).Mul4(glFromSensor).Mul4(viewFromSensor))
+			clip := mat32(v.projection(r.reversedZ).Mul4(glFromSensor).Mul4(viewFromSensor))
 			gs.UniformMatrix4fv(st.clipFrom.Location(gs), 1, false, &clip[0])
 			planes := v.frustumPlanes()
 			f.visible = f.visible[:0]
