@@ -38,15 +38,14 @@ func startServe(t *testing.T, args ...string) func() string {
 	return stop
 }
 
-// startServeProc is startServe that also returns a function that kills
-// the host with SIGKILL, as a crash would, waits for it to be gone and
-// returns its pid; stop then does nothing.
-func startServeProc(t *testing.T, args ...string) (kill func() int, stop func() string) {
+// startChild starts this test binary as simvis with args, reading its
+// standard output line by line and collecting its standard error.
+func startChild(t *testing.T, args ...string) (*exec.Cmd, *bufio.Scanner, *strings.Builder) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "SIMVIS_CLI_CHILD=1")
-	var errOut strings.Builder
-	cmd.Stderr = &errOut
+	errOut := new(strings.Builder)
+	cmd.Stderr = errOut
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +53,15 @@ func startServeProc(t *testing.T, args ...string) (kill func() int, stop func() 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	lines := bufio.NewScanner(stdout)
+	return cmd, bufio.NewScanner(stdout), errOut
+}
+
+// startServeProc is startServe that also returns a function that kills
+// the host with SIGKILL, as a crash would, waits for it to be gone and
+// returns its pid; stop then does nothing.
+func startServeProc(t *testing.T, args ...string) (kill func() int, stop func() string) {
+	t.Helper()
+	cmd, lines, errOut := startChild(t, append([]string{"serve"}, args...)...)
 	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "serving ") {
 		cmd.Process.Kill()
 		cmd.Wait()

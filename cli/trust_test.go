@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,16 +20,26 @@ import (
 // Issue 12, the command line's side: failing sensors, late sensors,
 // signals, dead hosts, budgets.
 
+// goodAndBadSensors writes a scene of two PSDs, GOOD and BAD, into dir;
+// tests make BAD's output paths directories, so its frames fail to write.
+func goodAndBadSensors(t *testing.T, dir string) string {
+	t.Helper()
+	sceneFile := filepath.Join(dir, "scene.xml")
+	if err := os.WriteFile(sceneFile, []byte(`<scene>
+  <sensor type="psd" name="GOOD" insert_at="ROOT"/>
+  <sensor type="psd" name="BAD" insert_at="ROOT" pose_offset="0 0 1 0 0 0"/>
+</scene>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return sceneFile
+}
+
 // A sensor whose frames cannot be written never stops the host: in 20
 // cycles the good sensor writes 20 frames, the bad one fails 20 times,
 // reported on stderr and counted in the summary, and serve exits 0.
 func TestServeCountsFailingSensors(t *testing.T) {
 	dir := t.TempDir()
-	sceneFile := filepath.Join(dir, "scene.xml")
-	os.WriteFile(sceneFile, []byte(`<scene>
-  <sensor type="psd" name="GOOD" insert_at="ROOT"/>
-  <sensor type="psd" name="BAD" insert_at="ROOT" pose_offset="0 0 1 0 0 0"/>
-</scene>`), 0o644)
+	sceneFile := goodAndBadSensors(t, dir)
 	out := filepath.Join(dir, "out")
 	// A directory where BAD's file goes: every rename onto it fails.
 	if err := os.MkdirAll(filepath.Join(out, "BAD.psd.json"), 0o755); err != nil {
@@ -111,18 +119,7 @@ func TestServeSignalRightAfterReady(t *testing.T) {
 // the n records the host has; wait returns its exit code and stderr.
 func logFollow(t *testing.T, shm string, n int) (wait func() (int, string)) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "log", "--shm", shm, "--follow")
-	cmd.Env = append(os.Environ(), "SIMVIS_CLI_CHILD=1")
-	var errOut strings.Builder
-	cmd.Stderr = &errOut
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(stdout)
+	cmd, lines, errOut := startChild(t, "log", "--shm", shm, "--follow")
 	for i := 0; i < n; i++ {
 		if !lines.Scan() {
 			cmd.Process.Kill()
@@ -304,11 +301,7 @@ func TestMaxPartsRefusesAScene(t *testing.T) {
 // when one fails, and then exit 1 with the count.
 func TestCaptureAndMirrorGoOnPastAFailingSensor(t *testing.T) {
 	dir := t.TempDir()
-	sceneFile := filepath.Join(dir, "scene.xml")
-	os.WriteFile(sceneFile, []byte(`<scene>
-  <sensor type="psd" name="GOOD" insert_at="ROOT"/>
-  <sensor type="psd" name="BAD" insert_at="ROOT" pose_offset="0 0 1 0 0 0"/>
-</scene>`), 0o644)
+	sceneFile := goodAndBadSensors(t, dir)
 	out := filepath.Join(dir, "capture")
 	for _, name := range []string{"BAD_0000.psd.json", "BAD_0001.psd.json", "BAD_0002.psd.json", "BAD.psd.json"} {
 		os.MkdirAll(filepath.Join(out, name), 0o755)
