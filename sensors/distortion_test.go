@@ -105,13 +105,7 @@ type calibration struct {
 // gives back the camera's configured K within 0.5 px and k1, k2 within
 // 5 %; the calibration published is the configured one.
 func TestDistortedCameraCalibratesWithOpenCV(t *testing.T) {
-	py := "/usr/bin/python3" // Debian's: the python3 on PATH may not see python3-opencv
-	if _, err := os.Stat(py); err != nil {
-		t.Skipf("no %s (Debian python3 with python3-opencv, `make deps` installs it): %v", py, err)
-	}
-	if out, err := exec.Command(py, "-c", "import cv2").CombinedOutput(); err != nil {
-		t.Skipf("%s has no cv2 (Debian package python3-opencv, `make deps` installs it): %v %s", py, err, out)
-	}
+	py := debianPython(t, "cv2", "python3-opencv")
 	const k1, k2 = -0.2, 0.05
 	dir := t.TempDir()
 	writeCheckerboard(t, dir, boardCols+1, boardRows+1, boardSquare)

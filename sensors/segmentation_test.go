@@ -2,10 +2,12 @@ package sensors_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -215,6 +217,7 @@ func TestSegmentationCapture(t *testing.T) {
 			t.Errorf("file %d = %s, want %s", i, files[i], n)
 		}
 	}
+	var idSums [2]int
 	for i, ids := range [][]uint16{want.Instance, want.Class} {
 		f, err := os.Open(files[i])
 		if err != nil {
@@ -243,6 +246,9 @@ func TestSegmentationCapture(t *testing.T) {
 		}
 		if nonzero == 0 {
 			t.Errorf("%s has no ids", files[i])
+		}
+		for _, id := range ids {
+			idSums[i] += int(id)
 		}
 	}
 	var labels struct {
@@ -303,6 +309,16 @@ func TestSegmentationCapture(t *testing.T) {
 	}
 	if l := again.Labels.Instances["2"]; l.Name != "B" || l.Pixels != 0 {
 		t.Errorf("B switched off: label %+v", l)
+	}
+	// OpenCV reads the same 16-bit ids: type, size and their sum.
+	py := debianPython(t, "cv2", "python3-opencv")
+	for i, sum := range idSums {
+		out, err := exec.Command(py, "-c", `import cv2, sys
+a = cv2.imread(sys.argv[1], cv2.IMREAD_UNCHANGED)
+print(a.dtype, a.shape[1], a.shape[0], int(a.sum()))`, files[i]).CombinedOutput()
+		if want := fmt.Sprintf("uint16 160 120 %d\n", sum); err != nil || string(out) != want {
+			t.Errorf("OpenCV reads %s as %q (%v), want %q", files[i], out, err, want)
+		}
 	}
 }
 
