@@ -10,9 +10,13 @@ OUT      ?= out/quickstart
 # network namespaces. python3-numpy (run as /usr/bin/python3) back-projects
 # depth captures in the sensors tests as an independent reader; python3-opencv
 # calibrates a distorted camera from its checkerboard images in the same way.
+# xvfb and xdotool run and drive the viewer's window in tests; nats-server is a
+# separately started server; libembree-dev builds the peer ray caster of
+# `make bench-peers`. Node and the npm packages in internal/jstest are the
+# independent MCAP, ROS 2, Foxglove, glTF and NATS readers the tests run.
 APT_PACKAGES := gcc pkg-config libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-mesa-dev \
 	libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev iproute2 \
-	python3-numpy python3-opencv
+	python3-numpy python3-opencv xvfb xdotool xauth nats-server libembree-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test fuzz deps build assets bench clean
@@ -48,6 +52,15 @@ deps:
 		$(SUDO) apt-get update -qq && \
 		{ $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || \
 		  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; }; \
+	fi
+	@# node may come from elsewhere than Debian (it bundles npm then): only
+	@# a machine without either gets Debian's.
+	@command -v node >/dev/null && command -v npm >/dev/null || { \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm; }
+	@# The exact versions in package-lock.json, installed again only when it changes.
+	@if [ ! internal/jstest/node_modules/.package-lock.json -nt internal/jstest/package-lock.json ]; then \
+		cd internal/jstest && npm ci --no-audit --no-fund --loglevel=error || npm ci --no-audit --no-fund --loglevel=error; \
 	fi
 
 build:

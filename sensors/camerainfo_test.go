@@ -194,7 +194,7 @@ type backProjection map[string]struct {
 // worst distances of 6.2 mm (cx), 3.6 mm (cy) and 9.7 mm (both; mean 4.7
 // mm) from the plane.
 func TestDepthBackProjectTiltedPlane(t *testing.T) {
-	py := debianPython(t, "numpy", "python3-numpy")
+	py := testkit.DebianPython(t, "numpy", "python3-numpy")
 	dir := t.TempDir()
 	testkit.WriteModel(t, dir, "plane.glb", func(m *models.Model) {
 		m.AddNode(nil, "plane", mgl64.Ident4(), models.Box("plane", 0.2, 30, 30, [4]float32{1, 1, 1, 1}))
@@ -266,22 +266,6 @@ func TestDepthBackProjectTiltedPlane(t *testing.T) {
 			t.Errorf("%s: Go back-projection %.6g m off the plane, numpy %.6g m", backend, goMax, pub.MaxAbs)
 		}
 	}
-}
-
-// debianPython returns Debian's python3, which sees Debian's Python
-// packages (the python3 on PATH may not), or skips the test where it or
-// module (from the Debian package pkg, which `make deps` installs) is
-// missing: the independent readers the tests check outputs with.
-func debianPython(t *testing.T, module, pkg string) string {
-	t.Helper()
-	py := "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		t.Skipf("no %s (Debian python3 with %s, `make deps` installs it): %v", py, pkg, err)
-	}
-	if out, err := exec.Command(py, "-c", "import "+module).CombinedOutput(); err != nil {
-		t.Skipf("%s has no %s (Debian package %s, `make deps` installs it): %v %s", py, module, pkg, err, out)
-	}
-	return py
 }
 
 func fmtFloat(f float64) string { b, _ := json.Marshal(f); return string(b) }

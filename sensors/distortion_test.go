@@ -105,7 +105,7 @@ type calibration struct {
 // gives back the camera's configured K within 0.5 px and k1, k2 within
 // 5 %; the calibration published is the configured one.
 func TestDistortedCameraCalibratesWithOpenCV(t *testing.T) {
-	py := debianPython(t, "cv2", "python3-opencv")
+	py := testkit.DebianPython(t, "cv2", "python3-opencv")
 	const k1, k2 = -0.2, 0.05
 	dir := t.TempDir()
 	writeCheckerboard(t, dir, boardCols+1, boardRows+1, boardSquare)

@@ -311,7 +311,7 @@ func TestSegmentationCapture(t *testing.T) {
 		t.Errorf("B switched off: label %+v", l)
 	}
 	// OpenCV reads the same 16-bit ids: type, size and their sum.
-	py := debianPython(t, "cv2", "python3-opencv")
+	py := testkit.DebianPython(t, "cv2", "python3-opencv")
 	for i, sum := range idSums {
 		out, err := exec.Command(py, "-c", `import cv2, sys
 a = cv2.imread(sys.argv[1], cv2.IMREAD_UNCHANGED)
