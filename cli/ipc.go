@@ -388,8 +388,9 @@ func init() {
 	var cycles, logMiB int
 	var nf natsFlags
 	var lf limitFlags
+	var rf recordFlags
 	commands = append(commands, &command{
-		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [NATS flags] [budget flags]",
+		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [--record FILE.mcap [--realtime]] [NATS flags] [budget flags]",
 		short: "run a scene as a host that other processes drive and mirror",
 		summary: "Run the scene as a host: publish its elements and values in shared memory\n" +
 			"(/dev/shm/simvis-NAME, layout in ipc/LAYOUT.md) and over NATS (an embedded server on\n" +
@@ -401,7 +402,8 @@ func init() {
 			"a warning when one overruns, or back to back with --fast (scene time still advances\n" +
 			"1/rate a cycle). A sensor frame that fails to render or to be written is counted,\n" +
 			"reported (at most once a second per sensor) and in the summary; the host goes on.\n" +
-			"Sensors that requests add render too. Ctrl-C stops it.",
+			"Sensors that requests add render too. With --record every cycle (tf, values, change\n" +
+			"log) and sensor frame goes into an MCAP recording (docs/recordings.md). Ctrl-C stops it.",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&shm, "shm", "default", shmHelp)
 			fs.Float64Var(&rate, "rate", 30, "host cycles per second")
@@ -412,6 +414,7 @@ func init() {
 			fs.IntVar(&logMiB, "log-mib", 64, "change-log size in MiB (a full log refuses further commands)")
 			nf.register(fs)
 			lf.register(fs)
+			rf.register(fs, "record")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			path, _, err := sceneArgs(args, 0)
@@ -466,6 +469,14 @@ func init() {
 				}
 				emitters = append(emitters, fileWriter(out))
 			}
+			rec, err := rf.open(path, rate)
+			if err != nil {
+				return err
+			}
+			defer rec.close(w)
+			if rec != nil {
+				emitters = append(emitters, rec.emit)
+			}
 			fails := newSensorFailures(h.Warn)
 			var render func(int, time.Duration) error
 			var hs *hostSensors
@@ -491,6 +502,9 @@ func init() {
 					}
 				}
 				render = func(_ int, t time.Duration) error {
+					if err := rec.cycle(h.Scene, t.Seconds()); err != nil {
+						return err
+					}
 					hs.cycle(h.Scene, t.Seconds())
 					return nil
 				}
@@ -510,7 +524,7 @@ func init() {
 			}
 			fmt.Fprintf(w, "%d cycles in %v (%d overran their period), %d changes logged, %d values rejected, %d files written, %s\n",
 				reg.Cycles(), time.Since(start).Round(time.Millisecond), h.Overruns(), len(h.Scene.Log()), reg.Rejected(), files, fails)
-			return err
+			return errors.Join(err, rec.close(w))
 		},
 	})
 }
@@ -712,8 +726,9 @@ func init() {
 	var patience time.Duration
 	var fetch bool
 	var lf limitFlags
+	var rf recordFlags
 	commands = append(commands, &command{
-		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [budget flags]",
+		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--record FILE.mcap] [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [budget flags]",
 		short: "replicate a running host's scene and capture from the replica",
 		summary: "Build a local replica of a running host's scene by replaying its change log and\n" +
 			"copying its values, add the overlay file's commands (visualization only: never\n" +
@@ -724,7 +739,8 @@ func init() {
 			"exist on this machine (always with --fetch-files).\n" +
 			"With --from it renders the replica for people from that viewpoint instead, overlay\n" +
 			"geometry marked sensed=\"false\" included, into view.png (view_0000.png ...).\n" +
-			"A host restart is followed by a rebuild.",
+			"A host restart is followed by a rebuild. With --record the replica's frames, tf, values\n" +
+			"and change log also go into an MCAP recording (docs/recordings.md); -o is then optional.",
 		flags: func(fs *flag.FlagSet) {
 			only = nil
 			hf.register(fs)
@@ -738,12 +754,13 @@ func init() {
 			fs.DurationVar(&patience, "patience", 30*time.Second, "how long to keep retrying while the host is gone or unreachable")
 			fs.BoolVar(&fetch, "fetch-files", false, "fetch model files from the host over NATS even where its scene directory exists here")
 			lf.register(fs) // a host started with larger budgets needs a mirror given the same
+			rf.register(fs, "record")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
 			}
-			if out == "" {
+			if out == "" && rf.path == "" {
 				return usagef("-o DIR is required")
 			}
 			var vp *viewpoint
@@ -794,8 +811,20 @@ func init() {
 			if vp == nil && len(m.Scene().Sensors()) == 0 {
 				return errors.New("the replica has no sensors to capture (add a camera with --overlay, or render a viewpoint with --from)")
 			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
+			var emit emitFunc
+			if out != "" {
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return err
+				}
+				emit = fileWriter(out)
+			}
+			rec, err := rf.open("", rate)
+			if err != nil {
 				return err
+			}
+			defer rec.close(w)
+			if rec != nil {
+				emit = joinEmit(emit, rec.emit)
 			}
 			r, err := sensors.NewRenderer()
 			if err != nil {
@@ -808,7 +837,6 @@ func init() {
 			period := time.Duration(float64(time.Second) / rate)
 			next := time.Now()
 			total := 0
-			emit := fileWriter(out)
 			fails := newSensorFailures(ipc.NewWarnings(warnings, "simvis mirror").Warn)
 			var silentSince time.Time
 			var syncErr error
@@ -837,7 +865,7 @@ func init() {
 					if err = vp.write(r, m.Scene(), name); err == nil {
 						n = 1
 					}
-				} else {
+				} else if err = rec.cycle(m.Scene(), float64(i)/rate); err == nil {
 					n = clock.render(r, m.Scene(), float64(i)/rate, latest, picked, emit, fails.fail)
 				}
 				total += n
@@ -853,6 +881,9 @@ func init() {
 				}
 			}
 			fmt.Fprintf(w, "replica at change %d (%d rebuilds): %d files in %s\n", m.Applied(), m.Rebuilds, total, out)
+			if err := rec.close(w); err != nil {
+				return err
+			}
 			if syncErr != nil {
 				// The last frames came from a replica the host no longer
 				// updated: not a success.
