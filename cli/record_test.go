@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,10 +17,12 @@ import (
 
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/nats-io/nats.go"
 	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/ipc/record"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors/ros2"
 )
 
 // recordScene writes a closed room (walls at x = ±4, y = ±3, 3 m high)
@@ -532,5 +536,105 @@ func TestPlayRerenderEqualsRecording(t *testing.T) {
 	}
 	if code, _, _ := simvis(t, "play", a, "--rate", "0"); code != 2 {
 		t.Errorf("--rate 0: exit %d, want 2", code)
+	}
+}
+
+// Without --rerender, play republishes the recorded frames to NATS clients
+// as a live host publishes frames: each scan's ranges are the recorded
+// LaserScan's, one per recorded frame, in order; clouds carry the recorded
+// points. Standard input controls it (here: resume from --paused).
+func TestPlayRepublishesRecordedFrames(t *testing.T) {
+	scenePath := recordScene(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.mcap")
+	const frames = 10
+	if code, _, errOut := simvis(t, "capture", scenePath, "--mcap", file, "--frames", strconv.Itoa(frames), "--rate", "10",
+		"--sweep", "R_POSE.yaw=-20:20", "--sweep", "R_POSE.x=0:0.5"); code != 0 {
+		t.Fatalf("capture: %s", errOut)
+	}
+	var want [][]float32
+	var wantCloud [][]byte
+	if _, err := record.Read(file, func(topic, _, _ string, m *mcap.Message) error {
+		switch topic {
+		case "/SCAN/scan":
+			s, err := ros2.DecodeLaserScan(m.Data)
+			if err != nil {
+				return err
+			}
+			want = append(want, s.Ranges)
+		case "/CLOUD/points":
+			pc, err := ros2.DecodePointCloud2(m.Data)
+			if err != nil {
+				return err
+			}
+			wantCloud = append(wantCloud, pc.Data)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("i15rp%d", os.Getpid())
+	cmd := exec.Command(os.Args[0], "play", file, "--paused", "--shm", name, "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "SIMVIS_CLI_CHILD=1")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "playing ") {
+		t.Fatalf("play did not start: %q %s", lines.Text(), errOut.String())
+	}
+	_, after, _ := strings.Cut(lines.Text(), " and ")
+	url := strings.TrimSuffix(strings.Fields(after)[0], ":")
+	nc, err := nats.Connect(url[:strings.LastIndex(url, "/")])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	scans, _ := nc.SubscribeSync("simvis." + name + ".sensor.SCAN")
+	clouds, _ := nc.SubscribeSync("simvis." + name + ".sensor.CLOUD")
+	nc.Flush()
+	fmt.Fprintln(stdin, "resume")
+	for i := 0; i < frames; i++ {
+		msg, err := scans.NextMsg(30 * time.Second)
+		if err != nil {
+			t.Fatalf("scan %d: %v\n%s", i, err, errOut.String())
+		}
+		var sc struct {
+			Stamp  struct{ Frame int }
+			Ranges []*float64
+		}
+		if err := json.Unmarshal(msg.Data, &sc); err != nil || msg.Header.Get("Simvis-Kind") != "scan" || sc.Stamp.Frame != i || len(sc.Ranges) != len(want[i]) {
+			t.Fatalf("scan %d: kind %q, %v: %s", i, msg.Header.Get("Simvis-Kind"), err, msg.Data)
+		}
+		for k, r := range sc.Ranges {
+			got := float32(math.Inf(1))
+			if r != nil {
+				got = float32(*r)
+			}
+			if got != want[i][k] {
+				t.Errorf("scan %d beam %d: republished %v, recorded %v", i, k, got, want[i][k])
+			}
+		}
+		cm, err := clouds.NextMsg(30 * time.Second)
+		if err != nil {
+			t.Fatalf("cloud %d: %v", i, err)
+		}
+		for k := 0; k < 21; k++ {
+			if !bytes.Equal(cm.Data[12*k:12*k+12], wantCloud[i][20*k:20*k+12]) {
+				t.Errorf("cloud %d point %d: republished %x, recorded %x", i, k, cm.Data[12*k:12*k+12], wantCloud[i][20*k:20*k+12])
+			}
+		}
+	}
+	var rest strings.Builder
+	for lines.Scan() {
+		rest.WriteString(lines.Text() + "\n")
+	}
+	if err := cmd.Wait(); err != nil || !strings.Contains(rest.String(), "play: playing at 0.000 s of 0.900 s") || !strings.Contains(rest.String(), "played to 0.900 s") {
+		t.Errorf("play: %v\n%s\n%s", err, rest.String(), errOut.String())
 	}
 }
