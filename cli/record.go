@@ -280,9 +280,13 @@ func (p *player) apply() {
 	tab := p.h.Scene.Values()
 	for ; p.values < len(p.rec.Values) && p.rec.Values[p.values].Time <= limit; p.values++ {
 		for name, v := range p.rec.Values[p.values].Msg.Values {
-			if i, ok := p.index[name]; ok && i < len(tab) {
-				tab[i] = v // checked by the host's Update like a client's value
+			i, ok := p.index[name]
+			if !ok || i >= len(tab) {
+				p.warn("values", "recorded value %s = %v at %.3f s: the rebuilt scene has no such parameter", name, v,
+					float64(p.rec.Values[p.values].Time-p.start)/1e9)
+				continue
 			}
+			tab[i] = v // checked by the host's Update like a client's value
 		}
 	}
 }
@@ -538,6 +542,9 @@ func writePlayFiles(dir string, rec *record.Recording) (string, error) {
 		if c.Msg.Dir != "." {
 			return "", fmt.Errorf("recorded change %d (%s) resolves files in %s: play rebuilds scenes whose commands all resolve in the scene's directory", c.Msg.Seq, c.Msg.Source, c.Msg.Dir)
 		}
+		if _, err := scene.ParseCommand(c.Msg.XML, fmt.Sprintf("recorded change %d (%s)", c.Msg.Seq, c.Msg.Source), dir); err != nil {
+			return "", err // one command each, as recorded, or the file was altered
+		}
 		// The text was one command when recorded; the scene parser checks it
 		// again and names this file and line on error.
 		b.WriteString(c.Msg.XML + "\n")
@@ -648,6 +655,7 @@ type republisher struct {
 	next     *mcap.Message // read, not yet due
 	nextCh   *mcap.Channel
 	routes   map[string]*scene.SensorEntry
+	sensors  int // sensors the routes know
 	frames   map[string]int
 	indexed  bool
 	finished bool
@@ -660,17 +668,6 @@ func newRepublisher(file string, indexed bool, h *ipc.Host, pub *natsipc.Publish
 // seek restarts at log time from (ns).
 func (rp *republisher) seek(from int64) error {
 	rp.close()
-	rp.routes = map[string]*scene.SensorEntry{}
-	var topics []string
-	for _, se := range rp.h.Scene.Sensors() {
-		ns := ros2.SensorTopic(se.Name)
-		suffix := map[string]string{"laser": ros2.SuffixScan, "psd": ros2.SuffixRange, "laser3d": ros2.SuffixPoints,
-			"camera": ros2.SuffixImage, "depth": ros2.SuffixDepthImage}[se.Type]
-		if suffix != "" {
-			rp.routes[ns+suffix] = se
-			topics = append(topics, ns+suffix)
-		}
-	}
 	f, err := os.Open(rp.file)
 	if err != nil {
 		return err
@@ -680,7 +677,7 @@ func (rp *republisher) seek(from int64) error {
 	if err != nil {
 		return err
 	}
-	opts := []mcap.ReadOpt{mcap.WithTopics(topics), mcap.AfterNanos(uint64(max(from, 0)))}
+	opts := []mcap.ReadOpt{mcap.AfterNanos(uint64(max(from, 0)))}
 	if rp.indexed {
 		opts = append(opts, mcap.InOrder(mcap.LogTimeOrder))
 	} else {
@@ -698,8 +695,26 @@ func (rp *republisher) close() {
 	}
 }
 
+// route maps the topics of the scene's sensors (recorded commands may
+// add sensors) to them.
+func (rp *republisher) route() {
+	list := rp.h.Scene.Sensors()
+	if rp.routes != nil && len(list) == rp.sensors {
+		return
+	}
+	rp.routes, rp.sensors = map[string]*scene.SensorEntry{}, len(list)
+	for _, se := range list {
+		suffix := map[string]string{"laser": ros2.SuffixScan, "psd": ros2.SuffixRange, "laser3d": ros2.SuffixPoints,
+			"camera": ros2.SuffixImage, "depth": ros2.SuffixDepthImage}[se.Type]
+		if suffix != "" {
+			rp.routes[ros2.SensorTopic(se.Name)+suffix] = se
+		}
+	}
+}
+
 // upTo publishes the messages logged at or before limit (ns).
 func (rp *republisher) upTo(limit int64) {
+	rp.route()
 	for !rp.finished {
 		if rp.next == nil {
 			_, ch, m, err := rp.it.NextInto(nil)
