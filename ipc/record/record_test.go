@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/go-gl/mathgl/mgl64"
@@ -93,6 +94,25 @@ func TestWriteReadAndTruncate(t *testing.T) {
 		}
 		if full < 5 {
 			t.Errorf("%s: cuts read at most %d messages; small chunks should leave more", comp, full)
+		}
+	}
+}
+
+// --realtime stamps are the wall clock; scene-time stamps are the epoch
+// plus scene time.
+func TestStamps(t *testing.T) {
+	dir := t.TempDir()
+	for _, realtime := range []bool{false, true} {
+		w, err := record.Create(filepath.Join(dir, "s.mcap"), record.Options{Meta: record.Meta{Rate: 1, Realtime: realtime, EpochNs: 5e9}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := time.Now().UnixNano()
+		got := w.Stamp(2.5).Nanos()
+		after := time.Now().UnixNano()
+		w.Close()
+		if realtime && (got < before || got > after) || !realtime && got != 7.5e9 {
+			t.Errorf("realtime %v: stamp of 2.5 s = %d ns (wall clock %d..%d)", realtime, got, before, after)
 		}
 	}
 }

@@ -146,6 +146,9 @@ func (w *Writer) Stamp(t float64) ros2.Time {
 	return ros2.TimeFromNanos(w.opts.EpochNs + int64(math.Round(t*1e9)))
 }
 
+// jsonTypes are the schema names of simvis's JSON channels.
+var jsonTypes = map[string]string{TopicChanges: "simvis/Change", TopicValues: "simvis/Values"}
+
 var jsonSchemas = map[string]string{
 	TopicChanges: `{"type":"object","properties":{"seq":{"type":"integer"},"source":{"type":"string"},"dir":{"type":"string"},"xml":{"type":"string"}}}`,
 	TopicValues:  `{"type":"object","properties":{"values":{"type":"object","additionalProperties":{"type":"number"}}}}`,
@@ -222,7 +225,7 @@ func (w *Writer) writeJSON(topic string, v any, t ros2.Time) error {
 	if err != nil {
 		return err
 	}
-	return w.write(topic, topic[len("/simvis/"):], data, t)
+	return w.write(topic, jsonTypes[topic], data, t)
 }
 
 // Cycle records the scene at scene time t (seconds): the change-log
