@@ -117,6 +117,11 @@ func Create(path string, opts Options) (*Writer, error) {
 		return nil, err
 	}
 	mo := &mcap.WriterOptions{Chunked: true, ChunkSize: opts.ChunkBytes, Compression: comp, IncludeCRC: true}
+	if comp == mcap.CompressionLZ4 {
+		// The library's default lz4 level is a high-compression one, six
+		// times slower than zstd here: lz4 is chosen for speed.
+		mo.CompressionLevel = mcap.CompressionLevelFastest
+	}
 	mw, err := mcap.NewWriter(f, mo)
 	if err == nil {
 		err = mw.WriteHeader(&mcap.Header{Profile: ros2.Profile, Library: "simvis"})
