@@ -91,6 +91,11 @@ type Writer struct {
 	byNS     map[string]string // topic namespace -> sensor
 	frames   int               // frames known to the tf tree last written to /tf_static
 	start    time.Time
+	// The stamp of the cycle last recorded, for its frames: with
+	// Realtime, one wall-clock reading per cycle.
+	cycleT     float64
+	cycleStamp ros2.Time
+	inCycle    bool
 }
 
 // Create starts a recording at path (replacing a file there).
@@ -240,6 +245,7 @@ func (w *Writer) writeJSON(topic string, v any, t ros2.Time) error {
 // on /tf_static. Call it once per cycle, before the cycle's frames.
 func (w *Writer) Cycle(s *scene.Scene, t float64) error {
 	stamp := w.Stamp(t)
+	w.cycleT, w.cycleStamp, w.inCycle = t, stamp, true
 	log := s.Log()
 	for ; w.logged < len(log); w.logged++ {
 		if err := w.change(log[w.logged], stamp); err != nil {
@@ -365,7 +371,10 @@ func (w *Writer) Frame(f *sensors.Frame, t float64) error {
 	if !ok {
 		return fmt.Errorf("recording: sensor %q is not in the scene Cycle saw", f.Sensor)
 	}
-	stamp := w.Stamp(t)
+	stamp := w.cycleStamp
+	if !w.inCycle || t != w.cycleT {
+		stamp = w.Stamp(t)
+	}
 	msgs, err := ros2.FrameMessages(f, ns, stamp)
 	if err != nil {
 		return err
