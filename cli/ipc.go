@@ -558,11 +558,11 @@ func init() {
 				return writeJSON(w, list)
 			}
 			for _, e := range list {
-				fmt.Fprintf(w, "%s (%s at %s) start %d:", e.Name, e.Type, e.At, e.Start)
+				vals := make([]string, len(e.Params))
 				for j, p := range e.Params {
-					fmt.Fprintf(w, " %s=%g", p, e.Values[j])
+					vals[j] = fmt.Sprintf("%s=%g", p, e.Values[j])
 				}
-				fmt.Fprintln(w)
+				writeWrapped(w, fmt.Sprintf("%s (%s at %s) start %d:", e.Name, e.Type, e.At, e.Start), vals, elementsWidth)
 			}
 			return nil
 		},
@@ -948,4 +948,29 @@ func benchNATS(w io.Writer, connect string, rate float64, duration, period time.
 	fmt.Fprintf(w, "mirror lag:               %v (host applied to replica)\n", res.MirrorLag)
 	fmt.Fprintf(w, "change-log replay:        %d commands in %v\n", res.CatchUpCmds, res.CatchUp.Round(time.Millisecond))
 	return nil
+}
+
+// elementsWidth is the line length `elements` wraps long value lists at (a
+// point cloud's thousands of values would make one line of many thousand
+// characters).
+const elementsWidth = 100
+
+// writeWrapped writes head and then items separated by spaces, starting a
+// new line, indented by four spaces, before an item that would pass width
+// characters; an item longer than a line gets a line of its own.
+func writeWrapped(w io.Writer, head string, items []string, width int) {
+	var b strings.Builder
+	b.WriteString(head)
+	n := len(head)
+	for _, it := range items {
+		if n+1+len(it) > width && n > 4 {
+			b.WriteString("\n   ")
+			n = 3
+		}
+		b.WriteString(" ")
+		b.WriteString(it)
+		n += 1 + len(it)
+	}
+	b.WriteString("\n")
+	io.WriteString(w, b.String())
 }
