@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -388,5 +390,62 @@ func TestVersion(t *testing.T) {
 	var v versionInfo
 	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || v.Version != "v1.2.3" || v.Revision != "abc123" || !v.Modified {
 		t.Errorf("--json: exit %d, %q (%v)", code, out, err)
+	}
+}
+
+// The Python client answers -h with its usage, names what is wrong without
+// a traceback, takes a bare region name like the Go client, and prints a
+// change-log record spanning lines on one line, as `simvis log` does.
+func TestPythonClientMessages(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed")
+	}
+	name := fmt.Sprintf("test-py-%d", os.Getpid())
+	startServe(t, quickstart, "--shm", name, "--rate", "50", "--no-nats")
+	if code, _, errOut := simvis(t, "request", "--shm", name, "<element type=\"rotation\"\n  name=\"PAN\" insert_at=\"ROBOT/MAST_TOP\"/>"); code != 0 {
+		t.Fatalf("request: %s", errOut)
+	}
+	py := func(args ...string) (int, string, string) {
+		cmd := exec.Command(python, append([]string{"../ipc/python/simvis_shm.py"}, args...)...)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(errOut.String(), "Traceback") {
+			t.Errorf("%q: a traceback:\n%s", args, errOut.String())
+		}
+		return code, out.String(), errOut.String()
+	}
+	for _, c := range []struct {
+		args       []string
+		code       int
+		out, error string
+	}{
+		{[]string{"-h"}, 0, "Usage:", ""},
+		{[]string{name, "--help"}, 0, "REGION is a host's name", ""},
+		{[]string{name}, 0, "R_POSE (pose at ROBOT) start 0: x=-2 y=-1 z=0 roll=0 pitch=0 yaw=20\nPAN (rotation at ROBOT/MAST_TOP) start 6: angle=0\n", ""},
+		{[]string{name, "R_POSE.yaw"}, 0, "20.0\n", ""},
+		{[]string{name, "NOPE.x"}, 1, "", "no element 'NOPE' (have R_POSE, PAN)"},
+		{[]string{name, "R_POSE.warp"}, 1, "", "element 'R_POSE' has no parameter 'warp' (has x, y, z, roll, pitch, yaw)"},
+		{[]string{name, "R_POSE.x=abc"}, 2, "", "R_POSE.x=abc: 'abc' is not a finite number"},
+		{[]string{name, "yaw"}, 2, "", "'yaw': want ELEMENT.PARAM or ELEMENT.PARAM=VALUE"},
+		{[]string{name, "--bogus"}, 2, "", "unknown option --bogus"},
+		{[]string{name + "-none"}, 1, "", "no region /dev/shm/simvis-" + name + "-none"},
+	} {
+		code, out, errOut := py(c.args...)
+		if code != c.code || !strings.Contains(strings.ToLower(out), strings.ToLower(c.out)) || !strings.Contains(errOut, c.error) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, %q, %q", c.args, code, out, errOut, c.code, c.out, c.error)
+		}
+	}
+	_, pyLog, _ := py(name, "--log")
+	_, goLog, _ := simvis(t, "log", "--shm", name)
+	if lines := strings.Split(strings.TrimSpace(pyLog), "\n"); len(lines) != 5 || pyLog != goLog {
+		t.Errorf("python --log:\n%s\nsimvis log:\n%s", pyLog, goLog)
 	}
 }
