@@ -131,6 +131,10 @@ func interrupted() (context.Context, context.CancelFunc) {
 type sensorClock struct {
 	next   map[string]float64 // scene time (s) the sensor is due
 	frames map[string]int
+	// stamp, if not nil, gives the time frames are stamped with instead of
+	// the scene time they are scheduled at: a mirror schedules on its own
+	// clock and stamps the host's scene time of the state it shows.
+	stamp func(t float64) float64
 }
 
 func newSensorClock() *sensorClock {
@@ -173,6 +177,9 @@ func (c *sensorClock) render(r *sensors.Renderer, s *scene.Scene, t float64, lat
 			continue
 		}
 		st := &sensors.Stamp{Frame: c.frames[se.Name], Time: t}
+		if c.stamp != nil {
+			st.Time = c.stamp(t)
+		}
 		c.frames[se.Name]++
 		f, err := sensors.RenderFrame(r, s, se, st)
 		if err != nil {
@@ -803,6 +810,11 @@ func init() {
 			}
 			defer r.Close()
 			clock := newSensorClock()
+			// Frames carry the host's scene time of the state they show.
+			var hostAt float64
+			clock.stamp = func(float64) float64 { return hostAt }
+			behind := ipc.NewWarnings(warnings, "simvis mirror")
+			late := 0
 			ctx, stop := interrupted()
 			defer stop()
 			period := time.Duration(float64(time.Second) / rate)
@@ -827,6 +839,9 @@ func init() {
 					fmt.Fprintf(warnings, "simvis mirror: in sync again at change %d\n", m.Applied())
 					silentSince = time.Time{}
 				}
+				if at, ok := c.HostTime(); ok {
+					hostAt = at.Seconds()
+				}
 				n := 0
 				var err error
 				if vp != nil {
@@ -845,14 +860,26 @@ func init() {
 					return err
 				}
 				if frames > 1 {
-					fmt.Fprintf(w, "frame %d/%d: change %d, %d files\n", i+1, frames, m.Applied(), n)
+					fmt.Fprintf(w, "frame %d/%d: change %d, %d files, host time %.3f s\n", i+1, frames, m.Applied(), n, hostAt)
 				}
 				next = next.Add(period)
+				if lag := time.Since(next); lag > period && i+1 < frames {
+					// Rendering takes longer than --rate allows: say so
+					// (once a second at most) instead of quietly stretching
+					// the run.
+					late++
+					behind.Warn("behind", "frame %d is %v behind its schedule at --rate %g: a frame takes longer than %v to sync, render and write (lower --rate, or pick sensors with --sensor)",
+						i, lag.Round(time.Millisecond), rate, period)
+				}
 				if i+1 < frames {
 					time.Sleep(time.Until(next))
 				}
 			}
 			fmt.Fprintf(w, "replica at change %d (%d rebuilds): %d files in %s\n", m.Applied(), m.Rebuilds, total, out)
+			if late > 0 {
+				fmt.Fprintf(warnings, "simvis mirror: %d of %d frames started late: %d frames at --rate %g should take %v\n",
+					late, frames, frames, rate, (time.Duration(frames-1) * period).Round(time.Millisecond))
+			}
 			if syncErr != nil {
 				// The last frames came from a replica the host no longer
 				// updated: not a success.

@@ -449,3 +449,41 @@ func TestPythonClientMessages(t *testing.T) {
 		t.Errorf("python --log:\n%s\nsimvis log:\n%s", pyLog, goLog)
 	}
 }
+
+// A mirror stamps its frames with the host's scene time (multiples of the
+// host's 50 ms period, not of its own 1 ms), and says when it falls behind
+// its --rate: a 640x480 frame takes longer than 1 ms to render and write.
+func TestMirrorStampsHostTimeAndWarnsWhenBehind(t *testing.T) {
+	dir := t.TempDir()
+	shm := filepath.Join(dir, "region")
+	startServe(t, quickstart, "--shm", shm, "--rate", "20", "--no-nats")
+	out := filepath.Join(dir, "mirror")
+	code, stdout, stderr := simvis(t, "mirror", "--shm", shm, "-o", out, "--frames", "4", "--rate", "1000")
+	if code != 0 {
+		t.Fatalf("mirror: exit %d: %s", code, stderr)
+	}
+	if strings.Count(stdout, ", host time ") != 4 || !strings.Contains(stderr, "behind its schedule at --rate 1000") ||
+		!strings.Contains(stderr, "frames started late: 4 frames at --rate 1000 should take 3ms") {
+		t.Errorf("stdout %q\nstderr %q", stdout, stderr)
+	}
+	// Warnings are limited to one a second: this run is far shorter.
+	if n := strings.Count(stderr, "behind its schedule"); n != 1 {
+		t.Errorf("%d behind warnings, want 1:\n%s", n, stderr)
+	}
+	last := -1.0
+	for i := 0; i < 4; i++ {
+		data, err := os.ReadFile(filepath.Join(out, fmt.Sprintf("ROBOT_CAM_%04d.json", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var info struct{ Stamp struct{ Time float64 } }
+		if err := json.Unmarshal(data, &info); err != nil {
+			t.Fatal(err)
+		}
+		at := info.Stamp.Time
+		if k := math.Round(at / 0.05); math.Abs(at-k*0.05) > 1e-6 || at < last {
+			t.Errorf("frame %d stamped %v s: want a multiple of the host's 0.05 s period, not before %v", i, at, last)
+		}
+		last = at
+	}
+}
