@@ -26,7 +26,17 @@ import (
 // The commands of the shared-array interface: a host (serve), its clients
 // (elements, set, request, log) and a replica (mirror).
 
-const shmHelp = "region name (/dev/shm/simvis-NAME) or path"
+const shmHelp = "region name (/dev/shm/simvis-NAME) or path; $SIMVIS_SHM sets the default"
+
+// defaultShm is the region name --shm defaults to: $SIMVIS_SHM, so that a
+// shell (or a test running the README's tour) can keep its hosts apart
+// from others on the machine, else "default".
+func defaultShm() string {
+	if name := os.Getenv("SIMVIS_SHM"); name != "" {
+		return name
+	}
+	return "default"
+}
 
 // hostFlags pick the host a client command talks to: a region on this
 // machine, or a host reached over NATS.
@@ -36,7 +46,7 @@ type hostFlags struct {
 
 func (f *hostFlags) register(fs *flag.FlagSet) {
 	*f = hostFlags{}
-	fs.StringVar(&f.shm, "shm", "default", shmHelp)
+	fs.StringVar(&f.shm, "shm", defaultShm(), shmHelp)
 	fs.StringVar(&f.connect, "connect", "", "reach the host over NATS instead: nats://[TOKEN@|USER:PASS@]HOST:PORT/NAME")
 }
 
@@ -410,7 +420,7 @@ func init() {
 			"reported (at most once a second per sensor) and in the summary; the host goes on.\n" +
 			"Sensors that requests add render too. Ctrl-C stops it.",
 		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&shm, "shm", "default", shmHelp)
+			fs.StringVar(&shm, "shm", defaultShm(), shmHelp)
 			fs.Float64Var(&rate, "rate", 30, "host cycles per second")
 			fs.BoolVar(&fast, "fast", false, "run cycles as fast as possible (data generation)")
 			fs.IntVar(&cycles, "cycles", 0, "stop after N cycles (0: run until interrupted)")

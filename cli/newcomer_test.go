@@ -394,7 +394,8 @@ func TestVersion(t *testing.T) {
 }
 
 // The Python client answers -h with its usage, names what is wrong without
-// a traceback, takes a bare region name like the Go client, and prints a
+// a traceback, takes a bare region name like the Go client (or --shm, or
+// $SIMVIS_SHM), and prints a
 // change-log record spanning lines on one line, as `simvis log` does.
 func TestPythonClientMessages(t *testing.T) {
 	python, err := exec.LookPath("python3")
@@ -408,6 +409,7 @@ func TestPythonClientMessages(t *testing.T) {
 	}
 	py := func(args ...string) (int, string, string) {
 		cmd := exec.Command(python, append([]string{"../ipc/python/simvis_shm.py"}, args...)...)
+		cmd.Env = append(os.Environ(), "SIMVIS_SHM="+name)
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		err := cmd.Run()
@@ -431,6 +433,8 @@ func TestPythonClientMessages(t *testing.T) {
 		{[]string{name, "--help"}, 0, "REGION is a host's name", ""},
 		{[]string{name}, 0, "R_POSE (pose at ROBOT) start 0: x=-2 y=-1 z=0 roll=0 pitch=0 yaw=20\nPAN (rotation at ROBOT/MAST_TOP) start 6: angle=0\n", ""},
 		{[]string{name, "R_POSE.yaw"}, 0, "20.0\n", ""},
+		{[]string{"--shm", name, "R_POSE.yaw"}, 0, "20.0\n", ""},
+		{[]string{"R_POSE.yaw"}, 0, "20.0\n", ""}, // the region from $SIMVIS_SHM
 		{[]string{name, "NOPE.x"}, 1, "", "no element 'NOPE' (have R_POSE, PAN)"},
 		{[]string{name, "R_POSE.warp"}, 1, "", "element 'R_POSE' has no parameter 'warp' (has x, y, z, roll, pitch, yaw)"},
 		{[]string{name, "R_POSE.x=abc"}, 2, "", "R_POSE.x=abc: 'abc' is not a finite number"},

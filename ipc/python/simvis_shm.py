@@ -4,11 +4,15 @@ The layout is ipc/LAYOUT.md. REGION is a host's name (`simvis serve --shm
 NAME`, default "default": the file /dev/shm/simvis-NAME) or, holding a '/',
 the region file's path. Usage:
 
-    python3 simvis_shm.py REGION                   list elements
-    python3 simvis_shm.py REGION R_POSE.yaw        print a value
-    python3 simvis_shm.py REGION R_POSE.yaw=45     set a value (several may follow)
-    python3 simvis_shm.py REGION --log             print the change log, a record a line
+    python3 simvis_shm.py [REGION]                 list elements
+    python3 simvis_shm.py [REGION] R_POSE.yaw      print a value
+    python3 simvis_shm.py [REGION] R_POSE.yaw=45   set a value (several may follow)
+    python3 simvis_shm.py [REGION] --log           print the change log, a record a line
     python3 simvis_shm.py -h                       this text
+
+Without REGION (or --shm REGION), the region is $SIMVIS_SHM, else "default",
+as for the simvis commands. A first argument of the form ELEMENT.PARAM is a
+value, not a region: give a region name holding a dot as --shm NAME.
 
 Change requests need an atomic compare-and-swap, which the standard library
 does not offer; use `simvis request` or the Go client for them.
@@ -220,16 +224,15 @@ def region_path(name):
 
 def main(argv):
     try:
-        if len(argv) < 2 or any(a in ("-h", "--help", "help") for a in argv[1:]):
+        if any(a in ("-h", "--help", "help") for a in argv[1:]):
             print(__doc__.strip())
-            return 0 if len(argv) >= 2 else 2
+            return 0
         return run(argv)
     except Usage as e:
         print(f"simvis_shm.py: {e} (run with -h for the usage)", file=sys.stderr)
         return 2
-    except FileNotFoundError:
-        path = region_path(argv[1])
-        print(f"{argv[1]}: no region {path}: is `simvis serve --shm {argv[1]}` running?", file=sys.stderr)
+    except FileNotFoundError as e:
+        print(f"no region {e.filename}: is `simvis serve` running with that --shm?", file=sys.stderr)
         return 1
     except BrokenPipeError:
         # The reader went away (`| head`): nothing more to say.
@@ -238,14 +241,25 @@ def main(argv):
     except KeyboardInterrupt:
         return 130
     except Exception as e:  # any other failure is reported, never a traceback
-        print(f"{argv[1] if len(argv) > 1 else 'simvis_shm.py'}: {e}", file=sys.stderr)
+        print(f"simvis_shm.py: {e}", file=sys.stderr)
         return 1
 
 
+def split_region(argv):
+    """The region named on the command line (or the default) and the
+    arguments after it."""
+    args = argv[1:]
+    if args[:1] == ["--shm"]:
+        if len(args) < 2:
+            raise Usage("--shm needs a region name or path")
+        return args[1], args[2:]
+    if args and not args[0].startswith("-") and "=" not in args[0] and ("/" in args[0] or "." not in args[0]):
+        return args[0], args[1:]
+    return os.environ.get("SIMVIS_SHM") or "default", args
+
+
 def run(argv):
-    if argv[1].startswith("-"):
-        raise Usage(f"unknown option {argv[1]}: the region comes first")
-    args = argv[2:]
+    name, args = split_region(argv)
     if "--log" in args and args != ["--log"]:
         raise Usage("--log takes no other arguments")
     for arg in args:
@@ -264,7 +278,7 @@ def run(argv):
                 v = float("nan")
             if v != v or v in (float("inf"), float("-inf")):
                 raise Usage(f"{arg}: {value!r} is not a finite number")
-    region = Region(region_path(argv[1]))
+    region = Region(region_path(name))
     gone = region.host_gone()
     if gone:
         print(gone, file=sys.stderr)
