@@ -19,7 +19,7 @@ APT_PACKAGES := gcc pkg-config libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-me
 	python3-numpy python3-opencv xvfb xdotool xauth nats-server libembree-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test fuzz deps build install assets bench clean
+.PHONY: demo test fuzz deps build install picture assets bench clean
 
 demo: deps build
 	./bin/simvis inspect $(SCENE)
@@ -77,6 +77,10 @@ install: deps
 	@bin=$$($(GO) env GOBIN); [ -n "$$bin" ] || bin=$$($(GO) env GOPATH)/bin; \
 	case ":$$PATH:" in *":$$bin:"*) echo "installed $$bin/simvis";; \
 	*) echo "installed $$bin/simvis; add $$bin to your PATH (export PATH=\"$$bin:\$$PATH\")";; esac
+
+# The README's picture, drawn by simvis itself from the bundled showcase scene.
+picture: build
+	./bin/simvis view scenes/showcase/scene.xml -o docs/img/showcase.png --size 960x540
 
 # Regenerate the example scenes' glTF assets from code.
 assets:

@@ -872,6 +872,11 @@ func init() {
 				if frames > 1 {
 					fmt.Fprintf(w, "frame %d/%d: change %d, %d files, host time %.3f s\n", i+1, frames, m.Applied(), n, hostAt)
 				}
+				if i == 0 {
+					// The first frame compiles the renderer's shaders and
+					// uploads the meshes: the schedule starts after it.
+					next = time.Now()
+				}
 				next = next.Add(period)
 				if lag := time.Since(next); lag > period && i+1 < frames {
 					// Rendering takes longer than --rate allows: say so
