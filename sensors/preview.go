@@ -29,9 +29,29 @@ var (
 	PreviewTooClose = color.RGBA{255, 255, 255, 255} // -Inf: closer than range_min
 )
 
+// previewSteps is the number of colors the preview's scale is drawn
+// with: finer than the eye tells apart, and a table lookup a pixel.
+const previewSteps = 4096
+
+// previewLUT holds the colormap at previewSteps evenly spaced positions,
+// from far (0, dark purple) to near (previewSteps-1, yellow).
+var previewLUT = func() (lut [previewSteps]color.RGBA) {
+	for k := range lut {
+		x := float64(k) / (previewSteps - 1) * float64(len(viridis)-1)
+		i := min(int(x), len(viridis)-2)
+		f := x - float64(i)
+		var c [3]uint8
+		for n := range c {
+			c[n] = uint8(math.Round(viridis[i][n]*(1-f) + viridis[i+1][n]*f))
+		}
+		lut[k] = color.RGBA{c[0], c[1], c[2], 255}
+	}
+	return lut
+}()
+
 // PreviewColor is the preview's color for depth z (m) on the scale near
 // to far: near (and nearer valid depths) maps to viridis' yellow end, far
-// to its purple end.
+// (and farther) to its purple end.
 func PreviewColor(z, near, far float64) color.RGBA {
 	switch {
 	case math.IsInf(z, 1) || math.IsNaN(z):
@@ -43,14 +63,7 @@ func PreviewColor(z, near, far float64) color.RGBA {
 	if far > near {
 		t = 1 - min(max((z-near)/(far-near), 0), 1)
 	}
-	x := t * float64(len(viridis)-1)
-	i := min(int(x), len(viridis)-2)
-	f := x - float64(i)
-	var c [3]uint8
-	for k := range c {
-		c[k] = uint8(math.Round(viridis[i][k]*(1-f) + viridis[i+1][k]*f))
-	}
-	return color.RGBA{c[0], c[1], c[2], 255}
+	return previewLUT[int(math.Round(t*(previewSteps-1)))]
 }
 
 // DepthPreview returns the colour-mapped picture of im on the sensor's
@@ -58,10 +71,10 @@ func PreviewColor(z, near, far float64) color.RGBA {
 func DepthPreview(im *DepthImage) *image.RGBA {
 	w, h := im.Info.Intrinsics.Width, im.Info.Intrinsics.Height
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for j := 0; j < h; j++ {
-		for i := 0; i < w; i++ {
-			img.SetRGBA(i, j, PreviewColor(float64(im.Depth[j*w+i]), im.Info.Near, im.Info.Far))
-		}
+	near, far := im.Info.Near, im.Info.Far
+	for k, z := range im.Depth[:w*h] {
+		c := PreviewColor(float64(z), near, far)
+		copy(img.Pix[4*k:4*k+4], []uint8{c.R, c.G, c.B, c.A})
 	}
 	return img
 }
