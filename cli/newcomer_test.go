@@ -435,8 +435,8 @@ func TestPythonClientMessages(t *testing.T) {
 		{[]string{name, "R_POSE.yaw"}, 0, "20.0\n", ""},
 		{[]string{"--shm", name, "R_POSE.yaw"}, 0, "20.0\n", ""},
 		{[]string{"R_POSE.yaw"}, 0, "20.0\n", ""}, // the region from $SIMVIS_SHM
-		{[]string{name, "NOPE.x"}, 1, "", "no element 'NOPE' (have R_POSE, PAN)"},
-		{[]string{name, "R_POSE.warp"}, 1, "", "element 'R_POSE' has no parameter 'warp' (has x, y, z, roll, pitch, yaw)"},
+		{[]string{name, "NOPE.x"}, 1, "", "no element NOPE (have R_POSE, PAN)"},
+		{[]string{name, "R_POSE.warp"}, 1, "", "R_POSE has no parameter warp (has x, y, z, roll, pitch, yaw)"},
 		{[]string{name, "R_POSE.x=abc"}, 2, "", "R_POSE.x=abc: 'abc' is not a finite number"},
 		{[]string{name, "yaw"}, 2, "", "'yaw': want ELEMENT.PARAM or ELEMENT.PARAM=VALUE"},
 		{[]string{name, "--bogus"}, 2, "", "unknown option --bogus"},

@@ -189,10 +189,10 @@ class Region:
         for name, _, _, start, params in self.elements():
             if name == element:
                 if param not in params:
-                    raise Unknown(f"element {element!r} has no parameter {param!r} (has {', '.join(params)})")
+                    raise Unknown(f"{element} has no parameter {param} (has {', '.join(params)})")
                 return start + params.index(param)
         names = [e[0] for e in self.elements()]
-        raise Unknown(f"no element {element!r} (have {', '.join(names) or 'none'})")
+        raise Unknown(f"no element {element} (have {', '.join(names) or 'none'})")
 
     def get(self, slot):
         if not 0 <= slot < self.values_cap:
