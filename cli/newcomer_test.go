@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/internal/testkit"
@@ -489,5 +490,29 @@ func TestMirrorStampsHostTimeAndWarnsWhenBehind(t *testing.T) {
 			t.Errorf("frame %d stamped %v s: want a multiple of the host's 0.05 s period, not before %v", i, at, last)
 		}
 		last = at
+	}
+}
+
+// Over NATS too, a mirror stamps its frames with the host's scene time,
+// learned from the values messages: a multiple of the host's 50 ms period,
+// past the cycles run so far.
+func TestMirrorOverNATSStampsHostTime(t *testing.T) {
+	dir := t.TempDir()
+	startServe(t, quickstart, "--shm", filepath.Join(dir, "simvis-qs"), "--rate", "20", "--listen", "127.0.0.1:0", "--token", "s3cret")
+	_, after, _ := strings.Cut(firstLine, " and ")
+	url := strings.TrimSuffix(strings.Fields(after)[0], ":")
+	if !strings.HasPrefix(url, "nats://127.0.0.1:") {
+		t.Fatalf("serving line %q", firstLine)
+	}
+	url = strings.Replace(url, "nats://", "nats://s3cret@", 1)
+	time.Sleep(200 * time.Millisecond) // a few host cycles
+	code, out, errOut := simvis(t, "mirror", "--connect", url, "-o", filepath.Join(dir, "mirror"), "--frames", "2", "--rate", "50")
+	i := strings.Index(out, "host time ")
+	var at float64
+	if code != 0 || i < 0 {
+		t.Fatalf("mirror: %d %q %q", code, out, errOut)
+	}
+	if _, err := fmt.Sscanf(out[i+len("host time "):], "%g s", &at); err != nil || at < 0.05 || math.Abs(at-0.05*math.Round(at/0.05)) > 1e-6 {
+		t.Errorf("mirror over NATS stamped %v s (%v): want a multiple of 0.05 s after the first cycle\n%s", at, err, out)
 	}
 }
