@@ -516,3 +516,32 @@ func TestMirrorOverNATSStampsHostTime(t *testing.T) {
 		t.Errorf("mirror over NATS stamped %v s (%v): want a multiple of 0.05 s after the first cycle\n%s", at, err, out)
 	}
 }
+
+// A depth camera's glTF camera clips at its range_min and range_max; the
+// scanners of MARVIN are no cameras. The validator finds nothing wrong.
+func TestExportDepthCamera(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "marvin.gltf")
+	if code, _, errOut := simvis(t, "export", marvinScene, "-o", path); code != 0 {
+		t.Fatalf("export: %s", errOut)
+	}
+	for _, r := range validateGLTF(t, path) {
+		if r.Errors != 0 || r.Warnings != 0 {
+			t.Errorf("%s: %d errors, %d warnings: %v", r.File, r.Errors, r.Warnings, r.Messages)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d gltfDoc
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	yfov := 2 * math.Atan(math.Tan(35*math.Pi/180)*480/640)
+	if len(d.Cameras) != 2 || d.Cameras[0].Name != "CAMERA camera" || d.Cameras[1].Name != "DEPTH camera" {
+		t.Fatalf("cameras %+v, want CAMERA's and DEPTH's", d.Cameras)
+	}
+	if p := d.Cameras[1].Perspective; p.Znear != 0.1 || p.Zfar != 20 || math.Abs(p.Yfov-yfov) > 1e-9 {
+		t.Errorf("depth camera %+v, want 0.1 to 20 m, yfov %v", p, yfov)
+	}
+}
