@@ -404,13 +404,15 @@ func init() {
 		short: "render every sensor headless into a directory, once or as a sequence",
 		summary: "Render every sensor of the scene headless and write its output into DIR:\n" +
 			"  camera   NAME.png, NAME.json (intrinsics, world pose)\n" +
-			"  depth    NAME.depth.png (16-bit mm), NAME.depth.f32 (float32 m), NAME.json\n" +
+			"  depth    NAME.depth.png (16-bit mm), NAME.depth.f32 (float32 m), NAME.json,\n" +
+			"           NAME.preview.png (colour-mapped for people: near yellow, far purple)\n" +
 			"  laser    NAME.scan.json (like sensor_msgs/LaserScan, null for no return)\n" +
 			"  laser3d  NAME.pcd (PCD v0.7, organized, NaN for no return)\n" +
 			"  psd      NAME.psd.json\n" +
 			"With --frames N it writes a sequence, NAME_0000.png ... with the frame number and time\n" +
 			"(frame / rate) recorded in the JSON outputs; each --sweep moves a parameter linearly from\n" +
-			"FROM at the first frame to TO at the last. Progress goes to the output, a line a frame.\n" +
+			"FROM at the first frame to TO at the last, checked over every frame before the first is\n" +
+			"rendered. Progress goes to the output, a line a frame, numbered from 0 like the files.\n" +
 			"A sensor that fails is reported and the others are still written; the exit status is 1.",
 		flags: func(fs *flag.FlagSet) {
 			sf = sceneFlags{}
