@@ -19,7 +19,7 @@ APT_PACKAGES := gcc pkg-config libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-me
 	python3-numpy python3-opencv xvfb xdotool xauth nats-server libembree-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test fuzz deps build assets bench clean
+.PHONY: demo test fuzz deps build install picture assets bench clean
 
 demo: deps build
 	./bin/simvis inspect $(SCENE)
@@ -63,8 +63,24 @@ deps:
 		cd internal/jstest && npm ci --no-audit --no-fund --loglevel=error || npm ci --no-audit --no-fund --loglevel=error; \
 	fi
 
+# The revision `simvis version` prints where Go's own VCS stamping is off.
+REVISION := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -modified)
+LDFLAGS  := -X github.com/simvis/simvis/cli.revision=$(REVISION)
+
 build:
-	$(GO) build -o bin/simvis ./cmd/simvis
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/simvis ./cmd/simvis
+
+# simvis on the PATH: go install puts it in $(go env GOBIN), or in
+# $(go env GOPATH)/bin, which must be on the PATH.
+install: deps
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/simvis
+	@bin=$$($(GO) env GOBIN); [ -n "$$bin" ] || bin=$$($(GO) env GOPATH)/bin; \
+	case ":$$PATH:" in *":$$bin:"*) echo "installed $$bin/simvis";; \
+	*) echo "installed $$bin/simvis; add $$bin to your PATH (export PATH=\"$$bin:\$$PATH\")";; esac
+
+# The README's picture, drawn by simvis itself from the bundled showcase scene.
+picture: build
+	./bin/simvis view scenes/showcase/scene.xml -o docs/img/showcase.png --size 960x540
 
 # Regenerate the example scenes' glTF assets from code.
 assets:

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -247,11 +249,74 @@ func init() {
 	})
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+// wantExt refuses an output file whose extension is not one of exts
+// (compared without case): a file named .jpg or .obj must not silently hold
+// another format.
+func wantExt(path, what string, exts ...string) error {
+	ext := filepath.Ext(path)
+	for _, e := range exts {
+		if strings.EqualFold(ext, e) {
+			return nil
+		}
+	}
+	return usagef("-o %s: %s; name the file %s", path, what, strings.Join(exts, " or "))
 }
+
+// flagGiven reports whether the command line set the flag name.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// mkdirFor creates the directory an output file goes into.
+func mkdirFor(path string) error {
+	if dir := filepath.Dir(path); dir != "." {
+		return os.MkdirAll(dir, 0o755)
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(positiveZeros(buf.Bytes()))
+	return err
+}
+
+// positiveZeros rewrites the number -0 in encoded JSON as 0: a computed
+// pose or matrix entry may be negative zero, which encoding/json keeps and
+// which only puzzles a reader. Strings are left alone.
+func positiveZeros(b []byte) []byte {
+	inString, escaped := false, false
+	out := b[:0:0]
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			if escaped {
+				escaped = false
+			} else if c == '\\' {
+				escaped = true
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '-' && i+1 < len(b) && b[i+1] == '0' && (i+2 == len(b) || !isNumberByte(b[i+2])):
+			continue // drop the sign of a bare -0
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// isNumberByte reports whether c can continue a JSON number after "0".
+func isNumberByte(c byte) bool { return c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' }
 
 // sweep is one --sweep ELEMENT.PARAM=FROM:TO.
 type sweep struct {
@@ -274,6 +339,60 @@ func parseSweep(a string) (sweep, error) {
 	return sweep{lhs[:dot], lhs[dot+1:], from, to}, nil
 }
 
+// at is the sweep's value at frame i of n (numbered from 0): FROM at the
+// first, TO at the last.
+func (x sweep) at(i, n int) float64 {
+	if n <= 1 {
+		return x.from
+	}
+	return x.from + (x.to-x.from)*float64(i)/float64(n-1)
+}
+
+// checkSweeps applies every frame's sweep values to s without rendering, so
+// that a value an element refuses (beyond a joint's limits) fails the
+// command before any frame is written, naming the frame as the files and
+// progress lines number it. s keeps its values.
+func checkSweeps(s *scene.Scene, sw []sweep, frames int) error {
+	if len(sw) == 0 {
+		return nil
+	}
+	orig := make([]float64, len(sw))
+	for k, x := range sw {
+		v, err := s.Value(x.element, x.param)
+		if err != nil {
+			return fmt.Errorf("--sweep %s.%s: %w", x.element, x.param, err)
+		}
+		orig[k] = v
+	}
+	restore := func() error {
+		for k, x := range sw {
+			if err := s.Set(x.element, x.param, orig[k]); err != nil {
+				return err
+			}
+		}
+		return s.Update()
+	}
+	for i := 0; i < frames; i++ {
+		for _, x := range sw {
+			if err := s.Set(x.element, x.param, x.at(i, frames)); err != nil {
+				return fmt.Errorf("--sweep %s.%s=%g:%g: frame %d: %w", x.element, x.param, x.from, x.to, i, err)
+			}
+		}
+		if err := s.Update(); err != nil {
+			var names []string
+			for _, x := range sw {
+				names = append(names, fmt.Sprintf("%s.%s=%g", x.element, x.param, x.at(i, frames)))
+			}
+			err = fmt.Errorf("--sweep: frame %d (%s) of %d is refused, nothing written: %w", i, strings.Join(names, " "), frames, err)
+			if rerr := restore(); rerr != nil {
+				return errors.Join(err, rerr)
+			}
+			return err
+		}
+	}
+	return restore()
+}
+
 func init() {
 	var sf sceneFlags
 	var out string
@@ -286,13 +405,15 @@ func init() {
 		short: "render every sensor headless into a directory, once or as a sequence",
 		summary: "Render every sensor of the scene headless and write its output into DIR:\n" +
 			"  camera   NAME.png, NAME.json (intrinsics, world pose)\n" +
-			"  depth    NAME.depth.png (16-bit mm), NAME.depth.f32 (float32 m), NAME.json\n" +
+			"  depth    NAME.depth.png (16-bit mm), NAME.depth.f32 (float32 m), NAME.json,\n" +
+			"           NAME.preview.png (colour-mapped for people: near yellow, far purple)\n" +
 			"  laser    NAME.scan.json (like sensor_msgs/LaserScan, null for no return)\n" +
 			"  laser3d  NAME.pcd (PCD v0.7, organized, NaN for no return)\n" +
 			"  psd      NAME.psd.json\n" +
 			"With --frames N it writes a sequence, NAME_0000.png ... with the frame number and time\n" +
 			"(frame / rate) recorded in the JSON outputs; each --sweep moves a parameter linearly from\n" +
-			"FROM at the first frame to TO at the last. Progress goes to the output, a line a frame.\n" +
+			"FROM at the first frame to TO at the last, checked over every frame before the first is\n" +
+			"rendered. Progress goes to the output, a line a frame, numbered from 0 like the files.\n" +
 			"A sensor that fails is reported and the others are still written; the exit status is 1.\n" +
 			"With --mcap every frame also goes into one MCAP recording (ROS 2 messages, tf, the\n" +
 			"scene's change log and model files; docs/recordings.md); -o is then optional.",
@@ -314,8 +435,12 @@ func init() {
 			if out == "" && rf.path == "" {
 				return usagef("-o DIR is required")
 			}
-			if frames < 0 || frames > 1000000 {
-				return usagef("--frames %d: want 1 to 1000000", frames)
+			if flagGiven(fs, "frames") {
+				// Given, --frames must ask for frames: 0 would quietly
+				// capture once, without a sequence.
+				if frames < 1 || frames > 1000000 {
+					return usagef("--frames %d: want 1 to 1000000", frames)
+				}
 			}
 			if len(sweeps) > 0 && frames == 0 {
 				return usagef("--sweep needs --frames N")
@@ -338,10 +463,8 @@ func init() {
 			if len(s.Sensors()) == 0 {
 				return fmt.Errorf("%s has no sensors to capture", path)
 			}
-			for _, x := range sw {
-				if _, err := s.Value(x.element, x.param); err != nil {
-					return fmt.Errorf("--sweep %s.%s: %w", x.element, x.param, err)
-				}
+			if err := checkSweeps(s, sw, frames); err != nil {
+				return err
 			}
 			r, err := sensors.NewRenderer()
 			if err != nil {
@@ -383,18 +506,16 @@ func init() {
 			} else {
 				total := 0
 				for i := 0; i < frames; i++ {
-					f := 0.0
-					if frames > 1 {
-						f = float64(i) / float64(frames-1)
-					}
 					for _, x := range sw {
-						if err := s.Set(x.element, x.param, x.from+(x.to-x.from)*f); err != nil {
-							return err
+						if err := s.Set(x.element, x.param, x.at(i, frames)); err != nil {
+							return fmt.Errorf("frame %d: %w", i, err)
 						}
 					}
 					written := capture(&sensors.Stamp{Frame: i, Time: float64(i) / rate})
 					total += len(written)
-					fmt.Fprintf(w, "frame %d/%d: %d files\n", i+1, frames, len(written))
+					// Numbered from 0 like the files (NAME_0000.png) and
+					// the errors, with the count beside.
+					fmt.Fprintf(w, "frame %d (%d of %d): %d files\n", i, i+1, frames, len(written))
 				}
 				fmt.Fprintf(w, "%d files in %s\n", total, out)
 			}
@@ -429,12 +550,18 @@ func init() {
 			if out == "" {
 				return usagef("-o FILE is required")
 			}
+			if err := wantExt(out, "export writes glTF", ".glb", ".gltf"); err != nil {
+				return err
+			}
 			s, err := sf.load(path)
 			if err != nil {
 				return err
 			}
 			m, err := s.Export()
 			if err != nil {
+				return err
+			}
+			if err := mkdirFor(out); err != nil {
 				return err
 			}
 			if err := models.Write(out, m); err != nil {
@@ -522,14 +649,25 @@ type viewpoint struct {
 	fov           float64
 }
 
+// maxViewSide bounds a view's width and height, as the sensors' bounds
+// theirs: the largest framebuffer side GL implementations commonly allow.
+const maxViewSide = 16384
+
 func parseViewpoint(from, frame, size string, fov float64) (viewpoint, error) {
 	vp := viewpoint{frame: frame, fov: fov}
 	var err error
 	if vp.pose, err = scene.ParsePose(from); err != nil {
 		return vp, usagef("--from: %v", err)
 	}
-	if _, err := fmt.Sscanf(size, "%dx%d", &vp.width, &vp.height); err != nil || vp.width <= 0 || vp.height <= 0 || vp.width > 16384 || vp.height > 16384 {
-		return vp, usagef("--size %q: want WxH, e.g. 1280x720", size)
+	w, h, ok := strings.Cut(size, "x")
+	var errW, errH error
+	vp.width, errW = strconv.Atoi(w)
+	vp.height, errH = strconv.Atoi(h)
+	if !ok || errW != nil || errH != nil {
+		return vp, usagef("--size %q: want WxH in pixels, e.g. 1280x720", size)
+	}
+	if vp.width < 1 || vp.height < 1 || vp.width > maxViewSide || vp.height > maxViewSide {
+		return vp, usagef("--size %s: width and height must be 1 to %d pixels (the largest render target)", size, maxViewSide)
 	}
 	if !(fov > 0 && fov < 180) {
 		return vp, usagef("--fov %v: want degrees in (0, 180)", fov)
@@ -585,6 +723,9 @@ func init() {
 			if out == "" {
 				return usagef("-o FILE.png is required")
 			}
+			if err := wantExt(out, "view writes PNG", ".png"); err != nil {
+				return err
+			}
 			vp, err := parseViewpoint(from, frame, size, fov)
 			if err != nil {
 				return err
@@ -598,6 +739,9 @@ func init() {
 				return err
 			}
 			defer r.Close()
+			if err := mkdirFor(out); err != nil {
+				return err
+			}
 			if err := vp.write(r, s, out); err != nil {
 				return err
 			}
@@ -620,8 +764,8 @@ func init() {
 			"and 1 cm, the largest difference, the beams where one finds a surface and the other none\n" +
 			"(hit/miss), the beams per frame the exact caster resolved (edges), and the triangles drawn\n" +
 			"per frame after culling out of\n" +
-			"those the sensor could see. Then the rate of all scanners (laser, laser3d, psd) together\nand of all sensors," +
-			"one after the other as in one simulation cycle.",
+			"those the sensor could see. Then the rate of all scanners (laser, laser3d, psd) together\n" +
+			"and of all sensors, one after the other as in one simulation cycle.",
 		flags: func(fs *flag.FlagSet) {
 			sf = sceneFlags{}
 			sf.register(fs)

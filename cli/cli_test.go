@@ -297,7 +297,7 @@ func TestCaptureSequenceWithSweep(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(out, "frame 3/3: 8 files") || !strings.Contains(out, "24 files in") {
+	if !strings.Contains(out, "frame 2 (3 of 3): 9 files") || !strings.Contains(out, "27 files in") {
 		t.Errorf("progress output:\n%s", out)
 	}
 	for i, want := range []float64{-2, -1.5, -1} {

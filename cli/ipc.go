@@ -26,7 +26,17 @@ import (
 // The commands of the shared-array interface: a host (serve), its clients
 // (elements, set, request, log) and a replica (mirror).
 
-const shmHelp = "region name (/dev/shm/simvis-NAME) or path"
+const shmHelp = "region name (/dev/shm/simvis-NAME) or path; $SIMVIS_SHM sets the default"
+
+// defaultShm is the region name --shm defaults to: $SIMVIS_SHM, so that a
+// shell (or a test running the README's tour) can keep its hosts apart
+// from others on the machine, else "default".
+func defaultShm() string {
+	if name := os.Getenv("SIMVIS_SHM"); name != "" {
+		return name
+	}
+	return "default"
+}
 
 // hostFlags pick the host a client command talks to: a region on this
 // machine, or a host reached over NATS.
@@ -36,7 +46,7 @@ type hostFlags struct {
 
 func (f *hostFlags) register(fs *flag.FlagSet) {
 	*f = hostFlags{}
-	fs.StringVar(&f.shm, "shm", "default", shmHelp)
+	fs.StringVar(&f.shm, "shm", defaultShm(), shmHelp)
 	fs.StringVar(&f.connect, "connect", "", "reach the host over NATS instead: nats://[TOKEN@|USER:PASS@]HOST:PORT/NAME")
 }
 
@@ -131,6 +141,10 @@ func interrupted() (context.Context, context.CancelFunc) {
 type sensorClock struct {
 	next   map[string]float64 // scene time (s) the sensor is due
 	frames map[string]int
+	// stamp, if not nil, gives the time frames are stamped with instead of
+	// the scene time they are scheduled at: a mirror schedules on its own
+	// clock and stamps the host's scene time of the state it shows.
+	stamp func(t float64) float64
 }
 
 func newSensorClock() *sensorClock {
@@ -173,6 +187,9 @@ func (c *sensorClock) render(r *sensors.Renderer, s *scene.Scene, t float64, lat
 			continue
 		}
 		st := &sensors.Stamp{Frame: c.frames[se.Name], Time: t}
+		if c.stamp != nil {
+			st.Time = c.stamp(t)
+		}
 		c.frames[se.Name]++
 		f, err := sensors.RenderFrame(r, s, se, st)
 		if err != nil {
@@ -405,7 +422,7 @@ func init() {
 			"Sensors that requests add render too. With --record every cycle (tf, values, change\n" +
 			"log) and sensor frame goes into an MCAP recording (docs/recordings.md). Ctrl-C stops it.",
 		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&shm, "shm", "default", shmHelp)
+			fs.StringVar(&shm, "shm", defaultShm(), shmHelp)
 			fs.Float64Var(&rate, "rate", 30, "host cycles per second")
 			fs.BoolVar(&fast, "fast", false, "run cycles as fast as possible (data generation)")
 			fs.IntVar(&cycles, "cycles", 0, "stop after N cycles (0: run until interrupted)")
@@ -572,11 +589,11 @@ func init() {
 				return writeJSON(w, list)
 			}
 			for _, e := range list {
-				fmt.Fprintf(w, "%s (%s at %s) start %d:", e.Name, e.Type, e.At, e.Start)
+				vals := make([]string, len(e.Params))
 				for j, p := range e.Params {
-					fmt.Fprintf(w, " %s=%g", p, e.Values[j])
+					vals[j] = fmt.Sprintf("%s=%g", p, e.Values[j])
 				}
-				fmt.Fprintln(w)
+				writeWrapped(w, fmt.Sprintf("%s (%s at %s) start %d:", e.Name, e.Type, e.At, e.Start), vals, elementsWidth)
 			}
 			return nil
 		},
@@ -832,6 +849,11 @@ func init() {
 			}
 			defer r.Close()
 			clock := newSensorClock()
+			// Frames carry the host's scene time of the state they show.
+			var hostAt float64
+			clock.stamp = func(float64) float64 { return hostAt }
+			behind := ipc.NewWarnings(warnings, "simvis mirror")
+			late := 0
 			ctx, stop := interrupted()
 			defer stop()
 			period := time.Duration(float64(time.Second) / rate)
@@ -855,6 +877,9 @@ func init() {
 					fmt.Fprintf(warnings, "simvis mirror: in sync again at change %d\n", m.Applied())
 					silentSince = time.Time{}
 				}
+				if at, ok := c.HostTime(); ok {
+					hostAt = at.Seconds()
+				}
 				n := 0
 				var err error
 				if vp != nil {
@@ -873,14 +898,31 @@ func init() {
 					return err
 				}
 				if frames > 1 {
-					fmt.Fprintf(w, "frame %d/%d: change %d, %d files\n", i+1, frames, m.Applied(), n)
+					fmt.Fprintf(w, "frame %d/%d: change %d, %d files, host time %.3f s\n", i+1, frames, m.Applied(), n, hostAt)
+				}
+				if i == 0 {
+					// The first frame compiles the renderer's shaders and
+					// uploads the meshes: the schedule starts after it.
+					next = time.Now()
 				}
 				next = next.Add(period)
+				if lag := time.Since(next); lag > period && i+1 < frames {
+					// Rendering takes longer than --rate allows: say so
+					// (once a second at most) instead of quietly stretching
+					// the run.
+					late++
+					behind.Warn("behind", "frame %d is %v behind its schedule at --rate %g: a frame takes longer than %v to sync, render and write (lower --rate, or pick sensors with --sensor)",
+						i, lag.Round(time.Millisecond), rate, period)
+				}
 				if i+1 < frames {
 					time.Sleep(time.Until(next))
 				}
 			}
 			fmt.Fprintf(w, "replica at change %d (%d rebuilds): %d files in %s\n", m.Applied(), m.Rebuilds, total, out)
+			if late > 0 {
+				fmt.Fprintf(warnings, "simvis mirror: %d of %d frames started late: %d frames at --rate %g should take %v\n",
+					late, frames, frames, rate, (time.Duration(frames-1) * period).Round(time.Millisecond))
+			}
 			if err := rec.close(w); err != nil {
 				return err
 			}
@@ -979,4 +1021,29 @@ func benchNATS(w io.Writer, connect string, rate float64, duration, period time.
 	fmt.Fprintf(w, "mirror lag:               %v (host applied to replica)\n", res.MirrorLag)
 	fmt.Fprintf(w, "change-log replay:        %d commands in %v\n", res.CatchUpCmds, res.CatchUp.Round(time.Millisecond))
 	return nil
+}
+
+// elementsWidth is the line length `elements` wraps long value lists at (a
+// point cloud's thousands of values would make one line of many thousand
+// characters).
+const elementsWidth = 100
+
+// writeWrapped writes head and then items separated by spaces, starting a
+// new line, indented by four spaces, before an item that would pass width
+// characters; an item longer than a line gets a line of its own.
+func writeWrapped(w io.Writer, head string, items []string, width int) {
+	var b strings.Builder
+	b.WriteString(head)
+	n := len(head)
+	for _, it := range items {
+		if n+1+len(it) > width && n > 4 {
+			b.WriteString("\n   ")
+			n = 3
+		}
+		b.WriteString(" ")
+		b.WriteString(it)
+		n += 1 + len(it)
+	}
+	b.WriteString("\n")
+	io.WriteString(w, b.String())
 }

@@ -307,7 +307,7 @@ func TestCaptureAndMirrorGoOnPastAFailingSensor(t *testing.T) {
 		os.MkdirAll(filepath.Join(out, name), 0o755)
 	}
 	code, stdout, stderr := simvis(t, "capture", sceneFile, "-o", out, "--frames", "3")
-	if code != 1 || !strings.Contains(stdout, "frame 3/3: 1 files\n3 files in") ||
+	if code != 1 || !strings.Contains(stdout, "frame 2 (3 of 3): 1 files\n3 files in") ||
 		!strings.Contains(stderr, "simvis capture: 3 sensor frames failed (BAD: 3)") {
 		t.Errorf("capture --frames 3: exit %d %q %q", code, stdout, stderr)
 	}

@@ -15,7 +15,7 @@
 //
 // "What follows" is Open Inventor's scope: the part's model and everything
 // attached at the insertion point after the element, up to the end of the
-// part's separator. The README has each type's XML attributes.
+// part's separator. docs/elements.md has each type's XML attributes.
 //
 // Elements of your own are written the same way in your own package: a
 // constructor that changes the graph through its scene.Context and returns a

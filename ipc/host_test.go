@@ -560,3 +560,23 @@ func TestConcurrentProducers(t *testing.T) {
 		}
 	}
 }
+
+// The first cycle renders every sensor for the first time (shaders
+// compiled, meshes uploaded) and publishes the whole change log: that
+// one-time cost is not an overrun, so `serve` does not start with a warning.
+func TestFirstCycleIsNoOverrun(t *testing.T) {
+	var warnings strings.Builder
+	h, _ := startHost(t, ipc.HostOptions{Rate: 10, Warnings: &warnings})
+	firstSlow := func(cycle int, _ time.Duration) error {
+		if cycle == 0 {
+			time.Sleep(250 * time.Millisecond) // 2.5 periods
+		}
+		return nil
+	}
+	if err := h.Run(context.Background(), 3, firstSlow); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.Overruns(); n != 0 || warnings.Len() != 0 {
+		t.Errorf("%d overruns, warnings %q: want none for a slow first cycle", n, warnings.String())
+	}
+}

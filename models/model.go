@@ -41,6 +41,9 @@ type Node struct {
 	Mesh           *Mesh      // may be nil
 	Children       []*Node
 	InsertionPoint string // non-empty if the node is declared as a simvis insertion point
+
+	Camera *Camera // a glTF camera at the node (Write only; looks along the node's +y, z-up)
+	Light  *Light  // a KHR_lights_punctual light at the node (Write only; shines along +y, z-up)
 }
 
 // Mesh is a set of primitives drawn together; nodes may share it.

@@ -158,6 +158,9 @@ func (w *writer) node(n *Node) (int, error) {
 		}
 		gn.Extras = simvisNodeExtras(n.InsertionPoint)
 	}
+	if err := w.cameraAndLight(n, gn); err != nil {
+		return 0, err
+	}
 	w.doc.Nodes = append(w.doc.Nodes, gn)
 	return len(w.doc.Nodes) - 1, nil
 }

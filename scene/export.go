@@ -1,26 +1,170 @@
 package scene
 
-import "github.com/simvis/simvis/models"
+import (
+	"math"
 
-// Export returns the composed scene as one model with the current element
-// values applied: every node keeps its name and local transform, meshes are
-// shared as in the scene, so other tools can check what simvis built.
+	"github.com/g3n/engine/core"
+	"github.com/g3n/engine/light"
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/models"
+)
+
+// lookAlongX turns a glTF camera's or light's direction (its node's +y in
+// z-up, -Z in glTF) onto a simvis frame's +x, keeping +z up.
+var lookAlongX = mgl64.HomogRotate3DZ(-math.Pi / 2)
+
+// Export returns the composed scene as one model, as the scene shows it
+// with the current element values applied: every node keeps its name and
+// local transform, meshes are shared as in the scene, switched-off subtrees
+// are left out, color overrides are applied to the materials, lights become
+// KHR_lights_punctual lights and camera-like sensors (camera, depth,
+// segmentation) glTF perspective cameras, so other tools can check what
+// simvis built. Ambient lights and the default lights have no glTF
+// counterpart and are not written; other sensors stay named nodes.
 func (s *Scene) Export() (*models.Model, error) {
 	if err := s.Update(); err != nil {
 		return nil, err
 	}
+	sensorAt := map[*Node]*SensorEntry{}
+	for _, se := range s.sensors {
+		sensorAt[se.Frame] = se
+	}
+	styled := map[styledKey]*models.Material{}
+	meshes := map[styledMesh]*models.Mesh{}
 	out := models.NewModel("simvis scene")
-	var walk func(n *Node, parent *models.Node)
-	walk = func(n *Node, parent *models.Node) {
+	var walk func(n *Node, parent *models.Node, color *[4]float32)
+	walk = func(n *Node, parent *models.Node, color *[4]float32) {
+		if n.hidden {
+			return // switched off: not in the picture
+		}
+		if n.color != nil {
+			color = n.color
+		}
 		name := n.Name
 		if n.Kind == KindGroup {
 			name = "scene"
 		}
-		mn := out.AddNode(parent, name, n.local, n.mesh)
+		mesh := n.mesh
+		if mesh != nil && color != nil {
+			mesh = recolored(mesh, color, styled, meshes)
+		}
+		mn := out.AddNode(parent, name, n.local, mesh)
+		if se := sensorAt[n]; se != nil {
+			if cam := exportCamera(se); cam != nil {
+				out.AddNode(mn, name+" camera", lookAlongX, nil).Camera = cam
+			}
+		}
+		for _, g := range n.g3n.Children() {
+			if l := exportLight(g); l != nil {
+				out.AddNode(mn, name+" light", lookAlongX, nil).Light = l
+			}
+		}
 		for _, c := range n.children {
-			walk(c, mn)
+			walk(c, mn, color)
 		}
 	}
-	walk(s.top, nil)
+	walk(s.top, nil, nil)
 	return out, nil
+}
+
+// styledMesh identifies a mesh under a color override.
+type styledMesh struct {
+	mesh  *models.Mesh
+	color [4]float32
+}
+
+// recolored returns mesh with its materials under the color override, as
+// the renderers draw it: base color and opacity replaced (textures still
+// multiply it), blended where the opacity is below 1. Meshes and materials
+// made here are shared like the scene's.
+func recolored(mesh *models.Mesh, color *[4]float32, mats map[styledKey]*models.Material, meshes map[styledMesh]*models.Mesh) *models.Mesh {
+	if m, ok := meshes[styledMesh{mesh, *color}]; ok {
+		return m
+	}
+	m := &models.Mesh{Name: mesh.Name}
+	for _, p := range mesh.Primitives {
+		q := *p
+		if p.Material != nil {
+			k := styledKey{p.Material, *color}
+			mat, ok := mats[k]
+			if !ok {
+				c := *p.Material
+				c.BaseColor = *color
+				if color[3] < 1 {
+					c.AlphaMode = models.AlphaBlend
+				}
+				mat = &c
+				mats[k] = mat
+			}
+			q.Material = mat
+		}
+		m.Primitives = append(m.Primitives, &q)
+	}
+	meshes[styledMesh{mesh, *color}] = m
+	return m
+}
+
+// exportCamera returns the glTF camera of a camera-like sensor, read from
+// its command with the sensor types' defaults (640x480, fov 60 degrees;
+// camera and segmentation: near 0.05 m, far 100 m; depth: range_min 0.1 m,
+// range_max 10 m), or nil for other sensors. The sensor was built from
+// the same command, so its attributes are valid.
+func exportCamera(se *SensorEntry) *models.Camera {
+	c := se.Command
+	nearAttr, farAttr, near, far := "near", "far", 0.05, 100.0
+	switch se.Type {
+	case "camera", "segmentation":
+	case "depth":
+		nearAttr, farAttr, near, far = "range_min", "range_max", 0.1, 10
+	default:
+		return nil
+	}
+	w, errW := c.Int("width", 640, 1, 16384)
+	h, errH := c.Int("height", 480, 1, 16384)
+	zn, errN := c.Float(nearAttr, near)
+	zf, errF := c.Float(farAttr, far)
+	if errW != nil || errH != nil || errN != nil || errF != nil || !(zn > 0 && zf > zn) {
+		return nil
+	}
+	aspect := float64(w) / float64(h)
+	var yfov float64
+	if c.Has("vfov") {
+		v, err := c.Float("vfov", 0)
+		if err != nil {
+			return nil
+		}
+		yfov = v * math.Pi / 180
+	} else {
+		hfov, err := c.Float("fov", 60)
+		if err != nil {
+			return nil
+		}
+		yfov = 2 * math.Atan(math.Tan(hfov*math.Pi/360)/aspect)
+	}
+	if !(yfov > 0 && yfov < math.Pi) {
+		return nil
+	}
+	return &models.Camera{YFOV: yfov, AspectRatio: aspect, ZNear: zn, ZFar: zf}
+}
+
+// exportLight returns the punctual light a light element placed as g, or
+// nil where g is no such light (ambient lights have no glTF counterpart).
+func exportLight(g core.INode) *models.Light {
+	rgb := func(r, g, b float32) [3]float64 { return [3]float64{float64(r), float64(g), float64(b)} }
+	switch l := g.(type) {
+	case *light.Directional:
+		c := l.Color()
+		return &models.Light{Kind: models.LightDirectional, Color: rgb(c.R, c.G, c.B), Intensity: float64(l.Intensity())}
+	case *light.Point:
+		c := l.Color()
+		return &models.Light{Kind: models.LightPoint, Color: rgb(c.R, c.G, c.B), Intensity: float64(l.Intensity())}
+	case *light.Spot:
+		c := l.Color()
+		outer := min(float64(l.CutoffAngle())*math.Pi/180, math.Pi/2)
+		if !(outer > 0) {
+			return nil
+		}
+		return &models.Light{Kind: models.LightSpot, Color: rgb(c.R, c.G, c.B), Intensity: float64(l.Intensity()), OuterCone: outer}
+	}
+	return nil
 }

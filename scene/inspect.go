@@ -188,6 +188,15 @@ func (n *NodeInfo) line() string {
 
 // WriteSummary prints elements, sensors and sharing figures after the tree.
 func (info *Info) WriteSummary(w io.Writer) {
+	// Columns as wide as their longest entry in either table (at least the
+	// widths short names always had), so long names do not shift the rows.
+	name, typ, at := 16, 10, 12
+	for _, e := range info.Elements {
+		name, typ, at = max(name, len(e.Name)), max(typ, len(e.Type)), max(at, len(e.At))
+	}
+	for _, se := range info.Sensors {
+		name, typ, at = max(name, len(se.Name)), max(typ, len(se.Type)), max(at, len(se.At))
+	}
 	if len(info.Elements) > 0 {
 		fmt.Fprintln(w, "\nelements (parameter table order):")
 		for _, e := range info.Elements {
@@ -201,13 +210,13 @@ func (info *Info) WriteSummary(w io.Writer) {
 				}
 				vals = append(vals, fmt.Sprintf("%s=%g", p, e.Values[i]))
 			}
-			fmt.Fprintf(w, "  %-16s %-10s at %-12s start %-4d %s\n", e.Name, e.Type, e.At, e.Start, strings.Join(vals, " "))
+			fmt.Fprintf(w, "  %-*s %-*s at %-*s start %-4d %s\n", name, e.Name, typ, e.Type, at, e.At, e.Start, strings.Join(vals, " "))
 		}
 	}
 	if len(info.Sensors) > 0 {
 		fmt.Fprintln(w, "\nsensors:")
 		for _, se := range info.Sensors {
-			fmt.Fprintf(w, "  %-16s %-10s at %-12s world pose %s  %s\n", se.Name, se.Type, se.At, se.World, formatSettings(se.Settings))
+			fmt.Fprintf(w, "  %-*s %-*s at %-*s world pose %s  %s\n", name, se.Name, typ, se.Type, at, se.At, se.World, formatSettings(se.Settings))
 		}
 	}
 	m := info.Meshes

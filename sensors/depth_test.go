@@ -73,7 +73,7 @@ func TestDepthCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 6 {
+	if len(files) != 8 { // 4 each: PNG, float32, preview, JSON
 		t.Fatalf("files %v", files)
 	}
 	img := testkit.ReadPNG(t, files[0])
@@ -93,7 +93,7 @@ func TestDepthCapture(t *testing.T) {
 		t.Errorf("float center %v, want 4", z)
 	}
 	// SKY looks up at the ceiling 1.5 m away, beyond its 1 m range.
-	raw, err = os.ReadFile(files[4])
+	raw, err = os.ReadFile(files[5]) // SKY.depth.f32
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,11 @@ func (f *Frame) WriteFiles(base string) ([]string, error) {
 		}); err != nil {
 			return nil, err
 		}
-		return files, writeJSONFile(files[2], f.depth.Info)
+		// The colour-mapped preview for people goes before the JSON, which stays last.
+		if err := WriteDepthPreview(base+".preview.png", f.depth); err != nil {
+			return nil, err
+		}
+		return []string{files[0], files[1], base + ".preview.png", files[2]}, writeJSONFile(files[2], f.depth.Info)
 	case "cloud":
 		return []string{base + ".pcd"}, f.cloud.WritePCD(base + ".pcd")
 	case "segmentation":

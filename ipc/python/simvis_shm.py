@@ -1,11 +1,18 @@
 """Read and write a simvis shared-array region with the standard library only.
 
-The layout is ipc/LAYOUT.md. Usage:
+The layout is ipc/LAYOUT.md. REGION is a host's name (`simvis serve --shm
+NAME`, default "default": the file /dev/shm/simvis-NAME) or, holding a '/',
+the region file's path. Usage:
 
-    python3 simvis_shm.py /dev/shm/simvis-NAME                 list elements
-    python3 simvis_shm.py /dev/shm/simvis-NAME R_POSE.yaw       print a value
-    python3 simvis_shm.py /dev/shm/simvis-NAME R_POSE.yaw=45    set a value
-    python3 simvis_shm.py /dev/shm/simvis-NAME --log            print the change log
+    python3 simvis_shm.py [REGION]                 list elements
+    python3 simvis_shm.py [REGION] R_POSE.yaw      print a value
+    python3 simvis_shm.py [REGION] R_POSE.yaw=45   set a value (several may follow)
+    python3 simvis_shm.py [REGION] --log           print the change log, a record a line
+    python3 simvis_shm.py -h                       this text
+
+Without REGION (or --shm REGION), the region is $SIMVIS_SHM, else "default",
+as for the simvis commands. A first argument of the form ELEMENT.PARAM is a
+value, not a region: give a region name holding a dot as --shm NAME.
 
 Change requests need an atomic compare-and-swap, which the standard library
 does not offer; use `simvis request` or the Go client for them.
@@ -14,7 +21,7 @@ Every figure read from the region is checked before it is used (LAYOUT.md,
 "Trust model"): another process may have written anything there. A read that
 finds damage retries for SIMVIS_SHM_PATIENCE seconds (default 2; the host
 repairs what it owns every cycle), then fails. Every command fails, exit
-status 1, when the host's process is gone.
+status 1, when the host's process is gone; a bad command line exits with 2.
 """
 
 import mmap
@@ -182,9 +189,10 @@ class Region:
         for name, _, _, start, params in self.elements():
             if name == element:
                 if param not in params:
-                    raise KeyError(f"{element} has no parameter {param} (has {', '.join(params)})")
+                    raise Unknown(f"{element} has no parameter {param} (has {', '.join(params)})")
                 return start + params.index(param)
-        raise KeyError(f"no element {element}")
+        names = [e[0] for e in self.elements()]
+        raise Unknown(f"no element {element} (have {', '.join(names) or 'none'})")
 
     def get(self, slot):
         if not 0 <= slot < self.values_cap:
@@ -197,33 +205,96 @@ class Region:
         struct.pack_into("<d", self.mem, self.values_off + 8 * slot, value)
 
 
+class Unknown(LookupError):
+    """A name the region does not hold (an element or a parameter)."""
+
+    def __str__(self):
+        return self.args[0]
+
+
+class Usage(Exception):
+    """A bad command line: exit status 2 and the usage."""
+
+
+def region_path(name):
+    """Where the region named name lives, as the Go client finds it: a name
+    holding a '/' is a path, any other is /dev/shm/simvis-NAME."""
+    return name if "/" in name else "/dev/shm/simvis-" + name
+
+
 def main(argv):
-    if len(argv) < 2:
-        print(__doc__)
-        return 2
     try:
+        if any(a in ("-h", "--help", "help") for a in argv[1:]):
+            print(__doc__.strip())
+            return 0
         return run(argv)
-    except (OSError, ValueError, RuntimeError, KeyError, IndexError) as e:
-        print(f"{argv[1]}: {e}", file=sys.stderr)
+    except Usage as e:
+        print(f"simvis_shm.py: {e} (run with -h for the usage)", file=sys.stderr)
+        return 2
+    except FileNotFoundError as e:
+        print(f"no region {e.filename}: is `simvis serve` running with that --shm?", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # The reader went away (`| head`): nothing more to say.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # any other failure is reported, never a traceback
+        print(f"simvis_shm.py: {e}", file=sys.stderr)
         return 1
 
 
+def split_region(argv):
+    """The region named on the command line (or the default) and the
+    arguments after it."""
+    args = argv[1:]
+    if args[:1] == ["--shm"]:
+        if len(args) < 2:
+            raise Usage("--shm needs a region name or path")
+        return args[1], args[2:]
+    if args and not args[0].startswith("-") and "=" not in args[0] and ("/" in args[0] or "." not in args[0]):
+        return args[0], args[1:]
+    return os.environ.get("SIMVIS_SHM") or "default", args
+
+
 def run(argv):
-    region = Region(argv[1])
+    name, args = split_region(argv)
+    if "--log" in args and args != ["--log"]:
+        raise Usage("--log takes no other arguments")
+    for arg in args:
+        if arg == "--log":
+            continue
+        if arg.startswith("-"):
+            raise Usage(f"unknown option {arg}")
+        target, eq, value = arg.partition("=")
+        element, _, param = target.rpartition(".")
+        if not element or not param or (eq and not value):
+            raise Usage(f"{arg!r}: want ELEMENT.PARAM or ELEMENT.PARAM=VALUE")
+        if eq:
+            try:
+                v = float(value)
+            except ValueError:
+                v = float("nan")
+            if v != v or v in (float("inf"), float("-inf")):
+                raise Usage(f"{arg}: {value!r} is not a finite number")
+    region = Region(region_path(name))
     gone = region.host_gone()
     if gone:
         print(gone, file=sys.stderr)
         return 1
-    if argv[2:] == ["--log"]:
+    if args == ["--log"]:
+        # One record a line, as `simvis log` prints it: a command spanning
+        # lines in its scene file is joined with spaces.
         for seq, source, _, xml in region.log():
-            print(f"{seq}\t{source}\t{xml}")
+            print(f"{seq}\t{source}\t{xml.replace(chr(10), ' ')}")
         return 0
-    if len(argv) == 2:
+    if not args:
         for name, at, typ, start, params in region.elements():
             print(f"{name} ({typ} at {at}) start {start}: " + " ".join(
                 f"{p}={region.get(start + i):g}" for i, p in enumerate(params)))
         return 0
-    for arg in argv[2:]:
+    for arg in args:
         target, _, value = arg.partition("=")
         element, _, param = target.rpartition(".")
         slot = region.index(element, param)
