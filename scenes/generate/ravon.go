@@ -62,10 +62,14 @@ func ravonTerrain() *models.Model {
 		for tx := 0; tx < int(terrainSize/terrainTile); tx++ {
 			var p models.Primitive
 			x0, y0 := -terrainSize/2+float64(tx)*terrainTile, -terrainSize/2+float64(ty)*terrainTile
+			// Vertices relative to the tile's center, which is the node's
+			// position: renderers that sort by node position then draw
+			// near tiles first, hiding the far ones' pixels early.
+			cx, cy := x0+terrainTile/2, y0+terrainTile/2
 			for j := 0; j <= n; j++ {
 				for i := 0; i <= n; i++ {
 					x, y := x0+float64(i)*terrainStep, y0+float64(j)*terrainStep
-					p.Positions = append(p.Positions, mgl32.Vec3{float32(x), float32(y), float32(terrainHeight(x, y))})
+					p.Positions = append(p.Positions, mgl32.Vec3{float32(x - cx), float32(y - cy), float32(terrainHeight(x, y))})
 					p.Normals = append(p.Normals, v32(terrainNormal(x, y)))
 					// The image's top row is the area's north edge.
 					p.TexCoords = append(p.TexCoords, mgl32.Vec2{float32((x + terrainSize/2) / terrainSize), float32((terrainSize/2 - y) / terrainSize)})
@@ -79,7 +83,7 @@ func ravonTerrain() *models.Model {
 				}
 			}
 			name := fmt.Sprintf("ground_%d_%d", tx, ty)
-			m.AddNode(tiles, name, mgl64.Ident4(), finish(name, &p, ground))
+			m.AddNode(tiles, name, at(cx, cy, 0), finish(name, &p, ground))
 		}
 	}
 
@@ -430,27 +434,36 @@ func ravonSky() *models.Model {
 		}
 	}
 	mat := &models.Material{Name: "sky", BaseColor: [4]float32{1, 1, 1, 1}, AlphaCutoff: 0.5, Roughness: 1, BaseColorTexture: tex}
-	const radius, segs, rings = 400.0, 32, 12
-	var p models.Primitive
-	for r := 0; r <= rings; r++ {
-		el := (lo + (hi-lo)*float64(r)/rings) * math.Pi / 180
-		for s := 0; s <= segs; s++ {
-			az := 2 * math.Pi * float64(s) / segs
-			d := mgl64.Vec3{math.Cos(el) * math.Cos(az), math.Cos(el) * math.Sin(az), math.Sin(el)}
-			p.Positions = append(p.Positions, v32(d.Mul(radius)))
-			p.Normals = append(p.Normals, v32(d.Mul(-1)))
-			p.TexCoords = append(p.TexCoords, mgl32.Vec2{float32(s) / segs, float32(1 - float64(r)/rings)})
+	// Eight sectors of 45°, each a node placed out along its middle
+	// direction with its vertices relative to that: g3n draws opaque
+	// meshes nearest first by node position, and the dome, drawn last,
+	// then shades only the pixels nothing else covers.
+	const radius, sectors, segs, rings = 400.0, 8, 4, 12
+	for k := 0; k < sectors; k++ {
+		mid := 2 * math.Pi * (float64(k) + 0.5) / sectors
+		center := mgl64.Vec3{radius * math.Cos(mid), radius * math.Sin(mid), 0}
+		var p models.Primitive
+		for r := 0; r <= rings; r++ {
+			el := (lo + (hi-lo)*float64(r)/rings) * math.Pi / 180
+			for s := 0; s <= segs; s++ {
+				az := 2 * math.Pi * (float64(k) + float64(s)/segs) / sectors
+				d := mgl64.Vec3{math.Cos(el) * math.Cos(az), math.Cos(el) * math.Sin(az), math.Sin(el)}
+				p.Positions = append(p.Positions, v32(d.Mul(radius).Sub(center)))
+				p.Normals = append(p.Normals, v32(d.Mul(-1)))
+				p.TexCoords = append(p.TexCoords, mgl32.Vec2{float32(k*segs+s) / (sectors * segs), float32(1 - float64(r)/rings)})
+			}
 		}
-	}
-	for r := 0; r < rings; r++ {
-		for s := 0; s < segs; s++ {
-			a := uint32(r*(segs+1) + s)
-			b, c, d := a+1, a+segs+1, a+segs+2
-			// Counter-clockwise seen from inside the dome.
-			p.Indices = append(p.Indices, a, c, b, b, c, d)
+		for r := 0; r < rings; r++ {
+			for s := 0; s < segs; s++ {
+				a := uint32(r*(segs+1) + s)
+				b, c, d := a+1, a+segs+1, a+segs+2
+				// Counter-clockwise seen from inside the dome.
+				p.Indices = append(p.Indices, a, c, b, b, c, d)
+			}
 		}
+		name := fmt.Sprintf("sky_%d", k)
+		m.AddNode(nil, name, at(center[0], center[1], center[2]), finish(name, &p, mat))
 	}
-	m.AddNode(nil, "dome", mgl64.Ident4(), finish("sky_dome", &p, mat))
 	return m
 }
 
