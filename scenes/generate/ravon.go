@@ -93,21 +93,65 @@ func ravonTerrain() *models.Model {
 	for k := 0; k < 4; k++ {
 		shapes = append(shapes, rockMesh(fmt.Sprintf("rock_%d", k), uint64(100+k), stone))
 	}
-	rocks := m.AddNode(nil, "rocks", mgl64.Ident4(), nil)
+	// Rocks and trunks are baked into a few meshes: on llvmpipe every
+	// draw costs about as much as thousands of pixels, and a view would
+	// otherwise draw dozens of small ones. Rocks go by quadrant, so that
+	// a view culls those behind it.
+	var quadrants [4][]placed
 	for i, r := range rockPlacements() {
 		z := terrainHeight(r.x, r.y) - 0.12*r.size
 		pose := at(r.x, r.y, z).Mul4(mgl64.HomogRotate3DZ(r.yaw)).Mul4(mgl64.Scale3D(r.size, r.size*r.squash, r.size*0.85))
-		m.AddNode(rocks, fmt.Sprintf("rock_%d", i), pose, shapes[i%len(shapes)])
+		q := 0
+		if r.x >= 0 {
+			q++
+		}
+		if r.y >= 0 {
+			q += 2
+		}
+		quadrants[q] = append(quadrants[q], placed{shapes[i%len(shapes)], pose})
+	}
+	rocks := m.AddNode(nil, "rocks", mgl64.Ident4(), nil)
+	for q, list := range quadrants {
+		name := fmt.Sprintf("rocks_%d", q)
+		m.AddNode(rocks, name, mgl64.Ident4(), bake(name, stone, list))
 	}
 
 	bark := &models.Material{Name: "bark", BaseColor: [4]float32{0.45, 0.32, 0.2, 1}, AlphaCutoff: 0.5, Roughness: 1, BaseColorTexture: rockTex}
 	trunk := models.Cylinder("trunk", 0.14, 3.4, 12, [4]float32{1, 1, 1, 1})
-	trunk.Primitives[0].Material = bark
-	trunks := m.AddNode(nil, "trunks", mgl64.Ident4(), nil)
-	for i, t := range treePlacements {
-		m.AddNode(trunks, fmt.Sprintf("trunk_%d", i), at(t[0], t[1], terrainHeight(t[0], t[1])+1.6), trunk)
+	var trunks []placed
+	for _, t := range treePlacements {
+		trunks = append(trunks, placed{trunk, at(t[0], t[1], terrainHeight(t[0], t[1])+1.6)})
 	}
+	m.AddNode(nil, "trunks", mgl64.Ident4(), bake("trunks", bark, trunks))
 	return m
+}
+
+// placed is a mesh at a pose, to be baked.
+type placed struct {
+	mesh *models.Mesh
+	pose mgl64.Mat4
+}
+
+// bake merges the first primitive of every placed mesh, transformed to its
+// pose, into one primitive with material mat.
+func bake(name string, mat *models.Material, list []placed) *models.Mesh {
+	var p models.Primitive
+	for _, pl := range list {
+		src := pl.mesh.Primitives[0]
+		normal := pl.pose.Mat3().Inv().Transpose()
+		base := uint32(len(p.Positions))
+		for k, v := range src.Positions {
+			q := pl.pose.Mul4x1(mgl64.Vec4{float64(v[0]), float64(v[1]), float64(v[2]), 1}).Vec3()
+			n := normal.Mul3x1(mgl64.Vec3{float64(src.Normals[k][0]), float64(src.Normals[k][1]), float64(src.Normals[k][2])})
+			p.Positions = append(p.Positions, v32(q))
+			p.Normals = append(p.Normals, v32(n.Normalize()))
+			p.TexCoords = append(p.TexCoords, src.TexCoords[k])
+		}
+		for _, i := range src.Indices {
+			p.Indices = append(p.Indices, base+i)
+		}
+	}
+	return finish(name, &p, mat)
 }
 
 type rockPlace struct{ x, y, size, squash, yaw float64 }
@@ -182,7 +226,7 @@ func groundTexel(x, y float64, i, j int) (int, float64) {
 	case zone < 0.46: // gravel: stones of about 9 cm with dark gaps
 		f1, f2, id := cells(x/0.09, y/0.09, 31)
 		if f2-f1 < 0.13 {
-			return 0, 0.08 + 0.1*unit(id)
+			return 0, 0.08 + 0.1*unit(id) + 0.1*speck
 		}
 		return 0, 0.3 + 0.55*unit(id) + 0.15*(1-f1) + 0.1*speck
 	case zone > 0.54: // grass: tufts and blades
@@ -191,9 +235,9 @@ func groundTexel(x, y float64, i, j int) (int, float64) {
 	default: // dirt with pebbles
 		f1, _, id := cells(x/0.15, y/0.15, 51)
 		if f1 < 0.22 {
-			return 2, 0.55 + 0.4*unit(id)
+			return 2, 0.55 + 0.35*unit(id) + 0.2*speck
 		}
-		return 2, 0.25 + 0.4*fbm(x/0.4, y/0.4, 2, 52) + 0.25*speck
+		return 2, 0.3 + 0.35*fbm(x/0.4, y/0.4, 2, 52) + 0.45*speck
 	}
 }
 
