@@ -98,3 +98,10 @@ func (s *Scene) resolveColors() {
 	}
 	walk(s.top, nil)
 }
+
+// ShadowCaster, as the user data of a g3n directional or spot light
+// (core.Node.SetUserData), marks a light whose shadows camera images show:
+// light elements set it unless told not to; the scene's default lights,
+// which stand for no real source, cast none. Renderers give each marked
+// light one shadow map; range sensors never see shadows.
+type ShadowCaster struct{}

@@ -105,6 +105,9 @@ func newCamera(ctx *scene.Context) (scene.Sensor, error) {
 	if v.Background, err = c.RGB("background", [3]float64{float64(bg[0]), float64(bg[1]), float64(bg[2])}); err != nil {
 		return nil, err
 	}
+	if v.Shadows, err = c.Bool("shadows", true); err != nil {
+		return nil, err
+	}
 	if cam.noise, err = c.FloatIn("noise_stddev", 0, 0, 1); err != nil {
 		return nil, err
 	}
