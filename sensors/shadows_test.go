@@ -110,7 +110,7 @@ func TestSunMovesTheShadow(t *testing.T) {
 		// Walk outward in 2 mm steps from where the box's top (0.6 m out,
 		// seen from 6 m up) stops hiding the plate to where the plate
 		// turns from shadowed to lit (half way between the levels).
-		mid := (0.3 + (0.3+math.Sin(el))) / 2 * 0.5 * 255
+		mid := (0.3 + (0.3 + math.Sin(el))) / 2 * 0.5 * 255
 		found := -1.0
 		for d := 0.7; d < edge+1; d += 0.002 {
 			u, v := pixelOf(t, cam, away.Mul(d))
