@@ -35,7 +35,10 @@ var lightKinds = []string{lightDirectional, lightSun, lightPoint, lightSpot, lig
 // above its xy plane, default 45); it shines from there.
 //
 // Directional lights, suns and spot lights cast shadows in camera images
-// (shadows="false" turns that off); point and ambient lights cast none.
+// (shadows="false" turns that off), from a shadow map of shadow_map_size
+// texels a side (default 1024, 64 to 8192: a directional light's map
+// covers everything sensors see, so a 20 m scene gets 2 cm texels); point
+// and ambient lights cast none.
 type lightElement struct {
 	kind  string
 	frame *scene.Node // the light's pose frame (nil for ambient)
@@ -55,10 +58,13 @@ func newLight(ctx *scene.Context) (scene.Element, error) {
 		kind = lightDirectional
 	}
 	l := &lightElement{kind: kind}
-	shadows := false
+	shadows, mapSize := false, 0
 	if kind == lightDirectional || kind == lightSun || kind == lightSpot {
 		var err error
 		if shadows, err = c.Bool("shadows", true); err != nil {
+			return nil, err
+		}
+		if mapSize, err = c.Int("shadow_map_size", 1024, 64, 8192); err != nil {
 			return nil, err
 		}
 	}
@@ -101,7 +107,7 @@ func newLight(ctx *scene.Context) (scene.Element, error) {
 		return nil, c.Errorf("kind", "unknown light kind %q (have %s)", kind, strings.Join(lightKinds, ", "))
 	}
 	if shadows {
-		l.node.GetNode().SetUserData(scene.ShadowCaster{})
+		l.node.GetNode().SetUserData(scene.ShadowCaster{MapSize: mapSize})
 	}
 	sep := ctx.InsertSeparator(mgl64.Ident4())
 	if kind == lightAmbient {

@@ -39,7 +39,7 @@ in vec2 FragTexcoord;
 #include <lights>
 #include <material>
 
-layout(binding = 14) uniform sampler2D SimvisShadowAtlas;
+layout(binding = 14) uniform sampler2DShadow SimvisShadowAtlas;
 layout(binding = 15) uniform sampler2D SimvisShadowParams;
 
 out vec4 FragColor;
@@ -62,10 +62,11 @@ int shadowSlot(int kind, vec3 key) {
     return -1;
 }
 
-// lightSeen is the fraction of the light j reaching the fragment: its
-// shadow map compared at 4x4 texels with bilinear weights over a 3x3 texel
-// box (percentage-closer filtering), after a bias along the normal and in
-// depth that grows with the texel's size on the surface.
+// lightSeen is the fraction of the light j reaching the fragment:
+// percentage-closer filtering of its shadow map, four hardware-filtered
+// comparisons (each 2x2 texels, bilinearly weighted) half a texel apart, a
+// 3x3-texel tent, after a bias along the normal and in depth that grows
+// with the texel's size on the surface.
 float lightSeen(int j, vec3 pos, vec3 n, vec3 toLight) {
     int b = 1 + 6*j;
     mat4 m = mat4(shadowParam(b), shadowParam(b+1), shadowParam(b+2), shadowParam(b+3));
@@ -81,23 +82,18 @@ float lightSeen(int j, vec3 pos, vec3 n, vec3 toLight) {
     float lin = kind == 1 ? near + p.z * (far - near) : q.w;
     lin -= texel * (1.0 + tanT);
     float ref = kind == 1 ? (lin - near) / (far - near) : far * (lin - near) / (lin * (far - near));
-    ivec2 size = textureSize(SimvisShadowAtlas, 0);
-    int lo = j * size.y, hi = lo + size.y - 1;
-    vec2 t = vec2(p.x * float(size.x), p.y * float(size.y)) - 0.5;
-    if (t.x < float(lo) - 1.0 || t.x > float(hi) + 1.0 || t.y < -1.0 || t.y > float(size.y)) return 1.0;
-    vec2 base = floor(t) - 1.0;
-    vec2 f = t - floor(t);
-    float wx[4] = float[4](1.0 - f.x, 1.0, 1.0, f.x);
-    float wy[4] = float[4](1.0 - f.y, 1.0, 1.0, f.y);
+    vec2 size = vec2(textureSize(SimvisShadowAtlas, 0));
+    // The light's square of the atlas, in texels, less the filter's reach.
+    float lo = float(j) * size.y, hi = lo + size.y;
+    vec2 t = p.xy * size;
+    if (t.x < lo || t.x > hi || t.y < 0.0 || t.y > size.y) return 1.0;
+    t = clamp(t, vec2(lo + 1.0, 1.0), vec2(hi - 1.0, size.y - 1.0));
     float lit = 0.0;
-    for (int y = 0; y < 4; y++) {
-        for (int x = 0; x < 4; x++) {
-            ivec2 at = ivec2(clamp(int(base.x) + x, lo, hi), clamp(int(base.y) + y, 0, size.y - 1));
-            float d = texelFetch(SimvisShadowAtlas, at, 0).r;
-            lit += (d >= ref ? 1.0 : 0.0) * wx[x] * wy[y];
-        }
+    for (int k = 0; k < 4; k++) {
+        vec2 o = vec2(k == 0 || k == 2 ? -0.5 : 0.5, k < 2 ? -0.5 : 0.5);
+        lit += texture(SimvisShadowAtlas, vec3((t + o) / size, ref));
     }
-    return lit / 9.0;
+    return lit / 4.0;
 }
 
 void main() {

@@ -15,16 +15,19 @@ import (
 	"github.com/simvis/simvis/scene"
 )
 
-// ShadowMapSize is the side in texels of each light's shadow map. A
-// directional light's map covers the bounding box of everything sensors see
-// (a 20 m scene: 1 cm texels), a spot light's its cone.
-const ShadowMapSize = 2048
+// DefaultShadowMapSize is the side in texels of a light's shadow map where
+// the light asks for none (scene.ShadowCaster). A directional light's map
+// covers the bounding box of everything sensors see (a 20 m scene: 2 cm
+// texels at 1024), a spot light's its cone. All maps share one atlas, each
+// a square as large as the largest asked for.
+const DefaultShadowMapSize = 1024
 
 const shadowProgram = "simvis_shadow"
 
 // shadowLight is one light with a shadow map, in world coordinates.
 type shadowLight struct {
 	spot      bool
+	size      int        // its map's side, texels
 	dir       mgl64.Vec3 // directional: toward the light; spot: the way it shines
 	pos       mgl64.Vec3 // spot only
 	cutoff    float64    // spot half-angle, degrees
@@ -72,21 +75,25 @@ func findShadowLights(root core.INode, dst []shadowLight) []shadowLight {
 		if !node.Visible() || len(dst) >= maxShadowLights {
 			return
 		}
-		if _, ok := node.UserData().(scene.ShadowCaster); ok {
+		if sc, ok := node.UserData().(scene.ShadowCaster); ok {
+			size := sc.MapSize
+			if size <= 0 {
+				size = DefaultShadowMapSize
+			}
 			var p, d math32.Vector3
 			switch l := n.(type) {
 			case *light.Directional:
 				l.WorldPosition(&p)
 				v := mgl64.Vec3{float64(p.X), float64(p.Y), float64(p.Z)}
 				if v.Len() > 0 {
-					dst = append(dst, shadowLight{dir: v.Normalize()})
+					dst = append(dst, shadowLight{size: size, dir: v.Normalize()})
 				}
 			case *light.Spot:
 				l.WorldPosition(&p)
 				l.WorldDirection(&d)
 				v := mgl64.Vec3{float64(d.X), float64(d.Y), float64(d.Z)}
 				if v.Len() > 0 {
-					dst = append(dst, shadowLight{spot: true, dir: v.Normalize(),
+					dst = append(dst, shadowLight{spot: true, size: size, dir: v.Normalize(),
 						pos: mgl64.Vec3{float64(p.X), float64(p.Y), float64(p.Z)}, cutoff: float64(l.CutoffAngle())})
 				}
 			}
@@ -179,7 +186,7 @@ func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on bool, camView 
 	changed := !st.valid || len(lights) != len(st.lights) || len(st.meshes) != len(st.casters)
 	for i := 0; !changed && i < len(lights); i++ {
 		a, b := lights[i], st.lights[i]
-		changed = a.spot != b.spot || a.dir != b.dir || a.pos != b.pos || a.cutoff != b.cutoff
+		changed = a.spot != b.spot || a.dir != b.dir || a.pos != b.pos || a.cutoff != b.cutoff || a.size != b.size
 	}
 	for i := 0; !changed && i < len(st.meshes); i++ {
 		changed = st.meshes[i].Mesh != st.casters[i].mesh || st.meshes[i].World != st.casters[i].world
@@ -261,16 +268,20 @@ func (r *Renderer) drawShadowMaps(gs *gls.GLS, st *shadowState, lights []shadowL
 	for k := 0; k < 8; k++ {
 		corners = append(corners, mgl64.Vec3{pick(k&1, lo[0], hi[0]), pick(k&2, lo[1], hi[1]), pick(k&4, lo[2], hi[2])})
 	}
-	for i := range lights {
-		fitShadowView(&lights[i], corners, first)
+	size := 0
+	for _, l := range lights {
+		size = max(size, l.size)
 	}
-	w := ShadowMapSize * len(lights)
-	if st.atlas == nil || st.atlas.Width != w {
+	for i := range lights {
+		fitShadowView(&lights[i], corners, first, size)
+	}
+	w := size * len(lights)
+	if st.atlas == nil || st.atlas.Width != w || st.atlas.Height != size {
 		if st.atlas != nil {
 			st.atlas.Delete(gs)
 		}
 		var err error
-		if st.atlas, err = gpu.NewDepthTarget(gs, w, ShadowMapSize); err != nil {
+		if st.atlas, err = gpu.NewDepthTarget(gs, w, size); err != nil {
 			st.atlas = nil
 			return fmt.Errorf("sensors: shadow maps: %w", err)
 		}
@@ -288,7 +299,7 @@ func (r *Renderer) drawShadowMaps(gs *gls.GLS, st *shadowState, lights []shadowL
 		return nil // nothing casts
 	}
 	for j, l := range lights {
-		gs.Viewport(int32(j*ShadowMapSize), 0, ShadowMapSize, ShadowMapSize)
+		gs.Viewport(int32(j*size), 0, int32(size), int32(size))
 		for _, c := range st.casters {
 			m := toMat32(l.viewProj.Mul4(c.world))
 			gs.UniformMatrix4fv(st.mvp.Location(gs), 1, false, &m[0])
@@ -316,7 +327,7 @@ func pick(bit int, lo, hi float64) float64 {
 // fitShadowView sets the light's view and projection around the casters'
 // bounding box corners: an orthographic box along a directional light, a
 // perspective cone of the spot's cutoff from a spot light.
-func fitShadowView(l *shadowLight, corners []mgl64.Vec3, empty bool) {
+func fitShadowView(l *shadowLight, corners []mgl64.Vec3, empty bool, size int) {
 	shine := l.dir
 	if !l.spot {
 		shine = l.dir.Mul(-1)
@@ -342,7 +353,7 @@ func fitShadowView(l *shadowLight, corners []mgl64.Vec3, empty bool) {
 		l.near, l.far = 0.05, math.Max(far*1.01, 0.1)
 		half := math.Min(l.cutoff+1, 89) * math.Pi / 180
 		l.viewProj = mgl64.Perspective(2*half, 1, l.near, l.far).Mul4(view)
-		l.texel = 2 * math.Tan(half) / ShadowMapSize
+		l.texel = 2 * math.Tan(half) / float64(size)
 		return
 	}
 	lo := mgl64.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
@@ -358,7 +369,7 @@ func fitShadowView(l *shadowLight, corners []mgl64.Vec3, empty bool) {
 	pad := 0.01*side + 1e-3
 	l.near, l.far = -hi[2]-pad, -lo[2]+pad
 	l.viewProj = mgl64.Ortho(lo[0]-pad, hi[0]+pad, lo[1]-pad, hi[1]+pad, l.near, l.far).Mul4(view)
-	l.texel = (side + 2*pad) / ShadowMapSize
+	l.texel = (side + 2*pad) / float64(size)
 }
 
 func toMat32(m mgl64.Mat4) [16]float32 {

@@ -14,9 +14,11 @@ type DepthTarget struct {
 	fbo, tex      uint32
 }
 
-// NewDepthTarget creates a width x height depth-only target (nearest
-// filtering, clamped at the edges, no comparison mode: shaders read the
-// stored depth and compare themselves) and checks that it is complete. The
+// NewDepthTarget creates a width x height depth-only target and checks
+// that it is complete. Its texture compares (GL_COMPARE_REF_TO_TEXTURE,
+// LEQUAL) with linear filtering, for sampler2DShadow: a lookup returns the
+// bilinearly weighted fraction of the 2x2 texels not nearer than the
+// reference (hardware percentage-closer filtering). The
 // caller's framebuffer and 2D texture bindings are left as they were.
 func NewDepthTarget(gs *gls.GLS, width, height int) (*DepthTarget, error) {
 	if width <= 0 || height <= 0 {
@@ -38,11 +40,13 @@ func NewDepthTarget(gs *gls.GLS, width, height int) (*DepthTarget, error) {
 	d.tex = glGenTexture()
 	glBindTexture(gls.TEXTURE_2D, d.tex)
 	glTexImage2DEmpty(gls.TEXTURE_2D, gls.DEPTH_COMPONENT32F, width, height, gls.DEPTH_COMPONENT, gls.FLOAT)
-	glTexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MIN_FILTER, gls.NEAREST)
-	glTexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MAG_FILTER, gls.NEAREST)
+	glTexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MIN_FILTER, gls.LINEAR)
+	glTexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MAG_FILTER, gls.LINEAR)
 	glTexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_S, gls.CLAMP_TO_EDGE)
 	glTexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_T, gls.CLAMP_TO_EDGE)
 	glTexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MAX_LEVEL, 0)
+	glTexParameteri(gls.TEXTURE_2D, gls.TEXTURE_COMPARE_MODE, gls.COMPARE_REF_TO_TEXTURE)
+	glTexParameteri(gls.TEXTURE_2D, gls.TEXTURE_COMPARE_FUNC, gls.LEQUAL)
 	d.fbo = glGenFramebuffer()
 	glBindFramebuffer(gls.FRAMEBUFFER, d.fbo)
 	glFramebufferTexture2D(gls.FRAMEBUFFER, gls.DEPTH_ATTACHMENT, gls.TEXTURE_2D, d.tex)
