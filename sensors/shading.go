@@ -207,10 +207,22 @@ void main() {
 
 // shadowVertexShader and shadowFragmentShader draw depth only, for the
 // shadow maps.
+// A masked caster (ShadowCutoff > 0) is cut where its texture's alpha is
+// below the cutoff, as the camera's alpha test cuts it.
 const shadowVertexShader = `layout(location = 0) in vec3 VertexPosition;
+layout(location = 1) in vec2 VertexTexcoord;
 uniform mat4 ShadowMVP;
-void main() { gl_Position = ShadowMVP * vec4(VertexPosition, 1.0); }
+out vec2 uv;
+void main() {
+    uv = VertexTexcoord;
+    gl_Position = ShadowMVP * vec4(VertexPosition, 1.0);
+}
 `
 
-const shadowFragmentShader = `void main() {}
+const shadowFragmentShader = `in vec2 uv;
+uniform sampler2D ShadowAlpha;
+uniform float ShadowCutoff;
+void main() {
+    if (ShadowCutoff > 0.0 && texture(ShadowAlpha, uv).r < ShadowCutoff) discard;
+}
 `

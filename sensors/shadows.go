@@ -2,6 +2,7 @@ package sensors
 
 import (
 	"fmt"
+	"image"
 	"math"
 
 	"github.com/g3n/engine/core"
@@ -45,6 +46,7 @@ type shadowCaster struct {
 // shadowGeom is one primitive's triangles uploaded for the shadow pass.
 type shadowGeom struct {
 	vao, vbo, ebo uint32
+	uvs           uint32 // texture coordinates, 0 if none
 	count         int32
 	lo, hi        mgl64.Vec3 // bounding box, primitive coordinates
 }
@@ -57,6 +59,9 @@ type shadowState struct {
 	params   uint32 // RGBA32F texture of per-light parameters
 	mvp      gls.Uniform
 	geoms    map[[32]byte]*shadowGeom
+	alphas   map[*models.Material]uint32 // masked materials' alpha textures
+	cutoff   gls.Uniform
+	alphaTex gls.Uniform
 	lights   []shadowLight
 	casters  []shadowCaster
 	meshes   []scene.MeshInstance
@@ -110,8 +115,10 @@ func (r *Renderer) shadowState(gs *gls.GLS) *shadowState {
 	if r.shadow != nil {
 		return r.shadow
 	}
-	st := &shadowState{geoms: map[[32]byte]*shadowGeom{}}
+	st := &shadowState{geoms: map[[32]byte]*shadowGeom{}, alphas: map[*models.Material]uint32{}}
 	st.mvp.Init("ShadowMVP")
+	st.cutoff.Init("ShadowCutoff")
+	st.alphaTex.Init("ShadowAlpha")
 	r.g3n.AddShader(shadowProgram+"_vertex", shadowVertexShader)
 	r.g3n.AddShader(shadowProgram+"_fragment", shadowFragmentShader)
 	r.g3n.AddProgram(shadowProgram, shadowProgram+"_vertex", shadowProgram+"_fragment")
@@ -149,6 +156,17 @@ func (st *shadowState) geometry(gs *gls.GLS, p *models.Primitive) *shadowGeom {
 	gs.BufferData(gls.ARRAY_BUFFER, 4*len(pos), pos, gls.STATIC_DRAW)
 	gs.VertexAttribPointer(0, 3, gls.FLOAT, false, 0, 0)
 	gs.EnableVertexAttribArray(0)
+	if len(p.TexCoords) == len(p.Positions) {
+		uv := make([]float32, 0, 2*len(p.TexCoords))
+		for _, t := range p.TexCoords {
+			uv = append(uv, t[0], t[1])
+		}
+		g.uvs = gs.GenBuffer()
+		gs.BindBuffer(gls.ARRAY_BUFFER, g.uvs)
+		gs.BufferData(gls.ARRAY_BUFFER, 4*len(uv), uv, gls.STATIC_DRAW)
+		gs.VertexAttribPointer(1, 2, gls.FLOAT, false, 0, 0)
+		gs.EnableVertexAttribArray(1)
+	}
 	g.ebo = gs.GenBuffer()
 	gs.BindBuffer(gls.ELEMENT_ARRAY_BUFFER, g.ebo)
 	gs.BufferData(gls.ELEMENT_ARRAY_BUFFER, 4*len(p.Indices), p.Indices, gls.STATIC_DRAW)
@@ -158,8 +176,8 @@ func (st *shadowState) geometry(gs *gls.GLS, p *models.Primitive) *shadowGeom {
 }
 
 // casts tells whether a primitive throws a shadow: blended (see-through)
-// materials do not; masked ones do, whole (the shadow pass has no alpha
-// test).
+// materials do not; masked ones do where their alpha passes the test
+// (foliage leaves holes of light).
 func casts(p *models.Primitive) bool {
 	return len(p.Indices) >= 3 && (p.Material == nil || p.Material.AlphaMode != models.AlphaBlend)
 }
@@ -298,6 +316,7 @@ func (r *Renderer) drawShadowMaps(gs *gls.GLS, st *shadowState, lights []shadowL
 	if first {
 		return nil // nothing casts
 	}
+	gs.Uniform1i(st.alphaTex.Location(gs), shadowAlphaUnit)
 	for j, l := range lights {
 		gs.Viewport(int32(j*size), 0, int32(size), int32(size))
 		for _, c := range st.casters {
@@ -308,6 +327,14 @@ func (r *Renderer) drawShadowMaps(gs *gls.GLS, st *shadowState, lights []shadowL
 					continue
 				}
 				g := st.geometry(gs, p)
+				cutoff := float32(0)
+				if mat := p.Material; mat != nil && mat.AlphaMode == models.AlphaMask && mat.BaseColorTexture != nil && g.uvs != 0 {
+					cutoff = mat.AlphaCutoff / max(mat.BaseColor[3], 1e-6)
+					gs.ActiveTexture(gls.TEXTURE0 + shadowAlphaUnit)
+					gs.BindTexture(gls.TEXTURE_2D, st.alphaTexture(gs, mat))
+					gs.ActiveTexture(gls.TEXTURE0)
+				}
+				gs.Uniform1f(st.cutoff.Location(gs), cutoff)
 				gs.BindVertexArray(g.vao)
 				gs.DrawElements(gls.TRIANGLES, g.count, gls.UNSIGNED_INT, 0)
 			}
@@ -315,6 +342,49 @@ func (r *Renderer) drawShadowMaps(gs *gls.GLS, st *shadowState, lights []shadowL
 	}
 	gs.BindVertexArray(0)
 	return nil
+}
+
+// shadowAlphaUnit is the texture unit of a masked caster's alpha in the
+// shadow pass (not one the camera shader's shadow bindings use).
+const shadowAlphaUnit = 13
+
+// alphaTexture returns a masked material's texture alpha as a mipmapped
+// one-channel texture, uploaded once.
+func (st *shadowState) alphaTexture(gs *gls.GLS, m *models.Material) uint32 {
+	if tex, ok := st.alphas[m]; ok {
+		return tex
+	}
+	b := m.BaseColorTexture.Bounds()
+	alpha := make([]byte, b.Dx()*b.Dy())
+	if n, ok := m.BaseColorTexture.(*image.NRGBA); ok {
+		for y := 0; y < b.Dy(); y++ {
+			row := n.Pix[y*n.Stride:]
+			for x := 0; x < b.Dx(); x++ {
+				alpha[y*b.Dx()+x] = row[4*x+3]
+			}
+		}
+	} else {
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				_, _, _, a := m.BaseColorTexture.At(x, y).RGBA()
+				alpha[(y-b.Min.Y)*b.Dx()+x-b.Min.X] = uint8(a >> 8)
+			}
+		}
+	}
+	tex := gs.GenTexture()
+	gs.ActiveTexture(gls.TEXTURE0 + shadowAlphaUnit)
+	gs.BindTexture(gls.TEXTURE_2D, tex)
+	gpu.SetUnpackAlignment(1) // rows of one byte per texel
+	gs.TexImage2D(gls.TEXTURE_2D, 0, gls.R8, int32(b.Dx()), int32(b.Dy()), gls.RED, gls.UNSIGNED_BYTE, alpha)
+	gpu.SetUnpackAlignment(4)
+	gs.GenerateMipmap(gls.TEXTURE_2D)
+	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MIN_FILTER, gls.LINEAR_MIPMAP_LINEAR)
+	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MAG_FILTER, gls.LINEAR)
+	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_S, gls.REPEAT)
+	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_T, gls.REPEAT)
+	gs.ActiveTexture(gls.TEXTURE0)
+	st.alphas[m] = tex
+	return tex
 }
 
 func pick(bit int, lo, hi float64) float64 {

@@ -3,11 +3,13 @@ package sensors_test
 import (
 	"fmt"
 	"image"
+	"image/color"
 	"math"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/internal/testkit"
+	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 )
@@ -124,6 +126,47 @@ func TestSunMovesTheShadow(t *testing.T) {
 		if math.Abs(found-edge) > 2*px {
 			t.Errorf("sun at azimuth %g, elevation %g: shadow ends %.3f m from the box center, want %.3f (±%.3f)",
 				sun[0], sun[1], found, edge, 2*px)
+		}
+	}
+}
+
+// A 1 m plate 1 m above the floor whose texture is transparent (alpha 0,
+// MASK) on its -x half casts the shadow of its opaque half only: with the
+// sun at azimuth 0, elevation 60, the shadow is the plate moved by
+// 1/tan(60°) = 0.577 m toward -x, so the floor at x = -0.3 is shaded and at
+// x = -0.85 (under the transparent half's shadow) lit.
+func TestMaskedCasterLeavesHoles(t *testing.T) {
+	dir := t.TempDir()
+	tex := image.NewNRGBA(image.Rect(0, 0, 2, 2))
+	for x := 0; x < 2; x++ {
+		for y := 0; y < 2; y++ {
+			tex.SetNRGBA(x, y, color.NRGBA{255, 255, 255, uint8(255 * x)})
+		}
+	}
+	testkit.WriteModel(t, dir, "leaf.glb", func(m *models.Model) {
+		m.AddNode(nil, "leaf", mgl64.Ident4(), texturedPlane("leaf", 1, 1, tex, models.AlphaMask))
+	})
+	testkit.WriteBox(t, dir, "plate.glb", 12, 12, 0.02, [4]float32{0.5, 0.5, 0.5, 1})
+	s := testkit.LoadXML(t, dir, `<scene>
+  <part file="plate.glb" name="PLATE" pose_offset="0 0 -0.01 0 0 0"/>
+  <part file="leaf.glb" name="LEAF" pose_offset="0 0 1 0 0 0"/>
+  <element type="light" name="AMB" kind="ambient" intensity="0.3"/>
+  <element type="light" name="SUN" kind="sun" azimuth="0" elevation="60"/>
+  <sensor type="camera" name="CAM" width="320" height="320" fov="70" pose_offset="0 0 6 0 90 0"/>
+</scene>`)
+	cam := camera(t, s, "CAM")
+	img, err := cam.Image(testkit.Renderer(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shadowed := 0.3 * 0.5 * 255
+	lit := (0.3 + math.Sin(math.Pi/3)) * 0.5 * 255
+	for _, c := range []struct {
+		x, y, want float64
+	}{{-0.3, 0, shadowed}, {-0.3, 0.3, shadowed}, {-0.85, 0, lit}, {-0.85, -0.3, lit}} {
+		u, v := pixelOf(t, cam, mgl64.Vec3{c.x, c.y, 0})
+		if g := grayAt(img, u, v); math.Abs(g-c.want) > 4 {
+			t.Errorf("floor at (%g, %g): %.0f, want %.0f", c.x, c.y, g, c.want)
 		}
 	}
 }
