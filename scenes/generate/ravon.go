@@ -477,7 +477,10 @@ func ravonSky() *models.Model {
 			tex.Pix[k], tex.Pix[k+1], tex.Pix[k+2], tex.Pix[k+3] = ch(c[0]), ch(c[1]), ch(c[2]), 255
 		}
 	}
-	mat := &models.Material{Name: "sky", BaseColor: [4]float32{1, 1, 1, 1}, AlphaCutoff: 0.5, Roughness: 1, BaseColorTexture: tex}
+	// Blended, though opaque: renderers draw it after every opaque mesh,
+	// and shadow maps leave it out (it would shade the whole area and
+	// stretch a sun's map over 800 m).
+	mat := &models.Material{Name: "sky", BaseColor: [4]float32{1, 1, 1, 1}, AlphaMode: models.AlphaBlend, AlphaCutoff: 0.5, Roughness: 1, BaseColorTexture: tex}
 	// Eight sectors of 45°, each a node placed out along its middle
 	// direction with its vertices relative to that: g3n draws opaque
 	// meshes nearest first by node position, and the dome, drawn last,
