@@ -19,7 +19,7 @@ import (
 
 const (
 	terrainSize = 50.0 // meters, square
-	terrainStep = 0.5  // grid spacing in meters
+	terrainStep = 1.0  // grid spacing in meters
 	terrainTile = 10.0 // meters per tile: a mesh each, so views cull the rest
 	groundTex   = 2048 // ground texture pixels per side (2.4 cm a texel)
 )
