@@ -23,6 +23,11 @@ import (
 // a square as large as the largest asked for.
 const DefaultShadowMapSize = 1024
 
+// maxShadowTexels bounds the shadow atlas (4 bytes a texel: 256 MiB); maps
+// asked larger are made smaller to fit, as they are to fit the GL's
+// largest texture.
+const maxShadowTexels = 64 << 20
+
 const shadowProgram = "simvis_shadow"
 
 // shadowLight is one light with a shadow map, in world coordinates.
@@ -290,6 +295,8 @@ func (r *Renderer) drawShadowMaps(gs *gls.GLS, st *shadowState, lights []shadowL
 	for _, l := range lights {
 		size = max(size, l.size)
 	}
+	// Bounds: the atlas fits the GL's texture size and maxShadowTexels.
+	size = min(size, gpu.MaxTextureSize(gs)/len(lights), int(math.Sqrt(maxShadowTexels/float64(len(lights)))))
 	for i := range lights {
 		fitShadowView(&lights[i], corners, first, size)
 	}
