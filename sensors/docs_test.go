@@ -36,7 +36,7 @@ func TestCamerasDocExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) < 4 {
+	if len(files) < 8 {
 		t.Errorf("captured %v", files)
 	}
 }
