@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"slices"
 
 	"github.com/g3n/engine/core"
 	"github.com/g3n/engine/gls"
@@ -229,7 +230,7 @@ func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on bool, camView 
 	// Parameters: the matrix from camera coordinates to atlas
 	// coordinates (u, v in [0, 1] across the atlas, window depth), per light.
 	n := len(st.lights)
-	data := append(st.data[:0], float32(n), 0, 0, 0)
+	data := slices.Grow(append(st.data[:0], float32(n), 0, 0, 0), 4*shadowParamTexels*n)
 	worldFromCam := camView.Inv()
 	for j, l := range st.lights {
 		sx := 1 / (2 * float64(n))
