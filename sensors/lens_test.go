@@ -210,3 +210,50 @@ func TestDepthLensNoMixedDepths(t *testing.T) {
 	}
 	t.Logf("%d of %d pixels within 1 mm of a surface", near, in.Width*in.Height)
 }
+
+// BenchmarkDepthLens measures MARVIN's 640x480 depth camera (gpu backend)
+// as a pinhole and with a plumb_bob lens (a wide render resampled).
+//
+//	go test -run '^$' -bench DepthLens ./sensors/
+func BenchmarkDepthLens(b *testing.B) {
+	for _, lens := range []struct{ name, attrs string }{
+		{"pinhole", ""},
+		{"plumb_bob", `distortion_model="plumb_bob" k1="-0.2" k2="0.05"`},
+	} {
+		b.Run(lens.name, func(b *testing.B) {
+			s, err := scene.Load("../scenes/marvin/scene.xml", scene.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			c, err := scene.ParseCommand(`<sensor type="depth" name="BENCH_DEPTH" insert_at="MARVIN/CAMERA_MOUNT" width="640" height="480" fov="70" range_max="20" `+lens.attrs+`/>`, "bench", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Exec(c); err != nil {
+				b.Fatal(err)
+			}
+			r, err := sensors.NewRenderer()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			var dc *sensors.DepthCamera
+			for _, se := range s.Sensors() {
+				if se.Name == "BENCH_DEPTH" {
+					dc = se.Sensor.(*sensors.DepthCamera)
+				}
+			}
+			yaw := 20.0
+			for b.Loop() {
+				yaw++
+				if err := s.Set("M_POSE", "yaw", yaw); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := dc.Depth(r, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "frames/s")
+		})
+	}
+}
