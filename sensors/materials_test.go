@@ -138,3 +138,35 @@ func TestMipmappedCheckerAtGrazingAngle(t *testing.T) {
 		t.Errorf("far floor: mean %.1f, standard deviation %.1f over %d pixels; want gray 127.5 ± 12, deviation < 20", mean, sd, n)
 	}
 }
+
+// Metallic-roughness, reduced to Phong: lit head-on by a light behind the
+// camera, a face reflects its diffuse color (0.3) plus the highlight,
+// specular 0.1 + 0.8 metallic (1 - roughness)^2: 0.1 for glTF's default
+// rough material, 0.612 for a smooth metal (roughness 0.2).
+func TestMetallicRoughnessHighlight(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		metallic, roughness, spec float64
+	}{{1, 1, 0.1}, {0, 0.2, 0.1}, {1, 0.2, 0.612}, {0.5, 0.5, 0.2}} {
+		testkit.WriteModel(t, dir, "box.glb", func(m *models.Model) {
+			b := models.Box("box", 1, 1, 1, [4]float32{0.3, 0.3, 0.3, 1})
+			b.Primitives[0].Material.Metallic = float32(c.metallic)
+			b.Primitives[0].Material.Roughness = float32(c.roughness)
+			m.AddNode(nil, "box", mgl64.Ident4(), b)
+		})
+		s := testkit.LoadXML(t, dir, `<scene>
+  <part file="box.glb" name="BOX" pose_offset="3 0 0 0 0 0"/>
+  <element type="light" name="SUN" kind="directional"/>
+  <sensor type="camera" name="CAM" width="65" height="49"/>
+</scene>`)
+		// Pixel (32, 24) is on the axis: its highlight is the full specular.
+		img, err := camera(t, s, "CAM").Image(testkit.Renderer(t), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := math.Round(255 * (0.3 + c.spec))
+		if g := float64(img.RGBAAt(32, 24).G); math.Abs(g-want) > 3 {
+			t.Errorf("metallic %g, roughness %g: %v, want %v", c.metallic, c.roughness, g, want)
+		}
+	}
+}

@@ -44,26 +44,31 @@ func NewRenderer() (*Renderer, error) {
 		return nil, err
 	}
 	r := &Renderer{ctx: ctx, fbos: map[fboKey]*gpu.Framebuffer{}}
-	err = ctx.Do(func(gs *gls.GLS) error {
-		r.g3n = renderer.NewRenderer(gs)
-		if err := r.g3n.AddDefaultShaders(); err != nil {
-			return fmt.Errorf("sensors: compiling shaders: %w", err)
-		}
-		// Standard materials draw with our shader: shadows, alpha test,
-		// unclamped radiance (shading.go).
-		r.g3n.AddShader("standard_fragment", litFragmentShader)
-		r.anisotropy = gpu.MaxAnisotropy(gs)
-		// Sorting only matters for blending; transparent materials are
-		// sorted by g3n regardless, opaque ones rely on the depth test.
-		r.g3n.SetObjectSorting(true)
-		r.reversedZ = gpu.HasZeroToOneDepth(gs)
-		return nil
-	})
+	err = ctx.Do(r.initGL)
 	if err != nil {
 		ctx.Close()
 		return nil, err
 	}
 	return r, nil
+}
+
+// initGL makes the g3n renderer and reads what the renderer needs to know
+// of the GL, on the context's thread: every constructor of a Renderer
+// calls it.
+func (r *Renderer) initGL(gs *gls.GLS) error {
+	r.g3n = renderer.NewRenderer(gs)
+	if err := r.g3n.AddDefaultShaders(); err != nil {
+		return fmt.Errorf("sensors: compiling shaders: %w", err)
+	}
+	// Standard materials draw with our shader: shadows, alpha test,
+	// unclamped radiance (shading.go).
+	r.g3n.AddShader("standard_fragment", litFragmentShader)
+	r.anisotropy = gpu.MaxAnisotropy(gs)
+	// Sorting only matters for blending; transparent materials are
+	// sorted by g3n regardless, opaque ones rely on the depth test.
+	r.g3n.SetObjectSorting(true)
+	r.reversedZ = gpu.HasZeroToOneDepth(gs)
+	return nil
 }
 
 // Info describes the GL context in use.

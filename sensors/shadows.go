@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"slices"
 
 	"github.com/g3n/engine/core"
 	"github.com/g3n/engine/gls"
@@ -22,6 +23,11 @@ import (
 // texels at 1024), a spot light's its cone. All maps share one atlas, each
 // a square as large as the largest asked for.
 const DefaultShadowMapSize = 1024
+
+// maxShadowTexels bounds the shadow atlas (4 bytes a texel: 256 MiB); maps
+// asked larger are made smaller to fit, as they are to fit the GL's
+// largest texture.
+const maxShadowTexels = 64 << 20
 
 const shadowProgram = "simvis_shadow"
 
@@ -224,7 +230,7 @@ func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on bool, camView 
 	// Parameters: the matrix from camera coordinates to atlas
 	// coordinates (u, v in [0, 1] across the atlas, window depth), per light.
 	n := len(st.lights)
-	data := append(st.data[:0], float32(n), 0, 0, 0)
+	data := slices.Grow(append(st.data[:0], float32(n), 0, 0, 0), 4*shadowParamTexels*n)
 	worldFromCam := camView.Inv()
 	for j, l := range st.lights {
 		sx := 1 / (2 * float64(n))
@@ -290,6 +296,8 @@ func (r *Renderer) drawShadowMaps(gs *gls.GLS, st *shadowState, lights []shadowL
 	for _, l := range lights {
 		size = max(size, l.size)
 	}
+	// Bounds: the atlas fits the GL's texture size and maxShadowTexels.
+	size = min(size, gpu.MaxTextureSize(gs)/len(lights), int(math.Sqrt(maxShadowTexels/float64(len(lights)))))
 	for i := range lights {
 		fitShadowView(&lights[i], corners, first, size)
 	}
@@ -434,12 +442,19 @@ func fitShadowView(l *shadowLight, corners []mgl64.Vec3, empty bool, size int) {
 			lo[a], hi[a] = math.Min(lo[a], v[a]), math.Max(hi[a], v[a])
 		}
 	}
-	// A margin so that casters on the box's faces stay inside it.
+	// A square with a margin, so that casters on the box's faces stay
+	// inside it. Its side is rounded up to a step of 2^(1/4) and its corner
+	// to whole texels, so that as casters move the texel grid stays put on
+	// the ground (shadow edges would crawl otherwise) until the box grows
+	// or shrinks past a step.
 	side := math.Max(math.Max(hi[0]-lo[0], hi[1]-lo[1]), 1e-3)
+	side = math.Pow(2, math.Ceil(4*math.Log2(side*1.02+2e-3))/4)
+	l.texel = side / float64(size)
+	x0 := math.Floor((lo[0]-0.01*side)/l.texel) * l.texel
+	y0 := math.Floor((lo[1]-0.01*side)/l.texel) * l.texel
 	pad := 0.01*side + 1e-3
 	l.near, l.far = -hi[2]-pad, -lo[2]+pad
-	l.viewProj = mgl64.Ortho(lo[0]-pad, hi[0]+pad, lo[1]-pad, hi[1]+pad, l.near, l.far).Mul4(view)
-	l.texel = (side + 2*pad) / float64(size)
+	l.viewProj = mgl64.Ortho(x0, x0+side, y0, y0+side, l.near, l.far).Mul4(view)
 }
 
 func toMat32(m mgl64.Mat4) [16]float32 {

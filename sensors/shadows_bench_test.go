@@ -7,7 +7,8 @@ import (
 	"github.com/simvis/simvis/sensors"
 )
 
-// BenchmarkCameraShadows renders a bundled scene's 640x480 camera lit by an
+// BenchmarkCameraShadows renders a bundled scene's 640x480 camera (the
+// stereo scene: its pair; frames/s then counts pairs) lit by an
 // ambient light and a sun, without shadows (the sun's shadows="false"),
 // with shadows while the robot drives (its pose element changes every
 // frame: the shadow map is redrawn every frame), and with shadows in a
@@ -16,9 +17,13 @@ import (
 //
 //	go test -run '^$' -bench CameraShadows ./sensors/
 func BenchmarkCameraShadows(b *testing.B) {
-	for _, sc := range []struct{ name, path, pose, camera string }{
-		{"quickstart", "../scenes/quickstart/scene.xml", "R_POSE", "ROBOT_CAM"},
-		{"marvin", "../scenes/marvin/scene.xml", "M_POSE", "CAMERA"},
+	for _, sc := range []struct {
+		name, path, pose string
+		cameras          []string
+	}{
+		{"quickstart", "../scenes/quickstart/scene.xml", "R_POSE", []string{"ROBOT_CAM"}},
+		{"marvin", "../scenes/marvin/scene.xml", "M_POSE", []string{"CAMERA"}},
+		{"stereo", "../scenes/stereo/scene.xml", "R_POSE", []string{"LEFT", "RIGHT"}},
 	} {
 		for _, mode := range []string{"off", "moving", "still"} {
 			b.Run(sc.name+"/"+mode, func(b *testing.B) {
@@ -47,10 +52,12 @@ func BenchmarkCameraShadows(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer r.Close()
-				var cam *sensors.Camera
-				for _, se := range s.Sensors() {
-					if se.Name == sc.camera {
-						cam = se.Sensor.(*sensors.Camera)
+				var cams []*sensors.Camera
+				for _, name := range sc.cameras {
+					for _, se := range s.Sensors() {
+						if se.Name == name {
+							cams = append(cams, se.Sensor.(*sensors.Camera))
+						}
 					}
 				}
 				yaw := 20.0
@@ -61,8 +68,10 @@ func BenchmarkCameraShadows(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
-					if _, err := cam.Image(r, s); err != nil {
-						b.Fatal(err)
+					for _, cam := range cams {
+						if _, err := cam.Image(r, s); err != nil {
+							b.Fatal(err)
+						}
 					}
 				}
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "frames/s")

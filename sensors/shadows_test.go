@@ -170,3 +170,41 @@ func TestMaskedCasterLeavesHoles(t *testing.T) {
 		}
 	}
 }
+
+// A spot light (no decay) at (2.5, 0, 3) aimed 45° down toward -x throws
+// the box's shadow as a point light does: the box's far top edge (x = -0.5,
+// z = 1) lands at x = 2.5 + 1.5 (-0.5 - 2.5) = -2 on the floor. Inside the
+// shadow only the ambient light remains; outside, the spot adds the cosine
+// of its ray to the floor's normal.
+func TestSpotLightShadow(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteBox(t, dir, "box.glb", 1, 1, 1, [4]float32{1, 1, 1, 1})
+	testkit.WriteBox(t, dir, "plate.glb", 12, 12, 0.02, [4]float32{0.5, 0.5, 0.5, 1})
+	s := testkit.LoadXML(t, dir, `<scene>
+  <part file="plate.glb" name="PLATE" pose_offset="0 0 -0.01 0 0 0"/>
+  <part file="box.glb" name="BOX" pose_offset="0 0 0.5 0 0 0"/>
+  <element type="light" name="AMB" kind="ambient" intensity="0.3"/>
+  <element type="light" name="SPOT" kind="spot" x="2.5" z="3" pitch="45" yaw="180" cutoff="60" angular_decay="0" quadratic_decay="0"/>
+  <sensor type="camera" name="CAM" width="320" height="320" fov="70" pose_offset="0 0 6 0 90 0"/>
+</scene>`)
+	cam := camera(t, s, "CAM")
+	img, err := cam.Image(testkit.Renderer(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	light := mgl64.Vec3{2.5, 0, 3}
+	for _, c := range []struct {
+		x, y   float64
+		shadow bool
+	}{{-1.2, 0, true}, {-1.9, 0, true}, {-1.2, 0.3, true}, {-2.1, 0, false}, {-1.2, 1.2, false}, {-2.6, -0.6, false}} {
+		p := mgl64.Vec3{c.x, c.y, 0}
+		want := 0.3 * 0.5 * 255
+		if !c.shadow {
+			want = (0.3 + light.Sub(p).Normalize().Z()) * 0.5 * 255
+		}
+		u, v := pixelOf(t, cam, p)
+		if g := grayAt(img, u, v); math.Abs(g-want) > 4 {
+			t.Errorf("floor at (%g, %g), shadowed %v: %.0f, want %.0f", c.x, c.y, c.shadow, g, want)
+		}
+	}
+}
