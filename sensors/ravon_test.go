@@ -75,14 +75,36 @@ type sgbmResult struct {
 // published calibration, testdata/stereo_sgbm.py), finds disparities
 // within 1 px of the ground truth fx * B / z (z from the depth camera at
 // the left camera) for at least 90 % of the textured pixels where it finds
-// one, at two robot poses; and it finds one for most textured pixels, so
-// the fraction is not taken over a few easy ones.
+// one: at two robot poses in the afternoon sun, and at the first in a low,
+// warm evening sun with long shadows (light color and direction are
+// element parameters, paper IV-B; the evening light must reach the
+// image: the ground turns redder). SGBM must find a disparity for most
+// textured pixels, so the fraction is not taken over a few easy ones.
 func TestRavonStereoMatchesGroundTruth(t *testing.T) {
 	py := testkit.DebianPython(t, "cv2", "python3-opencv")
 	s := loadRavon(t)
 	r := testkit.Renderer(t)
-	for _, pose := range ravonPoses[:2] {
-		setRobotPose(t, s, pose)
+	type setting struct {
+		element, param string
+		v              float64
+	}
+	evening := []setting{{"SUN", "elevation", 15}, {"SUN", "azimuth", 120}, {"SUN", "g", 0.7}, {"SUN", "b", 0.45}, {"AMBIENT", "intensity", 0.3}}
+	var redness []float64 // the ground's mean red over blue, per case
+	for _, c := range []struct {
+		name string
+		pose scene.Pose
+		set  []setting
+	}{
+		{"afternoon", ravonPoses[0], nil},
+		{"afternoon", ravonPoses[1], nil},
+		{"evening", ravonPoses[0], evening},
+	} {
+		setRobotPose(t, s, c.pose)
+		for _, st := range c.set {
+			if err := s.Set(st.element, st.param, st.v); err != nil {
+				t.Fatal(err)
+			}
+		}
 		dir := t.TempDir()
 		for _, name := range []string{"LEFT", "RIGHT", "DEPTH"} {
 			if _, err := sensors.CaptureSensor(r, s, sensorEntry(t, s, name), dir, nil); err != nil {
@@ -100,17 +122,30 @@ func TestRavonStereoMatchesGroundTruth(t *testing.T) {
 		if err := json.Unmarshal(raw, &got); err != nil {
 			t.Fatalf("%v in %s", err, raw)
 		}
-		t.Logf("robot at %v: baseline %.4f m, fx %.2f px; SGBM found disparities for %d of %d textured pixels, %d (%.2f %%) within 1 px of the ground truth",
-			pose, got.Baseline, got.Fx, got.Found, got.Textured, got.Within1px, 100*got.Fraction)
+		what := fmt.Sprintf("robot at %v, %s", c.pose, c.name)
+		t.Logf("%s: baseline %.4f m, fx %.2f px; SGBM found disparities for %d of %d textured pixels, %d (%.2f %%) within 1 px of the ground truth",
+			what, got.Baseline, got.Fx, got.Found, got.Textured, got.Within1px, 100*got.Fraction)
 		if got.Baseline < 0.29 || got.Baseline > 0.31 {
 			t.Errorf("baseline %v m, want about 0.3", got.Baseline)
 		}
 		if got.Fraction < 0.9 {
-			t.Errorf("robot at %v: %.2f %% of SGBM's disparities within 1 px of the ground truth, want >= 90 %%", pose, 100*got.Fraction)
+			t.Errorf("%s: %.2f %% of SGBM's disparities within 1 px of the ground truth, want >= 90 %%", what, 100*got.Fraction)
 		}
 		if got.Found < 100000 || float64(got.Found) < 0.6*float64(got.Textured) {
-			t.Errorf("robot at %v: SGBM found disparities for only %d of %d textured pixels", pose, got.Found, got.Textured)
+			t.Errorf("%s: SGBM found disparities for only %d of %d textured pixels", what, got.Found, got.Textured)
 		}
+		img := testkit.ReadPNG(t, dir+"/LEFT.png")
+		var red, blue float64
+		for y := 300; y < 480; y++ { // the ground in front of the robot
+			for x := 0; x < 640; x++ {
+				r, _, b, _ := img.At(x, y).RGBA()
+				red, blue = red+float64(r), blue+float64(b)
+			}
+		}
+		redness = append(redness, red/blue)
+	}
+	if redness[2] < 1.1*redness[0] {
+		t.Errorf("the ground's red/blue is %.3f in the evening sun, %.3f in the afternoon: want 10 %% redder", redness[2], redness[0])
 	}
 }
 
