@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"image"
 	"math"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/simvis/simvis/internal/testkit"
 )
 
 // sceneElements reads the attributes of every <element> of the RAVON scene
@@ -163,5 +166,46 @@ func TestRavonAssetsSize(t *testing.T) {
 	t.Logf("RAVON assets: %d bytes", total)
 	if total > 4<<20 {
 		t.Errorf("RAVON assets take %d bytes, over 4 MiB", total)
+	}
+}
+
+// The Khronos glTF Validator (internal/jstest/gltf_validate.js) finds no
+// errors and no warnings in the RAVON assets, textures included.
+func TestRavonAssetsValidate(t *testing.T) {
+	var files []string
+	for name := range assets() {
+		if strings.HasPrefix(name, "ravon/") {
+			abs, err := filepath.Abs(filepath.Join("..", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, abs)
+		}
+	}
+	cmd := testkit.Node(t, filepath.Join(testkit.RepoRoot(), "internal", "jstest", "gltf_validate.js"), files...)
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("gltf_validate.js: %v", err)
+	}
+	var reports map[string]struct {
+		Errors, Warnings, Infos int
+		Messages                []map[string]any
+	}
+	if err := json.Unmarshal(raw, &reports); err != nil {
+		t.Fatalf("%v in %s", err, raw)
+	}
+	if len(reports) != len(files) {
+		t.Fatalf("%d reports for %d files", len(reports), len(files))
+	}
+	for _, f := range files {
+		r, ok := reports[f]
+		if !ok {
+			t.Errorf("no report for %s", f)
+			continue
+		}
+		if r.Errors > 0 || r.Warnings > 0 {
+			t.Errorf("%s: %d errors, %d warnings: %v", filepath.Base(f), r.Errors, r.Warnings, r.Messages)
+		}
+		t.Logf("%s: %d errors, %d warnings, %d infos", filepath.Base(f), r.Errors, r.Warnings, r.Infos)
 	}
 }
