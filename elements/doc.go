@@ -7,7 +7,8 @@
 //	scale        sx sy sz
 //	color        r g b a: the base color and opacity of every model mesh that follows
 //	switch       on: 1 shows, 0 hides what follows
-//	light        directional, point, spot or ambient light: r g b intensity, pose, cutoff
+//	foliage      opacity: leaves as modeled (1), blended, or gone for every sensor (0)
+//	light        directional, sun, point, spot or ambient light: r g b intensity, pose, cutoff; sun: azimuth elevation
 //	pointcloud   count, x0 y0 z0 ...: up to max_points cubes, optional seeded noise
 //	lines        count, x0 y0 z0 x1 y1 z1 ...: up to max_lines segments
 //	graph        N_x N_y N_z per named node: a navigation graph overlay

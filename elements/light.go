@@ -2,6 +2,7 @@ package elements
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/g3n/engine/core"
@@ -19,15 +20,25 @@ const (
 	lightDirectional = "directional"
 	lightPoint       = "point"
 	lightSpot        = "spot"
+	lightSun         = "sun"
 )
 
-var lightKinds = []string{lightDirectional, lightPoint, lightSpot, lightAmbient}
+var lightKinds = []string{lightDirectional, lightSun, lightPoint, lightSpot, lightAmbient}
 
 // lightElement places one g3n light in the scene graph. The first light
 // element switches the scene's default lights off, so a scene with lights of
-// its own is lit by them alone. Non-ambient lights sit at their pose
-// (x y z roll pitch yaw in the insertion point's frame) and shine along
-// their +x, like sensors look.
+// its own is lit by them alone. Point, spot and directional lights sit at
+// their pose (x y z roll pitch yaw in the insertion point's frame) and
+// shine along their +x, like sensors look. A sun is a directional light
+// set by where it stands in the sky: parameters azimuth (degrees from the
+// insertion point's +x toward +y, default 135) and elevation (degrees
+// above its xy plane, default 45); it shines from there.
+//
+// Directional lights, suns and spot lights cast shadows in camera images
+// (shadows="false" turns that off), from a shadow map of shadow_map_size
+// texels a side (default 1024, 64 to 8192: a directional light's map
+// covers everything sensors see, so a 20 m scene gets 2 cm texels); point
+// and ambient lights cast none.
 type lightElement struct {
 	kind  string
 	frame *scene.Node // the light's pose frame (nil for ambient)
@@ -37,6 +48,7 @@ type lightElement struct {
 	directional *light.Directional
 	point       *light.Point
 	spot        *light.Spot
+	sunFrom     mgl64.Vec3 // sun: unit vector toward the sun, insertion point frame
 }
 
 func newLight(ctx *scene.Context) (scene.Element, error) {
@@ -46,6 +58,16 @@ func newLight(ctx *scene.Context) (scene.Element, error) {
 		kind = lightDirectional
 	}
 	l := &lightElement{kind: kind}
+	shadows, mapSize := false, 0
+	if kind == lightDirectional || kind == lightSun || kind == lightSpot {
+		var err error
+		if shadows, err = c.Bool("shadows", true); err != nil {
+			return nil, err
+		}
+		if mapSize, err = c.Int("shadow_map_size", 1024, 64, 8192); err != nil {
+			return nil, err
+		}
+	}
 	white := &math32.Color{R: 1, G: 1, B: 1}
 	// Distance attenuation of point and spot lights: 1 / (1 + d·(linear + quadratic·d)).
 	linear, quadratic := 0.0, 0.0
@@ -62,7 +84,7 @@ func newLight(ctx *scene.Context) (scene.Element, error) {
 	case lightAmbient:
 		l.ambient = light.NewAmbient(white, 0.3)
 		l.node = l.ambient
-	case lightDirectional:
+	case lightDirectional, lightSun:
 		l.directional = light.NewDirectional(white, 1)
 		l.node = l.directional
 	case lightPoint:
@@ -84,6 +106,9 @@ func newLight(ctx *scene.Context) (scene.Element, error) {
 	default:
 		return nil, c.Errorf("kind", "unknown light kind %q (have %s)", kind, strings.Join(lightKinds, ", "))
 	}
+	if shadows {
+		l.node.GetNode().SetUserData(scene.ShadowCaster{MapSize: mapSize})
+	}
 	sep := ctx.InsertSeparator(mgl64.Ident4())
 	if kind == lightAmbient {
 		sep.G3N().Add(l.node)
@@ -97,9 +122,12 @@ func newLight(ctx *scene.Context) (scene.Element, error) {
 
 func (l *lightElement) Params() []scene.Param {
 	ps := []scene.Param{{Name: "r", Default: 1}, {Name: "g", Default: 1}, {Name: "b", Default: 1}, {Name: "intensity", Default: 1}}
-	if l.kind == lightAmbient {
+	switch l.kind {
+	case lightAmbient:
 		ps[3].Default = 0.3
 		return ps
+	case lightSun:
+		return append(ps, scene.Param{Name: "azimuth", Default: 135}, scene.Param{Name: "elevation", Default: 45})
 	}
 	ps = append(ps, poseParams...)
 	if l.kind == lightSpot {
@@ -120,6 +148,9 @@ func (l *lightElement) Apply(v []float64) error {
 	if l.kind == lightSpot && (v[10] <= 0 || v[10] > 90) {
 		return fmt.Errorf("cutoff = %g: want a half-angle in (0, 90] degrees", v[10])
 	}
+	if l.kind == lightSun && (v[5] < -90 || v[5] > 90 || v[4] < -360 || v[4] > 360) {
+		return fmt.Errorf("azimuth = %g, elevation = %g: want azimuth in [-360, 360] and elevation in [-90, 90] degrees", v[4], v[5])
+	}
 	col := &math32.Color{R: float32(v[0]), G: float32(v[1]), B: float32(v[2])}
 	intensity := float32(v[3])
 	switch l.kind {
@@ -130,6 +161,12 @@ func (l *lightElement) Apply(v []float64) error {
 	case lightDirectional:
 		l.directional.SetColor(col)
 		l.directional.SetIntensity(intensity)
+	case lightSun:
+		l.directional.SetColor(col)
+		l.directional.SetIntensity(intensity)
+		az, el := mgl64.DegToRad(v[4]), mgl64.DegToRad(v[5])
+		l.sunFrom = mgl64.Vec3{math.Cos(el) * math.Cos(az), math.Cos(el) * math.Sin(az), math.Sin(el)}
+		return nil
 	case lightPoint:
 		l.point.SetColor(col)
 		l.point.SetIntensity(intensity)
@@ -147,11 +184,14 @@ func (l *lightElement) Apply(v []float64) error {
 // origin), so the light node is placed, in its frame, where the world
 // position equals minus the frame's world +x, whatever moved the frame.
 func (l *lightElement) Prepare() {
-	if l.kind != lightDirectional {
+	if l.kind != lightDirectional && l.kind != lightSun {
 		return
 	}
 	w := l.frame.World()
 	shine := w.Mul4x1(mgl64.Vec4{1, 0, 0, 0}).Vec3().Normalize()
+	if l.kind == lightSun {
+		shine = w.Mul4x1(l.sunFrom.Mul(-1).Vec4(0)).Vec3().Normalize()
+	}
 	local := w.Inv().Mul4x1(shine.Mul(-1).Vec4(1))
 	l.directional.SetPosition(float32(local[0]), float32(local[1]), float32(local[2]))
 }

@@ -1,7 +1,13 @@
 package elements_test
 
 import (
+	"fmt"
+	"maps"
+	"strings"
 	"testing"
+
+	"github.com/g3n/engine/core"
+	"github.com/simvis/simvis/scene"
 
 	"github.com/simvis/simvis/internal/testkit"
 )
@@ -84,5 +90,66 @@ func TestAmbientPointAndSpotLights(t *testing.T) {
 	set(t, s, "SPOT", "yaw", 33) // OTHER is at atan(2/3) = 33.7° to the left
 	if box, other = center(t, s, false); !isBlack(box) || other.R < 100 {
 		t.Errorf("spot at OTHER: BOX %v (want dark), OTHER %v (want lit)", box, other)
+	}
+}
+
+// A sun stands where azimuth (from +x toward +y) and elevation (above the
+// xy plane) put it and shines from there: at azimuth 180 it faces the BOX
+// face the camera sees (normal -x), which then gets cos(elevation) of its
+// light; at azimuth 90 it grazes the face; its color is r g b.
+func TestSunAzimuthElevation(t *testing.T) {
+	s := boxScene(t, `<element type="light" name="SUN" kind="sun" azimuth="180" elevation="0"/>`)
+	if box, _ := center(t, s, false); box.R < 240 || box.G < 240 {
+		t.Errorf("sun behind the camera, on the horizon: %v, want white", box)
+	}
+	set(t, s, "SUN", "elevation", 60)
+	if box, _ := center(t, s, false); absDiff(box.R, 128) > 6 {
+		t.Errorf("sun 60° up: %v, want about 128 (cos 60°)", box)
+	}
+	set(t, s, "SUN", "elevation", 0)
+	set(t, s, "SUN", "azimuth", 90)
+	if box, _ := center(t, s, false); !isBlack(box) {
+		t.Errorf("sun at azimuth 90 grazing the face: %v, want black", box)
+	}
+	set(t, s, "SUN", "azimuth", -150) // 30° off the face's normal
+	set(t, s, "SUN", "b", 0)
+	if box, _ := center(t, s, false); absDiff(box.R, 221) > 6 || box.B > 3 {
+		t.Errorf("yellow sun 30° off the normal: %v, want (221, 221, 0)", box)
+	}
+	if err := s.Set("SUN", "elevation", 95); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(); err == nil || !strings.Contains(err.Error(), "elevation") {
+		t.Errorf("elevation 95: error %v, want one naming elevation", err)
+	}
+}
+
+// Light elements mark the lights that cast shadows (for camera renderers);
+// shadows="false" leaves one unmarked, a point light is never marked, and
+// a bad shadow_map_size is refused with the attribute's name.
+func TestLightShadowMarks(t *testing.T) {
+	dir := t.TempDir()
+	msg := loadErr(t, dir, `<scene><element type="light" name="SUN" kind="sun" shadow_map_size="10"/></scene>`)
+	if !strings.Contains(msg, "shadow_map_size") || !strings.Contains(msg, "scene.xml") {
+		t.Errorf("error %q, want the file and shadow_map_size", msg)
+	}
+	s := boxScene(t, `<element type="light" name="A" kind="sun" shadow_map_size="512"/>
+<element type="light" name="B" kind="directional" shadows="false"/>
+<element type="light" name="C" kind="spot"/>
+<element type="light" name="D" kind="point"/>`)
+	marks := map[string]int{}
+	var walk func(n core.INode)
+	walk = func(n core.INode) {
+		if sc, ok := n.GetNode().UserData().(scene.ShadowCaster); ok {
+			marks[fmt.Sprintf("%T", n)] = sc.MapSize
+		}
+		for _, c := range n.GetNode().Children() {
+			walk(c)
+		}
+	}
+	walk(s.G3N())
+	want := map[string]int{"*light.Directional": 512, "*light.Spot": 1024}
+	if !maps.Equal(marks, want) {
+		t.Errorf("shadow casters %v, want %v", marks, want)
 	}
 }

@@ -388,6 +388,14 @@ func (l *loader) material(i int, gm *gltf.Material) (*Material, int, error) {
 		Metallic:    1,
 		Roughness:   1,
 	}
+	for k, c := range gm.EmissiveFactor {
+		// Finite and non-negative, as glTF requires; 0 to 1 in glTF 2.0
+		// core (KHR_materials_emissive_strength raises the bound).
+		if math.IsNaN(c) || c < 0 || c > 1e4 {
+			return nil, 0, fmt.Errorf("material %d %q: emissiveFactor[%d] = %g is not in [0, 1e4]", i, gm.Name, k, c)
+		}
+		m.Emissive[k] = float32(c)
+	}
 	switch gm.AlphaMode {
 	case gltf.AlphaOpaque:
 		m.AlphaMode = AlphaOpaque

@@ -97,6 +97,10 @@ type Material struct {
 	DoubleSided      bool
 	Metallic         float32
 	Roughness        float32
+	// Emissive is the light the surface gives off itself, linear RGB
+	// (glTF emissiveFactor; zero for most surfaces): cameras add it
+	// whatever the lighting, shadows included.
+	Emissive [3]float32
 }
 
 // Command is one simvis command embedded in a model file.

@@ -276,6 +276,12 @@ func (w *writer) material(m *Material) (int, error) {
 		RoughnessFactor: gltf.Float(float64(m.Roughness)),
 	}
 	gm := &gltf.Material{Name: m.Name, PBRMetallicRoughness: pbr, DoubleSided: m.DoubleSided}
+	if !finite(m.Emissive[:]...) {
+		return 0, fmt.Errorf("material %q has a non-finite emissive factor", m.Name)
+	}
+	for k, c := range m.Emissive {
+		gm.EmissiveFactor[k] = float64(c)
+	}
 	switch m.AlphaMode {
 	case AlphaOpaque:
 		gm.AlphaMode = gltf.AlphaOpaque

@@ -3,6 +3,8 @@ package scene
 import (
 	"image"
 	"image/draw"
+	"math"
+	"strconv"
 
 	"github.com/g3n/engine/core"
 	"github.com/g3n/engine/geometry"
@@ -19,17 +21,60 @@ import (
 // and each model material becomes one g3n material, however many parts use it.
 type meshCache struct {
 	geometries map[[32]byte]*geometry.Geometry
-	materials  map[*models.Material]*material.Standard
-	styles     map[styledKey]*material.Standard
+	materials  map[*models.Material]*litMaterial
+	styles     map[styledKey]*litMaterial
 	textures   map[*models.Material]*texture.Texture2D
+	// anisotropy is the GL_TEXTURE_MAX_ANISOTROPY textures get when first
+	// drawn (0: the GL has no anisotropic filtering; see SetAnisotropy).
+	anisotropy float32
 }
 
 func newMeshCache() *meshCache {
 	return &meshCache{
 		geometries: map[[32]byte]*geometry.Geometry{},
-		materials:  map[*models.Material]*material.Standard{},
-		styles:     map[styledKey]*material.Standard{},
+		materials:  map[*models.Material]*litMaterial{},
+		styles:     map[styledKey]*litMaterial{},
 		textures:   map[*models.Material]*texture.Texture2D{},
+	}
+}
+
+// textureMaxAnisotropy is GL_TEXTURE_MAX_ANISOTROPY (EXT_texture_filter_anisotropic,
+// core in GL 4.6).
+const textureMaxAnisotropy = 0x84FE
+
+// SetAnisotropy sets the anisotropic filtering of the scene's textures: at
+// most n samples along a texture's direction of greatest squeeze (n >= 1;
+// 1 or less turns it off). Renderers call it with what their GL offers
+// before drawing (the GL extension EXT_texture_filter_anisotropic); a GL
+// without the extension must never get n > 1. Textures take it when next
+// drawn; ones drawn before keep theirs.
+func (s *Scene) SetAnisotropy(n float32) {
+	if n < 1 || math.IsNaN(float64(n)) {
+		n = 0
+	}
+	s.meshes.anisotropy = n
+}
+
+// litMaterial is the g3n material of one model material: g3n's standard
+// (Phong) material, whose "standard" shader a renderer may replace with one
+// that adds shadows and the alpha test (SIMVIS_ALPHA_CUTOFF), plus the
+// texture filtering set on the texture once it is on the GL.
+type litMaterial struct {
+	*material.Standard
+	cache    *meshCache
+	textured bool
+	filtered bool // the texture has its anisotropic filtering
+}
+
+// RenderSetup implements material.IMaterial: the standard material's
+// state, then, the first time the texture is on the GL (bound to unit 0
+// by the standard setup), its anisotropic filtering.
+func (m *litMaterial) RenderSetup(gs *gls.GLS) {
+	m.Standard.RenderSetup(gs)
+	if m.textured && !m.filtered && m.cache.anisotropy >= 1 {
+		gs.ActiveTexture(gls.TEXTURE0)
+		gs.TexParameteri(gls.TEXTURE_2D, textureMaxAnisotropy, int32(m.cache.anisotropy))
+		m.filtered = true
 	}
 }
 
@@ -76,7 +121,7 @@ func newGeometry(p *models.Primitive) *geometry.Geometry {
 	return g
 }
 
-func (c *meshCache) material(m *models.Material) *material.Standard {
+func (c *meshCache) material(m *models.Material) *litMaterial {
 	if s, ok := c.materials[m]; ok {
 		s.Incref()
 		return s
@@ -95,7 +140,7 @@ type styledKey struct {
 // styled returns the material for m under a color override (nil: none).
 // Overridden materials are made on first use and shared afterwards, so a
 // color element costs one material per distinct (material, color).
-func (c *meshCache) styled(m *models.Material, color *[4]float32) *material.Standard {
+func (c *meshCache) styled(m *models.Material, color *[4]float32) *litMaterial {
 	if color == nil {
 		return c.materials[m]
 	}
@@ -110,15 +155,26 @@ func (c *meshCache) styled(m *models.Material, color *[4]float32) *material.Stan
 
 // newStandard makes the g3n material for a model material, with the base
 // color and opacity replaced where override is not nil.
-func (c *meshCache) newStandard(m *models.Material, override *[4]float32) *material.Standard {
+//
+// glTF's metallic-roughness model is reduced to Phong where cheap: the
+// diffuse color is the base color (no environment to reflect, so metals are
+// not darkened), and smoother, more metallic surfaces get a sharper,
+// stronger highlight (shininess 2/r^4 - 2, at least 16; specular 0.1 +
+// 0.8 metallic (1-r)^2), which leaves glTF's default (rough) material as it
+// always looked. Emissive light is added whatever the lighting.
+func (c *meshCache) newStandard(m *models.Material, override *[4]float32) *litMaterial {
 	base := m.BaseColor
 	if override != nil {
 		base = *override
 	}
 	col := math32.Color{R: base[0], G: base[1], B: base[2]}
 	s := material.NewStandard(&col)
-	s.SetSpecularColor(&math32.Color{R: 0.1, G: 0.1, B: 0.1})
-	s.SetShininess(16)
+	r := float64(min(max(m.Roughness, 0.05), 1))
+	metal := float64(min(max(m.Metallic, 0), 1))
+	spec := float32(0.1 + 0.8*metal*(1-r)*(1-r))
+	s.SetSpecularColor(&math32.Color{R: spec, G: spec, B: spec})
+	s.SetShininess(float32(max(16, 2/(r*r*r*r)-2)))
+	s.SetEmissiveColor(&math32.Color{R: m.Emissive[0], G: m.Emissive[1], B: m.Emissive[2]})
 	if m.DoubleSided {
 		s.SetSide(material.SideDouble)
 	}
@@ -130,14 +186,19 @@ func (c *meshCache) newStandard(m *models.Material, override *[4]float32) *mater
 		s.SetOpacity(base[3])
 		s.SetTransparent(true)
 	case m.AlphaMode == models.AlphaMask:
-		// g3n's standard shader has no alpha test: the texture's alpha is
-		// thresholded at load instead, and blending shows 0 or 1.
-		s.SetTransparent(m.BaseColorTexture != nil)
+		// A real alpha test (discard below the cutoff, opaque above), in
+		// the shader renderers put in place of g3n's standard one; the
+		// cutoff is a define, so materials with the usual 0.5 share a
+		// program.
+		s.SetOpacity(base[3])
+		s.ShaderDefines.Set("SIMVIS_ALPHA_CUTOFF", strconv.FormatFloat(float64(m.AlphaCutoff), 'g', -1, 32))
 	}
+	lm := &litMaterial{Standard: s, cache: c}
 	if m.BaseColorTexture != nil {
 		s.AddTexture(c.texture(m))
+		lm.textured = true
 	}
-	return s
+	return lm
 }
 
 // texture returns the model material's base color texture, uploaded once
@@ -148,13 +209,14 @@ func (c *meshCache) texture(m *models.Material) *texture.Texture2D {
 		return tex
 	}
 	rgba := toRGBA(m.BaseColorTexture)
-	if m.AlphaMode == models.AlphaMask {
-		threshold(rgba, m.AlphaCutoff)
-	}
 	if m.AlphaMode == models.AlphaOpaque {
 		opaque(rgba)
 	}
+	// g3n uploads with mipmaps (generated by the GL) and trilinear
+	// minification; anisotropic filtering comes with the first draw.
 	tex := texture.NewTexture2DFromRGBA(rgba)
+	tex.SetMinFilter(gls.LINEAR_MIPMAP_LINEAR)
+	tex.SetMagFilter(gls.LINEAR)
 	tex.SetFlipY(false) // glTF's uv origin is the image's top-left, the first row uploaded
 	tex.SetWrapS(gls.REPEAT)
 	tex.SetWrapT(gls.REPEAT)
@@ -169,17 +231,6 @@ func toRGBA(img image.Image) *image.RGBA {
 	n := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
 	draw.Draw(n, n.Bounds(), img, b.Min, draw.Src)
 	return &image.RGBA{Pix: n.Pix, Stride: n.Stride, Rect: n.Rect}
-}
-
-func threshold(img *image.RGBA, cutoff float32) {
-	limit := uint8(cutoff*255 + 0.5)
-	for i := 3; i < len(img.Pix); i += 4 {
-		if img.Pix[i] >= limit {
-			img.Pix[i] = 255
-		} else {
-			img.Pix[i] = 0
-		}
-	}
 }
 
 func opaque(img *image.RGBA) {

@@ -98,3 +98,11 @@ func (s *Scene) resolveColors() {
 	}
 	walk(s.top, nil)
 }
+
+// ShadowCaster, as the user data of a g3n directional or spot light
+// (core.Node.SetUserData), marks a light whose shadows camera images show:
+// light elements set it unless told not to; the scene's default lights,
+// which stand for no real source, cast none. Renderers give each marked
+// light one shadow map of MapSize x MapSize texels (0: the renderer's
+// default); range sensors never see shadows.
+type ShadowCaster struct{ MapSize int }

@@ -21,7 +21,11 @@ func init() { scene.RegisterSensor("camera", newCamera) }
 // default 60) or vfov (vertical) instead, near, far (meters, default 0.05
 // and 100), background ("r g b" in 0..1, default a light gray),
 // noise_stddev (gaussian pixel noise in 0..1 intensity units, default 0)
-// and seed (1). Lens distortion as OpenCV defines it (see distortion.go):
+// and seed (1); exposure (relative, default 1), gain (dB, default 0) and
+// gamma (default 1) as Response defines them; shadows ("false" draws no
+// shadows; see docs/cameras.md); motion_blur (sub-frames per frame, 0 off,
+// at most 32) and shutter (the fraction of the interval since the previous
+// frame the shutter is open, default 0.5; see motionblur.go). Lens distortion as OpenCV defines it (see distortion.go):
 // distortion_model "plumb_bob" (the default) with k1 k2 p1 p2 k3, or
 // "equidistant" (cv::fisheye) with k1 k2 k3 k4, all default 0. fov sets K
 // as for a pinhole (fx = W / (2 tan(fov/2))) whatever the model: K and D
@@ -36,6 +40,8 @@ type Camera struct {
 	seed  int64
 	dist  Distortion
 	umap  *undistortMap // nil for an ideal pinhole
+	resp  Response
+	blur  motionBlur
 }
 
 // readPinhole reads width, height and fov or vfov (square pixels).
@@ -103,6 +109,15 @@ func newCamera(ctx *scene.Context) (scene.Sensor, error) {
 	var err error
 	bg := DefaultBackground
 	if v.Background, err = c.RGB("background", [3]float64{float64(bg[0]), float64(bg[1]), float64(bg[2])}); err != nil {
+		return nil, err
+	}
+	if v.Shadows, err = c.Bool("shadows", true); err != nil {
+		return nil, err
+	}
+	if cam.resp, err = readResponse(c); err != nil {
+		return nil, err
+	}
+	if cam.blur, err = readMotionBlur(c); err != nil {
 		return nil, err
 	}
 	if cam.noise, err = c.FloatIn("noise_stddev", 0, 0, 1); err != nil {
@@ -234,6 +249,15 @@ func (c *Camera) Describe() map[string]any {
 	if !c.dist.IsIdentity() {
 		m["distortion_model"], m["D"] = c.dist.ModelName(), c.dist.D()
 	}
+	if !c.resp.IsIdentity() {
+		m["exposure"], m["gain"], m["gamma"] = c.resp.Exposure, c.resp.GainDB, c.resp.Gamma
+	}
+	if !c.view.Shadows {
+		m["shadows"] = false
+	}
+	if c.blur.n > 1 {
+		m["motion_blur"], m["shutter"] = c.blur.n, c.blur.shutter
+	}
 	return m
 }
 
@@ -248,11 +272,26 @@ func (c *Camera) Image(r *Renderer, s *scene.Scene) (*image.RGBA, error) {
 	if err := checkWorld(c.name, v.Pose); err != nil {
 		return nil, err
 	}
+	pose := v.Pose
+	if c.umap != nil {
+		v = c.umap.view(v)
+	}
 	var img *image.RGBA
-	var err error
-	if c.umap == nil {
+	blurred, err := c.blur.blurred(r, s, v)
+	c.blur.remember(s, pose)
+	switch {
+	case err != nil:
+	case blurred != nil:
+		img, err = blurImage(c.resp, blurred, v)
+	case c.resp.IsIdentity():
 		img, err = r.RenderRGBA(s, v)
-	} else if img, err = r.RenderRGBA(s, c.umap.view(v)); err == nil {
+	default:
+		var pix []float32
+		if pix, err = r.RenderRadiance(s, v); err == nil {
+			img, err = c.resp.toRGBA(pix, v.Width, v.Height)
+		}
+	}
+	if err == nil && c.umap != nil {
 		img, err = c.umap.resample(img)
 	}
 	if err != nil || c.noise == 0 {

@@ -18,13 +18,19 @@ func init() { scene.RegisterSensor("depth", newDepthCamera) }
 //
 // XML: width, height (640x480), fov (60, horizontal) or vfov, range_min
 // (0.1 m) and range_max (10 m) on the depth, the noise attributes and
-// seed, backend ("gpu" or "cpu").
+// seed, backend ("gpu" or "cpu"), and a lens as a camera's
+// (distortion_model, k1 k2 p1 p2 k3 or k1 k2 k3 k4): the GPU backend
+// renders an undistorted view covering the field and resamples it
+// (resampleDepth: planes exactly, never a depth mixed across an edge), the
+// CPU backend casts each pixel's exact ray.
 type DepthCamera struct {
 	*beamSet
 	view View // size and field of view; Pose set per frame
 	gpu  surfaceFrame
-	yTan []float64 // per column: the pixel center ray's y over x
+	yTan []float64 // per column of the render: the pixel center ray's y over x
 	zTan []float64 // per row: z over x
+	dist Distortion
+	umap *undistortMap // nil for an ideal pinhole; then the render is the image
 }
 
 func newDepthCamera(ctx *scene.Context) (scene.Sensor, error) {
@@ -38,11 +44,21 @@ func newDepthCamera(ctx *scene.Context) (scene.Sensor, error) {
 	}
 	v := &d.view
 	v.Near, v.Far = b.rangeMin, b.rangeMax
+	if d.dist, err = readDistortion(ctx.Command); err != nil {
+		return nil, err
+	}
+	grid := v.intrinsics()
+	if !d.dist.IsIdentity() {
+		if d.umap, err = newUndistortMap(ctx.Command, grid, d.dist); err != nil {
+			return nil, err
+		}
+		grid = d.umap.wideIntrinsics()
+	}
 	var tanX, tanY float64
-	d.yTan, d.zTan, tanX, tanY = v.intrinsics().pixelRays()
+	d.yTan, d.zTan, tanX, tanY = grid.pixelRays()
 	near := math.Max(1e-3, b.rangeMin*0.5)
 	far := b.rangeMax * math.Sqrt(1+tanX*tanX+tanY*tanY) * 1.01
-	d.views = []surfaceView{{rot: mgl64.Ident4(), w: v.Width, h: v.Height, tanX: tanX, tanY: tanY, near: near, far: far}}
+	d.views = []surfaceView{{rot: mgl64.Ident4(), w: grid.Width, h: grid.Height, tanX: tanX, tanY: tanY, near: near, far: far}}
 	return d, nil
 }
 
@@ -54,8 +70,12 @@ type DepthImage struct {
 	Depth []float32
 }
 
-// Intrinsics returns the depth camera's pinhole parameters.
-func (d *DepthCamera) Intrinsics() Intrinsics { return d.view.intrinsics() }
+// Intrinsics returns the depth camera's pinhole parameters and lens.
+func (d *DepthCamera) Intrinsics() Intrinsics {
+	in := d.view.intrinsics()
+	in.Distortion = d.dist
+	return in
+}
 
 // Depth measures a frame at the scene's current state.
 func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
@@ -68,7 +88,7 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 	}
 	v := d.view
 	out := &DepthImage{
-		Info:  FrameInfo{Sensor: d.name, Intrinsics: v.intrinsics(), Pose: scene.PoseFromMatrix(world), Near: d.rangeMin, Far: d.rangeMax},
+		Info:  FrameInfo{Sensor: d.name, Intrinsics: d.Intrinsics(), Pose: scene.PoseFromMatrix(world), Near: d.rangeMin, Far: d.rangeMax},
 		Depth: make([]float32, v.Width*v.Height),
 	}
 	switch d.backend {
@@ -76,28 +96,46 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 		if err := r.renderSurfaces(s, world, d.views, &d.gpu, modeDepth); err != nil {
 			return nil, err
 		}
-		for i, z := range d.gpu.images[0].pixels {
-			out.Depth[i] = d.limit(float64(z))
-		}
-		d.nearSurfaces(out.Depth)
-	case BackendCPU:
-		dirs := make([]mgl64.Vec3, len(out.Depth))
-		for j, zt := range d.zTan {
-			for i, yt := range d.yTan {
-				dirs[j*v.Width+i] = world.Mul4x1(mgl64.Vec4{1, yt, zt, 0}).Vec3().Normalize()
+		if d.umap == nil {
+			for i, z := range d.gpu.images[0].pixels {
+				out.Depth[i] = d.limit(float64(z))
 			}
+			d.nearSurfaces(out.Depth)
+			break
+		}
+		// Through the lens: raw depths (0 none, -Inf too close) are
+		// resampled, then limited, so noise stays per output pixel.
+		raw := append([]float32(nil), d.gpu.images[0].pixels...)
+		d.nearSurfaces(raw)
+		d.umap.resampleDepth(raw, out.Depth)
+		for i, z := range out.Depth {
+			if !math.IsInf(float64(z), -1) {
+				out.Depth[i] = d.limit(float64(z))
+			}
+		}
+	case BackendCPU:
+		// Per pixel, the ray's y and z over x (body frame).
+		tans := make([][2]float64, len(out.Depth))
+		for k := range tans {
+			if d.umap == nil {
+				tans[k] = [2]float64{d.yTan[k%v.Width], d.zTan[k/v.Width]}
+				continue
+			}
+			x, y := d.umap.ray(k) // optical x right, y down
+			tans[k] = [2]float64{-x, -y}
+		}
+		dirs := make([]mgl64.Vec3, len(out.Depth))
+		for k, t := range tans {
+			dirs[k] = world.Mul4x1(mgl64.Vec4{1, t[0], t[1], 0}).Vec3().Normalize()
 		}
 		ranges := make([]float64, len(dirs))
 		r.castAll(s, world.Col(3).Vec3(), dirs, ranges)
-		for j, zt := range d.zTan {
-			for i, yt := range d.yTan {
-				k := j*v.Width + i
-				z := ranges[k] / math.Sqrt(1+yt*yt+zt*zt) // range along the ray -> depth along x
-				if math.IsInf(ranges[k], 1) {
-					z = 0
-				}
-				out.Depth[k] = d.limit(z)
+		for k, t := range tans {
+			z := ranges[k] / math.Sqrt(1+t[0]*t[0]+t[1]*t[1]) // range along the ray -> depth along x
+			if math.IsInf(ranges[k], 1) {
+				z = 0
 			}
+			out.Depth[k] = d.limit(z)
 		}
 	}
 	return out, nil
@@ -113,7 +151,7 @@ func (d *DepthCamera) nearSurfaces(depth []float32) {
 		return
 	}
 	near := 1.01 * d.gpu.images[0].view.near // as rendered; the margin covers float32 clipping
-	w := d.view.Width
+	w := len(d.yTan)                         // the render's width
 	for j, zt := range d.zTan {
 		for i, yt := range d.yTan {
 			norm := math.Sqrt(1 + yt*yt + zt*zt)
@@ -144,6 +182,9 @@ func (d *DepthCamera) limit(z float64) float32 {
 // Describe implements scene.Sensor.
 func (d *DepthCamera) Describe() map[string]any {
 	m := map[string]any{"width": d.view.Width, "height": d.view.Height, "fov": d.view.HFOV}
+	if !d.dist.IsIdentity() {
+		m["distortion_model"], m["D"] = d.dist.ModelName(), d.dist.D()
+	}
 	d.describe(m)
 	return m
 }

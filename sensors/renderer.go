@@ -21,7 +21,11 @@ type Renderer struct {
 	g3n  *renderer.Renderer
 	fbos map[fboKey]*gpu.Framebuffer
 
-	surf *surfaceState // range-sensor rendering, made on first use
+	surf   *surfaceState // range-sensor rendering, made on first use
+	shadow *shadowState  // camera shadow maps, made on first use
+	// anisotropy is the most texture samples anisotropic filtering may
+	// take (0: the GL has none).
+	anisotropy float32
 	// reversedZ: the context takes [0, 1] clip depth, so float depth can be
 	// reversed (read once, at creation).
 	reversedZ bool
@@ -40,22 +44,31 @@ func NewRenderer() (*Renderer, error) {
 		return nil, err
 	}
 	r := &Renderer{ctx: ctx, fbos: map[fboKey]*gpu.Framebuffer{}}
-	err = ctx.Do(func(gs *gls.GLS) error {
-		r.g3n = renderer.NewRenderer(gs)
-		if err := r.g3n.AddDefaultShaders(); err != nil {
-			return fmt.Errorf("sensors: compiling shaders: %w", err)
-		}
-		// Sorting only matters for blending; transparent materials are
-		// sorted by g3n regardless, opaque ones rely on the depth test.
-		r.g3n.SetObjectSorting(true)
-		r.reversedZ = gpu.HasZeroToOneDepth(gs)
-		return nil
-	})
+	err = ctx.Do(r.initGL)
 	if err != nil {
 		ctx.Close()
 		return nil, err
 	}
 	return r, nil
+}
+
+// initGL makes the g3n renderer and reads what the renderer needs to know
+// of the GL, on the context's thread: every constructor of a Renderer
+// calls it.
+func (r *Renderer) initGL(gs *gls.GLS) error {
+	r.g3n = renderer.NewRenderer(gs)
+	if err := r.g3n.AddDefaultShaders(); err != nil {
+		return fmt.Errorf("sensors: compiling shaders: %w", err)
+	}
+	// Standard materials draw with our shader: shadows, alpha test,
+	// unclamped radiance (shading.go).
+	r.g3n.AddShader("standard_fragment", litFragmentShader)
+	r.anisotropy = gpu.MaxAnisotropy(gs)
+	// Sorting only matters for blending; transparent materials are
+	// sorted by g3n regardless, opaque ones rely on the depth test.
+	r.g3n.SetObjectSorting(true)
+	r.reversedZ = gpu.HasZeroToOneDepth(gs)
+	return nil
 }
 
 // Info describes the GL context in use.
@@ -85,6 +98,10 @@ type View struct {
 	// Viewer marks a render for people rather than for a simulated sensor:
 	// it also draws geometry marked sensed="false".
 	Viewer bool
+	// Shadows draws the shadows of the lights that cast them
+	// (scene.ShadowCaster): cameras set it; depth and range views never
+	// have shadows.
+	Shadows bool
 }
 
 // VFOV returns the vertical field of view in degrees implied by HFOV and the
@@ -125,21 +142,8 @@ func (r *Renderer) RenderRGBA(s *scene.Scene, v View) (*image.RGBA, error) {
 	if v.Width <= 0 || v.Height <= 0 {
 		return nil, fmt.Errorf("sensors: image size %dx%d", v.Width, v.Height)
 	}
-	if err := s.PrepareRender(v.Viewer); err != nil {
-		return nil, err
-	}
 	img := image.NewRGBA(image.Rect(0, 0, v.Width, v.Height))
-	cam := v.camera()
-	err := r.ctx.Do(func(gs *gls.GLS) error {
-		fb, err := r.framebuffer(gs, v.Width, v.Height, gpu.ColorRGBA8)
-		if err != nil {
-			return err
-		}
-		fb.Bind(gs)
-		fb.Clear(gs, v.Background[0], v.Background[1], v.Background[2], 1)
-		if err := r.g3n.Render(s.G3N(), cam); err != nil {
-			return fmt.Errorf("sensors: render: %w", err)
-		}
+	err := r.render(s, v, gpu.ColorRGBA8, func(gs *gls.GLS, fb *gpu.Framebuffer) error {
 		return fb.ReadRGBA(gs, img)
 	})
 	if err != nil {
@@ -152,6 +156,47 @@ func (r *Renderer) RenderRGBA(s *scene.Scene, v View) (*image.RGBA, error) {
 		img.Pix[i] = 255
 	}
 	return img, nil
+}
+
+// RenderRadiance draws the scene as seen from v into a float RGBA target
+// and returns its pixels, 4 floats each, rows top-down: the linear
+// radiance the shading computes, not clamped at 1 (the background is its
+// color). Alpha is what blending left.
+func (r *Renderer) RenderRadiance(s *scene.Scene, v View) ([]float32, error) {
+	if v.Width <= 0 || v.Height <= 0 {
+		return nil, fmt.Errorf("sensors: image size %dx%d", v.Width, v.Height)
+	}
+	pix := make([]float32, 4*v.Width*v.Height)
+	err := r.render(s, v, gpu.ColorRGBA32F, func(gs *gls.GLS, fb *gpu.Framebuffer) error {
+		return fb.ReadFloat(gs, pix)
+	})
+	return pix, err
+}
+
+// render draws the scene as seen from v into a cached target of the format
+// and reads it with read, on the GL thread.
+func (r *Renderer) render(s *scene.Scene, v View, format gpu.ColorFormat, read func(*gls.GLS, *gpu.Framebuffer) error) error {
+	if err := s.PrepareRender(v.Viewer); err != nil {
+		return err
+	}
+	s.SetAnisotropy(r.anisotropy)
+	cam := v.camera()
+	camView := v.Pose.Mul4(sensorToGL).Inv()
+	return r.ctx.Do(func(gs *gls.GLS) error {
+		if err := r.prepareShadows(gs, s, v.Shadows, camView); err != nil {
+			return err
+		}
+		fb, err := r.framebuffer(gs, v.Width, v.Height, format)
+		if err != nil {
+			return err
+		}
+		fb.Bind(gs)
+		fb.Clear(gs, v.Background[0], v.Background[1], v.Background[2], 1)
+		if err := r.g3n.Render(s.G3N(), cam); err != nil {
+			return fmt.Errorf("sensors: render: %w", err)
+		}
+		return read(gs, fb)
+	})
 }
 
 // framebuffer returns a cached offscreen target of the size and format.

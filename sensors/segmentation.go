@@ -41,15 +41,19 @@ const MaxInstances = math.MaxUint16
 // the range sensors. At most MaxInstances instances.
 //
 // XML: width, height (pixels, default 640x480), fov (horizontal, degrees,
-// default 60) or vfov, near and far (meters, default 0.05 and 100), as for
-// a camera.
+// default 60) or vfov, near and far (meters, default 0.05 and 100), and a
+// lens (distortion_model and its coefficients), as for a camera: ids are
+// rendered undistorted over the field and each pixel takes the id nearest
+// its ray, never a mix.
 type Segmentation struct {
 	name  string
 	frame *scene.Node
 	view  View
 	sv    surfaceView
-	yTan  []float64 // per column: the pixel center ray's y over x
+	yTan  []float64 // per column of the render: the pixel center ray's y over x
 	zTan  []float64 // per row: z over x
+	dist  Distortion
+	umap  *undistortMap // nil for an ideal pinhole; then the render is the image
 
 	ids    map[string]int // instance (part or element name) -> id
 	owners []string       // owners[id-1]: the instance's name
@@ -67,24 +71,43 @@ func newSegmentation(ctx *scene.Context) (scene.Sensor, error) {
 	if err := readClipping(c, v); err != nil {
 		return nil, err
 	}
+	var err error
+	if sg.dist, err = readDistortion(c); err != nil {
+		return nil, err
+	}
+	grid := v.intrinsics()
+	if !sg.dist.IsIdentity() {
+		if sg.umap, err = newUndistortMap(c, grid, sg.dist); err != nil {
+			return nil, err
+		}
+		grid = sg.umap.wideIntrinsics()
+	}
 	var tanX, tanY float64
-	sg.yTan, sg.zTan, tanX, tanY = v.intrinsics().pixelRays()
+	sg.yTan, sg.zTan, tanX, tanY = grid.pixelRays()
 	// The projection is infinite; far only culls here, and pixels whose
 	// depth lies beyond it are cleared after the render, as a camera's far
 	// plane clips them.
 	far := v.Far * math.Sqrt(1+tanX*tanX+tanY*tanY) * 1.01
-	sg.sv = surfaceView{rot: mgl64.Ident4(), w: v.Width, h: v.Height, tanX: tanX, tanY: tanY, near: v.Near, far: far}
+	sg.sv = surfaceView{rot: mgl64.Ident4(), w: grid.Width, h: grid.Height, tanX: tanX, tanY: tanY, near: v.Near, far: far}
 	return sg, nil
 }
 
-// Intrinsics returns the sensor's pinhole parameters (those of a camera
-// with the same attributes).
-func (sg *Segmentation) Intrinsics() Intrinsics { return sg.view.intrinsics() }
+// Intrinsics returns the sensor's pinhole parameters and lens (those of a
+// camera with the same attributes).
+func (sg *Segmentation) Intrinsics() Intrinsics {
+	in := sg.view.intrinsics()
+	in.Distortion = sg.dist
+	return in
+}
 
 // Describe implements scene.Sensor.
 func (sg *Segmentation) Describe() map[string]any {
 	v := sg.view
-	return map[string]any{"width": v.Width, "height": v.Height, "fov": v.HFOV, "near": v.Near, "far": v.Far}
+	m := map[string]any{"width": v.Width, "height": v.Height, "fov": v.HFOV, "near": v.Near, "far": v.Far}
+	if !sg.dist.IsIdentity() {
+		m["distortion_model"], m["D"] = sg.dist.ModelName(), sg.dist.D()
+	}
+	return m
 }
 
 // SegmentationImage is one segmentation frame: per pixel, top row first,
@@ -199,28 +222,31 @@ func (sg *Segmentation) Segment(r *Renderer, s *scene.Scene) (*SegmentationImage
 	}
 	v := sg.view
 	out := &SegmentationImage{
-		Info:     FrameInfo{Sensor: sg.name, Intrinsics: v.intrinsics(), Pose: scene.PoseFromMatrix(world), Near: v.Near, Far: v.Far},
+		Info:     FrameInfo{Sensor: sg.name, Intrinsics: sg.Intrinsics(), Pose: scene.PoseFromMatrix(world), Near: v.Near, Far: v.Far},
 		Instance: make([]uint16, v.Width*v.Height),
 		Class:    make([]uint16, v.Width*v.Height),
 		Labels:   Labels{Sensor: sg.name, Instances: map[string]Label{}, Classes: map[string]string{}},
 	}
 	count := make([]int, len(sg.owners)+1)
-	for j, zt := range sg.zTan {
-		for i, yt := range sg.yTan {
-			k := j*v.Width + i
-			id := int(sg.pixels[4*k])
-			if id <= 0 || id > len(sg.owners) {
-				continue
-			}
-			// The render keeps the range along the ray; a camera's far
-			// plane clips on the depth along the axis.
-			if float64(sg.pixels[4*k+2])/math.Sqrt(1+yt*yt+zt*zt) > v.Far {
-				continue
-			}
-			out.Instance[k] = uint16(id)
-			out.Class[k] = classOf[id]
-			count[id]++
+	w := len(sg.yTan) // the render's width
+	for k := range out.Instance {
+		src := k // the render's pixel this pixel shows
+		if sg.umap != nil {
+			src = sg.umap.nearest(k)
 		}
+		yt, zt := sg.yTan[src%w], sg.zTan[src/w]
+		id := int(sg.pixels[4*src])
+		if id <= 0 || id > len(sg.owners) {
+			continue
+		}
+		// The render keeps the range along the ray; a camera's far
+		// plane clips on the depth along the axis.
+		if float64(sg.pixels[4*src+2])/math.Sqrt(1+yt*yt+zt*zt) > v.Far {
+			continue
+		}
+		out.Instance[k] = uint16(id)
+		out.Class[k] = classOf[id]
+		count[id]++
 	}
 	for i, name := range sg.owners {
 		l := Label{Name: name, Class: s.Class(name), ClassID: int(classOf[i+1]), Pixels: count[i+1]}

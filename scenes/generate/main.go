@@ -32,6 +32,10 @@ func assets() map[string]*models.Model {
 		"door/door.gltf":        door(),
 		"marvin/lab.gltf":       lab(),
 		"marvin/marvin.gltf":    marvin(),
+		"ravon/terrain.glb":     ravonTerrain(),
+		"ravon/foliage.glb":     ravonFoliage(),
+		"ravon/sky.glb":         ravonSky(),
+		"ravon/ravon.glb":       ravon(),
 	}
 }
 
