@@ -39,18 +39,7 @@ func NewRenderer() (*Renderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Renderer{ctx: ctx, fbos: map[fboKey]*gpu.Framebuffer{}}
-	err = ctx.Do(func(gs *gls.GLS) error {
-		r.g3n = renderer.NewRenderer(gs)
-		if err := r.g3n.AddDefaultShaders(); err != nil {
-			return fmt.Errorf("sensors: compiling shaders: %w", err)
-		}
-		// Sorting only matters for blending; transparent materials are
-		// sorted by g3n regardless, opaque ones rely on the depth test.
-		r.g3n.SetObjectSorting(true)
-		r.reversedZ = gpu.HasZeroToOneDepth(gs)
-		return nil
-	})
+	r, err := NewRendererOn(ctx)
 	if err != nil {
 		ctx.Close()
 		return nil, err
