@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"time"
 
+	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 	"github.com/simvis/simvis/viewer"
@@ -175,9 +176,6 @@ func init() {
 func viewWindow(s *scene.Scene, path string, vp viewpoint, wf *windowFlags, w io.Writer) error {
 	v, err := wf.open("simvis view "+path, s, vp, s.Set, w)
 	if err != nil {
-		if errors.Is(err, viewer.ErrNoDisplay) {
-			return err
-		}
 		return err
 	}
 	defer v.Close()
@@ -195,4 +193,137 @@ func viewWindow(s *scene.Scene, path string, vp viewpoint, wf *windowFlags, w io
 			return nil
 		}
 	}
+}
+
+// defaultWindowFrom is the start viewpoint of windows that were given none.
+const defaultWindowFrom = "-4.7 -3.7 2.4 0 25 38"
+
+// clientSetter sets parameters through a host's client, so that a change
+// made in a window reaches the host and every other client.
+func clientSetter(c *ipc.Client) func(e, p string, v float64) error {
+	return func(e, p string, v float64) error {
+		i, err := c.Param(e, p)
+		if err != nil {
+			return err
+		}
+		return c.Set(i, v)
+	}
+}
+
+// hostStatus describes a host for a window's status line: its cycle and
+// measured rate (shared memory only: over NATS the mirror sees changes, not
+// cycles).
+type hostStatus struct {
+	c          *ipc.Client
+	lastCycles uint64
+	lastAt     time.Time
+	rate       float64
+}
+
+func (hs *hostStatus) String() string {
+	if hs.c == nil || hs.c.Region() == nil {
+		return ""
+	}
+	now := time.Now()
+	cyc := hs.c.Region().Cycles()
+	if d := now.Sub(hs.lastAt); d >= time.Second {
+		if !hs.lastAt.IsZero() {
+			hs.rate = float64(cyc-hs.lastCycles) / d.Seconds()
+		}
+		hs.lastCycles, hs.lastAt = cyc, now
+	}
+	return fmt.Sprintf("host cycle %d (%.0f Hz)", cyc, hs.rate)
+}
+
+// mirrorWindow shows a mirror's replica live until the window closes: each
+// frame syncs the replica, renders the sensors that are due (their files
+// with -o, and the overlays that draw their returns) and draws the window.
+// A host that goes away leaves the replica as it was, with a warning in the
+// status line, for patience; the window's panel sets values on the host.
+func mirrorWindow(c *ipc.Client, m *ipc.Mirror, hf *hostFlags, vp viewpoint, wf *windowFlags,
+	out string, latest bool, picked map[string]bool, patience time.Duration, w io.Writer) error {
+	v, err := wf.open("simvis mirror "+hf.where(), m.Scene(), vp, clientSetter(c), w)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	ctx, stop := interrupted()
+	defer stop()
+	clock := newSensorClock()
+	emit := emitFunc(func(*scene.SensorEntry, *sensors.Frame, *sensors.Stamp) (int, error) { return 0, nil })
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		emit = fileWriter(out)
+	}
+	fails := newSensorFailures(ipc.NewWarnings(warnings, "simvis mirror").Warn)
+	hs := &hostStatus{c: c}
+	loop := newWindowLoop(wf)
+	start := time.Now()
+	var silentSince time.Time
+	var lag time.Duration // from reading the host's values to showing them, the last frame
+	for ctx.Err() == nil {
+		synced := time.Now()
+		if err := m.Sync(); err != nil {
+			if silentSince.IsZero() {
+				silentSince = time.Now()
+				fmt.Fprintf(warnings, "simvis mirror: %v; retrying for %v\n", err, patience)
+			}
+			if time.Since(silentSince) > patience {
+				return withLimitHint(hf.gone(err))
+			}
+			v.SetStatus(fmt.Sprintf("host gone or rebuilding (%v); retrying", err))
+		} else {
+			if !silentSince.IsZero() {
+				fmt.Fprintf(warnings, "simvis mirror: in sync again at change %d\n", m.Applied())
+				silentSince = time.Time{}
+			}
+			v.SetStatus(fmt.Sprintf("%s | change %d, %d rebuilds | mirror lag %v", hs, m.Applied(), m.Rebuilds,
+				lag.Round(time.Millisecond)))
+		}
+		only := picked
+		if out == "" {
+			// Without files to write, only the sensors whose returns an
+			// overlay draws need to render; the rest would cost frames.
+			only = map[string]bool{}
+			for _, name := range m.Scene().ReturnsWanted() {
+				if len(picked) == 0 || picked[name] {
+					only[name] = true
+				}
+			}
+		}
+		if len(only) > 0 || out != "" {
+			clock.render(v.Sensors(), m.Scene(), time.Since(start).Seconds(), latest, only, emit, fails.fail)
+		}
+		open, err := v.Frame(m.Scene())
+		if err != nil {
+			return err
+		}
+		lag = time.Since(synced)
+		if !open || loop.done(w) {
+			break
+		}
+	}
+	// Closing the window ends the mirror, not the host.
+	return nil
+}
+
+// serveWindow opens the host's window: the host's own scene, its panel
+// writing values through a client of the host like any other.
+func serveWindow(shm string, s *scene.Scene, wf *windowFlags, w io.Writer) (*viewer.Viewer, func(), error) {
+	vp, err := parseViewpoint(defaultWindowFrom, scene.WorldFrame, "1280x720", 70)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := ipc.Open(shm)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := wf.open("simvis serve "+shm, s, vp, clientSetter(c), w)
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return v, func() { v.Close(); c.Close() }, nil
 }

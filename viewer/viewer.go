@@ -232,6 +232,13 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 	if v.panel == nil {
 		v.panel = newPanel(v, s)
 		gui.Manager().Set(v.panel.root)
+		for _, c := range v.panel.controls {
+			fmt.Fprintf(v.opts.Log, "viewer: control %s.%s %s at x=%d y=%d w=%d h=%d", c.Element, c.Param, c.Kind, c.X, c.Y, c.W, c.H)
+			if c.Kind == "slider" {
+				fmt.Fprintf(v.opts.Log, " range=[%g,%g]", c.Lo, c.Hi)
+			}
+			fmt.Fprintln(v.opts.Log)
+		}
 	}
 	v.panel.update(s, v)
 	if err := s.PrepareRender(v.overlays); err != nil {
@@ -377,6 +384,26 @@ func (v *Viewer) follow(s *scene.Scene) {
 // subscribe routes the window's input (through g3n's gui manager, so that
 // the panel gets its clicks first) to the viewer. Runs on the render thread.
 func (v *Viewer) subscribe() {
+	// g3n's GLFW window stamps a button event with where the pointer is
+	// when the event is processed, not where it was pressed: with motion
+	// already queued behind the press (a fast drag, a slow frame) a drag
+	// would start at its end. These come first among the window's
+	// subscribers and put the press back where the last motion event left
+	// the pointer, for the panel and the orbit alike.
+	win := window.Get()
+	var px, py float32
+	known := false
+	win.Subscribe(window.OnCursor, func(_ string, ev any) {
+		e := ev.(*window.CursorEvent)
+		px, py, known = e.Xpos, e.Ypos, true
+	})
+	fix := func(_ string, ev any) {
+		if e := ev.(*window.MouseEvent); known {
+			e.Xpos, e.Ypos = px, py
+		}
+	}
+	win.Subscribe(window.OnMouseDown, fix)
+	win.Subscribe(window.OnMouseUp, fix)
 	m := gui.Manager()
 	m.Subscribe(window.OnKeyDown, func(_ string, ev any) { v.onKey(ev.(*window.KeyEvent)) })
 	m.Subscribe(window.OnKeyRepeat, func(_ string, ev any) {
@@ -385,10 +412,8 @@ func (v *Viewer) subscribe() {
 		}
 	})
 	m.Subscribe(window.OnMouseDown, func(_ string, ev any) {
-		// The event's position is where the pointer is when GLFW processes
-		// the event, which may be after later motion already queued: the
-		// drag starts from the last cursor event instead.
 		e := ev.(*window.MouseEvent)
+		v.lastX, v.lastY = float64(e.Xpos), float64(e.Ypos)
 		switch {
 		case e.Button == window.MouseButtonLeft && e.Mods&window.ModShift == 0:
 			v.drag = 1
