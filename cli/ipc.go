@@ -513,6 +513,7 @@ func init() {
 						return err
 					}
 				}
+				wf.maxFPS = 0 // the host's cycles pace the window
 				loop := newWindowLoop(&wf)
 				render = func(_ int, t time.Duration) error {
 					hs.cycle(h.Scene, t.Seconds())
@@ -524,7 +525,7 @@ func init() {
 					if err != nil {
 						return err
 					}
-					if !open || wf.benchFrames > 0 && loop.done(w) {
+					if !open || loop.done(win, w) {
 						stop() // closing the window stops the host
 					}
 					return nil
@@ -892,7 +893,12 @@ func init() {
 					if !latest {
 						name = filepath.Join(out, fmt.Sprintf("view_%04d.png", i))
 					}
-					if err = vp.write(r, m.Scene(), name); err == nil {
+					// Overlays drawing sensors' returns (scan elements) show
+					// this frame's scan.
+					if err = sensors.RenderReturns(r, m.Scene()); err == nil {
+						err = vp.write(r, m.Scene(), name)
+					}
+					if err == nil {
 						n = 1
 					}
 				} else {

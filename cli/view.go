@@ -22,6 +22,7 @@ type windowFlags struct {
 	shots       string
 	benchFrames int
 	maxFPS      float64
+	everyFrame  bool
 }
 
 func (f *windowFlags) register(fs *flag.FlagSet) {
@@ -31,6 +32,7 @@ func (f *windowFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.shots, "shots", ".", "window: directory for screenshots (key p)")
 	fs.IntVar(&f.benchFrames, "bench-frames", 0, "window: draw N frames as fast as possible, print frames per second and exit")
 	fs.Float64Var(&f.maxFPS, "max-fps", 60, "window: frames per second at most (0: no limit)")
+	fs.BoolVar(&f.everyFrame, "redraw-all", false, "window: draw every frame in full, even when nothing changed")
 }
 
 func (f *windowFlags) check() error {
@@ -52,7 +54,7 @@ func (f *windowFlags) open(title string, s *scene.Scene, vp viewpoint, set func(
 	v, err := viewer.Open(viewer.Options{
 		Title: title, Width: vp.width, Height: vp.height, FOV: vp.fov,
 		From: scene.PoseFromMatrix(base.Mul4(vp.pose.Matrix())), Grid: f.grid, Panel: f.panel,
-		Follow: f.follow, Shots: f.shots, Set: set, Log: w,
+		Follow: f.follow, Shots: f.shots, Set: set, Log: w, EveryFrame: f.everyFrame,
 	})
 	if err != nil {
 		return nil, err
@@ -76,13 +78,16 @@ func newWindowLoop(f *windowFlags) *windowLoop {
 }
 
 // done counts a frame and waits for the next one's time; it reports true
-// when --bench-frames frames were drawn, after printing the rate.
-func (l *windowLoop) done(w io.Writer) bool {
+// when --bench-frames frames were shown, after printing the rates: frames
+// shown, and how many of them were drawn in full (the others showed an
+// unchanged picture; --redraw-all draws all).
+func (l *windowLoop) done(v *viewer.Viewer, w io.Writer) bool {
 	l.n++
 	if l.f.benchFrames > 0 {
 		if l.n >= l.f.benchFrames {
-			d := time.Since(l.start)
-			fmt.Fprintf(w, "%d frames in %v: %.1f frames/s\n", l.n, d.Round(time.Millisecond), float64(l.n)/d.Seconds())
+			d := time.Since(l.start).Seconds()
+			fmt.Fprintf(w, "%d frames in %.2fs: %.1f frames/s; %d drawn in full: %.1f/s\n", l.n, d, float64(l.n)/d,
+				v.Redraws(), float64(v.Redraws())/d)
 			return true
 		}
 		return false
@@ -189,7 +194,7 @@ func viewWindow(s *scene.Scene, path string, vp viewpoint, wf *windowFlags, w io
 		if err != nil {
 			return err
 		}
-		if !open || loop.done(w) {
+		if !open || loop.done(v, w) {
 			return nil
 		}
 	}
@@ -301,7 +306,7 @@ func mirrorWindow(c *ipc.Client, m *ipc.Mirror, hf *hostFlags, vp viewpoint, wf 
 			return err
 		}
 		lag = time.Since(synced)
-		if !open || loop.done(w) {
+		if !open || loop.done(v, w) {
 			break
 		}
 	}

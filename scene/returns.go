@@ -22,6 +22,8 @@ type Returns struct {
 // goroutine that owns the scene, so delivery is a plain call.
 type returnsHub struct {
 	subs map[string][]*returnsSub
+	gen  uint64              // returns published that differed from the sensor's last ones
+	last map[string]*Returns // each sensor's last returns, to tell a change
 }
 
 type returnsSub struct{ f func(*Returns) }
@@ -36,6 +38,8 @@ func (c *Context) SubscribeReturns(sensor string, f func(r *Returns)) {
 		s.returns.subs = map[string][]*returnsSub{}
 	}
 	sub := &returnsSub{f: f}
+	// The next returns reach the new subscriber even if nothing moved.
+	delete(s.returns.last, sensor)
 	s.returns.subs[sensor] = append(s.returns.subs[sensor], sub)
 	s.undo = append(s.undo, func() {
 		list := s.returns.subs[sensor]
@@ -64,8 +68,29 @@ func (s *Scene) ReturnsWanted() []string {
 }
 
 // PublishReturns hands a sensor's latest returns to its subscribers.
+// Returns equal to the sensor's last ones (nothing moved) change nothing
+// and are not handed on.
 func (s *Scene) PublishReturns(r *Returns) {
-	for _, sub := range s.returns.subs[r.Sensor] {
+	h := &s.returns
+	if h.last == nil {
+		h.last = map[string]*Returns{}
+	}
+	last := h.last[r.Sensor]
+	if last != nil && last.Origin == r.Origin && slices.Equal(last.Points, r.Points) {
+		return
+	}
+	if last == nil {
+		last = &Returns{Sensor: r.Sensor}
+		h.last[r.Sensor] = last
+	}
+	last.Origin, last.Points = r.Origin, append(last.Points[:0], r.Points...)
+	h.gen++
+	for _, sub := range h.subs[r.Sensor] {
 		sub.f(r)
 	}
 }
+
+// ReturnsPublished counts the returns published so far that differed from
+// their sensor's last ones: a viewer redraws when it changed, since overlays
+// drawing them changed.
+func (s *Scene) ReturnsPublished() uint64 { return s.returns.gen }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/g3n/engine/core"
 	"github.com/g3n/engine/geometry"
@@ -58,6 +59,7 @@ type panel struct {
 	controls []Control
 	fov      *core.Node // field-of-view and beam lines, world
 	updating bool       // values are being copied in: not a user's change
+	statusAt time.Time  // when the status line's text was last set
 }
 
 type paramRow struct {
@@ -323,15 +325,33 @@ func (p *panel) update(s *scene.Scene, v *Viewer) {
 		row.image.SetVisible(true)
 		insets++
 	}
-	text := fmt.Sprintf("%.0f frames/s", v.fps)
-	if v.status != "" {
-		text = v.status + " | " + text
+	// The status line changes every frame (lag, cycle); rasterizing its
+	// text costs, and every change is a redraw: four times a second.
+	if time.Since(p.statusAt) >= 250*time.Millisecond {
+		text := fmt.Sprintf("%.0f frames/s", v.fps)
+		if v.status != "" {
+			text = v.status + " | " + text
+		}
+		if v.lastWarning != "" {
+			text += " | " + v.lastWarning
+		}
+		if text != p.status.Text() {
+			p.status.SetText(text)
+		}
+		p.statusAt = time.Now()
 	}
-	if v.lastWarning != "" {
-		text += " | " + v.lastWarning
-	}
-	p.status.SetText(text)
 	p.status.SetPosition(labelX, float32(v.fbh-rowHeight))
+}
+
+// live reports whether something on the panel changes every frame (an
+// inset).
+func (p *panel) live() bool {
+	for _, row := range p.sensors {
+		if row.inset != nil && row.inset.Value() {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *paramRow) focused() bool { return r.field != nil && focusedEdit == r.field }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,6 +39,9 @@ type Options struct {
 	// local scene, in a mirror through the client so that the host moves.
 	// Nil makes the panel read-only.
 	Set func(element, param string, v float64) error
+	// EveryFrame draws every frame in full even when nothing changed
+	// (benchmarks); by default an unchanged picture is not drawn again.
+	EveryFrame bool
 	// Log receives one line per event worth telling (screenshot written,
 	// value refused); nil discards.
 	Log io.Writer
@@ -87,10 +91,36 @@ type Viewer struct {
 	shotImg     *image.RGBA
 	lastWarning string
 	samples     int // the window's multisampling
+	input       bool
+	drawn       drawnState // what the window shows
+	drawnAt     time.Time
+	redraws     int
 }
 
 var openOnce sync.Mutex
 var opened bool
+
+// drawnState is what a frame was drawn from: a frame whose state equals the
+// last one's is not drawn again (the window keeps showing it), which leaves
+// the CPU to the sensors and the host on a machine without a GPU.
+type drawnState struct {
+	scene                   *scene.Scene
+	view                    sensors.View
+	values                  []float64
+	commands                int
+	returns                 uint64
+	status                  string
+	grid, overlays, panelOn bool
+}
+
+func (d *drawnState) same(o *drawnState) bool {
+	return d.scene == o.scene && d.view == o.view && slices.Equal(d.values, o.values) && d.commands == o.commands &&
+		d.returns == o.returns && d.status == o.status && d.grid == o.grid && d.overlays == o.overlays && d.panelOn == o.panelOn
+}
+
+// redrawEvery bounds how long an unchanged picture stays without a redraw
+// (a window uncovered by another is repainted then).
+const redrawEvery = 500 * time.Millisecond
 
 // Open opens the window. g3n keeps one window per process, so a second Open
 // fails.
@@ -246,6 +276,18 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 	}
 	shot := v.shotWanted
 	v.shotWanted = false
+	now := drawnState{scene: s, view: view, values: s.Values(), commands: len(s.Log()), returns: s.ReturnsPublished(),
+		status: v.panel.status.Text(), grid: v.grid, overlays: v.overlays, panelOn: v.panelOn}
+	redraw := v.opts.EveryFrame || shot || v.input || v.panel.live() || !now.same(&v.drawn) || time.Since(v.drawnAt) > redrawEvery
+	v.input = false
+	if !redraw {
+		v.count()
+		return true, nil
+	}
+	v.drawn = now
+	v.drawn.values = append([]float64(nil), now.values...)
+	v.drawnAt = time.Now()
+	v.redraws++
 	if shot && (v.shotImg == nil || v.shotImg.Rect.Dx() != v.fbw || v.shotImg.Rect.Dy() != v.fbh) {
 		v.shotImg = image.NewRGBA(image.Rect(0, 0, v.fbw, v.fbh))
 	}
@@ -293,14 +335,23 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 	if shot {
 		v.writeShot()
 	}
+	v.count()
+	return true, nil
+}
+
+// count counts a frame for the frames-per-second figure.
+func (v *Viewer) count() {
 	v.frames++
 	v.fpsFrames++
 	if d := time.Since(v.fpsStart); d >= time.Second {
 		v.fps = float64(v.fpsFrames) / d.Seconds()
 		v.fpsFrames, v.fpsStart = 0, time.Now()
 	}
-	return true, nil
 }
+
+// Redraws counts the frames drawn in full (the others showed an unchanged
+// picture).
+func (v *Viewer) Redraws() int { return v.redraws }
 
 // Screenshot asks for the next frame's picture to be written as a PNG into
 // the screenshot directory (the p key does the same).
@@ -404,6 +455,12 @@ func (v *Viewer) subscribe() {
 	}
 	win.Subscribe(window.OnMouseDown, fix)
 	win.Subscribe(window.OnMouseUp, fix)
+	// Any input may change what the window shows (the panel's controls
+	// included): the next frame is drawn.
+	for _, ev := range []string{window.OnCursor, window.OnMouseDown, window.OnMouseUp, window.OnScroll,
+		window.OnKeyDown, window.OnKeyUp, window.OnKeyRepeat, window.OnChar, window.OnWindowSize} {
+		win.Subscribe(ev, func(string, any) { v.input = true })
+	}
 	m := gui.Manager()
 	m.Subscribe(window.OnKeyDown, func(_ string, ev any) { v.onKey(ev.(*window.KeyEvent)) })
 	m.Subscribe(window.OnKeyRepeat, func(_ string, ev any) {
