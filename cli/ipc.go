@@ -246,6 +246,8 @@ type hostSensors struct {
 	files    int
 	warn     func(kind, format string, args ...any)
 	noClose  bool // r belongs to a window, which closes it
+	// overlaysOnly: no emitter, a window: render only what overlays draw.
+	overlaysOnly bool
 }
 
 func (hs *hostSensors) cycle(s *scene.Scene, t float64) {
@@ -272,7 +274,19 @@ func (hs *hostSensors) cycle(s *scene.Scene, t float64) {
 		}
 		return
 	}
-	hs.files += hs.clock.render(hs.r, s, t, hs.latest, nil, hs.emit, hs.fails.fail)
+	var only map[string]bool
+	if hs.overlaysOnly {
+		// Nothing publishes or writes the frames: only the sensors whose
+		// returns a window's overlays draw need to render.
+		only = map[string]bool{}
+		for _, name := range s.ReturnsWanted() {
+			only[name] = true
+		}
+		if len(only) == 0 {
+			return
+		}
+	}
+	hs.files += hs.clock.render(hs.r, s, t, hs.latest, only, hs.emit, hs.fails.fail)
 }
 
 func (hs *hostSensors) close() {
@@ -506,6 +520,7 @@ func init() {
 					// One GL context per process: the window's (viewer doc).
 					hs.r = win.Sensors()
 					hs.noClose = true
+					hs.overlaysOnly = len(emitters) == 0
 				} else if len(h.Scene.Sensors()) > 0 {
 					// A machine that cannot render fails here, at the start,
 					// rather than in every cycle.

@@ -237,7 +237,11 @@ func (hs *hostStatus) String() string {
 		}
 		hs.lastCycles, hs.lastAt = cyc, now
 	}
-	return fmt.Sprintf("host cycle %d (%.0f Hz)", cyc, hs.rate)
+	st := fmt.Sprintf("host cycle %d (%.0f Hz)", cyc, hs.rate)
+	if n := hs.c.Region().Rejected(); n > 0 {
+		st += fmt.Sprintf(", %d values refused", n)
+	}
+	return st
 }
 
 // mirrorWindow shows a mirror's replica live until the window closes: each

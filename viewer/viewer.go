@@ -272,7 +272,7 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 	}
 	v.panel.update(s, v)
 	if err := s.PrepareRender(v.overlays); err != nil {
-		fmt.Fprintf(v.opts.Log, "viewer: %v\n", err)
+		v.warn(err.Error()) // a value the scene refused
 	}
 	shot := v.shotWanted
 	v.shotWanted = false
