@@ -1,6 +1,7 @@
 package elements
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/g3n/engine/geometry"
@@ -25,6 +26,8 @@ var rangeSensorTypes = []string{"laser", "laser3d", "psd"}
 // stay where the beams hit in the world, whatever moves afterwards, until the
 // sensor renders again. Sensors never see them: the element is always
 // sensed="false".
+//
+// Its one parameter is point_size (default 0.04 m).
 //
 // Bounds: max_points (default 20000) points are kept; a sensor with more
 // returns is drawn decimated evenly (every k-th return), documented rather
@@ -73,11 +76,6 @@ func newScan(ctx *scene.Context) (scene.Element, error) {
 	if e.max, err = c.Int("max_points", 20000, 1, 1000000); err != nil {
 		return nil, err
 	}
-	size, err := c.FloatIn("point_size", 0.04, 0.001, 10)
-	if err != nil {
-		return nil, err
-	}
-	e.half = float32(size / 2)
 	col, err := readRGB(c, "color", [3]float64{1, 0.1, 0.1})
 	if err != nil {
 		return nil, err
@@ -127,9 +125,19 @@ func newScan(ctx *scene.Context) (scene.Element, error) {
 	return e, nil
 }
 
-func (e *scan) Params() []scene.Param { return nil }
+// Params: point_size, the points' edge in meters (a viewer may enlarge
+// them live); the points themselves come from the sensor, not the table.
+func (e *scan) Params() []scene.Param { return []scene.Param{{Name: "point_size", Default: 0.04}} }
 
-func (e *scan) Apply([]float64) error { return nil }
+func (e *scan) Apply(v []float64) error {
+	if !(v[0] >= 0.001 && v[0] <= 10) {
+		return fmt.Errorf("point_size = %g m: want 0.001 to 10", v[0])
+	}
+	if half := float32(v[0] / 2); half != e.half {
+		e.half, e.fresh = half, true // rebuilt by the next Prepare
+	}
+	return nil
+}
 
 // receive keeps a copy of the sensor's returns (decimated to max_points).
 func (e *scan) receive(r *scene.Returns) {
