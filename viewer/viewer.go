@@ -95,6 +95,7 @@ type Viewer struct {
 	drawn       drawnState // what the window shows
 	drawnAt     time.Time
 	redraws     int
+	order       orderer
 }
 
 var openOnce sync.Mutex
@@ -241,6 +242,7 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 		v.looking = 0
 		v.helpers = nil
 		v.panel = nil
+		v.order = orderer{}
 	}
 	for _, f := range v.pending {
 		f(s)
@@ -288,6 +290,9 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 	v.drawn.values = append([]float64(nil), now.values...)
 	v.drawnAt = time.Now()
 	v.redraws++
+	// Front to back (orderer): measured 15-20% more frames on llvmpipe.
+	s.G3N().UpdateMatrixWorld()
+	v.order.apply(s.G3N(), view.Pose.Col(3).Vec3())
 	if shot && (v.shotImg == nil || v.shotImg.Rect.Dx() != v.fbw || v.shotImg.Rect.Dy() != v.fbh) {
 		v.shotImg = image.NewRGBA(image.Rect(0, 0, v.fbw, v.fbh))
 	}
