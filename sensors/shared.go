@@ -50,3 +50,11 @@ func (r *Renderer) Context() *gpu.Context { return r.ctx }
 // Camera returns g3n's camera for the view, with the matrices RenderRGBA
 // uses, for drawing the view somewhere else (a window).
 func (v View) Camera() camera.ICamera { return v.camera() }
+
+// G3N returns the renderer's g3n renderer, for drawing on the same context
+// (a window). Everything drawn on one context must go through one g3n
+// renderer: its shader manager remembers which program it made current and
+// skips switching back, so a second renderer's draws in between would leave
+// the first drawing with the wrong program. Use it only on the context's
+// thread (inside Context().Do).
+func (r *Renderer) G3N() *renderer.Renderer { return r.g3n }

@@ -314,6 +314,10 @@ func (p *panel) update(s *scene.Scene, v *Viewer) {
 		}
 		if row.image == nil {
 			row.tex = texture.NewTexture2DFromRGBA(img)
+			// Level 0 only, as g3n's labels do: the panel shader's
+			// coordinates would pick the smallest mipmap level, one color.
+			row.tex.SetMagFilter(gls.LINEAR)
+			row.tex.SetMinFilter(gls.LINEAR)
 			row.image = gui.NewImageFromTex(row.tex)
 			p.root.Add(row.image)
 		} else {

@@ -57,7 +57,7 @@ type Viewer struct {
 	opts Options
 	ctx  *gpu.Context
 	win  *window.GlfwWindow
-	rend *renderer.Renderer // draws into the window (render thread only)
+	rend *renderer.Renderer // the sensors' g3n renderer, drawing the window too (render thread only)
 	sens *sensors.Renderer
 
 	// Input, written by event callbacks on the render thread while the
@@ -175,10 +175,9 @@ func Open(o Options) (*Viewer, error) {
 		return nil, err
 	}
 	err = ctx.Do(func(gs *gls.GLS) error {
-		var err error
-		if v.rend, err = sensors.NewG3NRenderer(gs); err != nil {
-			return err
-		}
+		// The sensors' g3n renderer draws the window too: one per context
+		// (see sensors.Renderer.G3N).
+		v.rend = v.sens.G3N()
 		v.subscribe()
 		v.fbw, v.fbh = v.win.GetFramebufferSize()
 		gpu.Unbind(gs)
@@ -460,6 +459,14 @@ func (v *Viewer) subscribe() {
 	}
 	win.Subscribe(window.OnMouseDown, fix)
 	win.Subscribe(window.OnMouseUp, fix)
+	// A click on a slider or a check box gives it the keyboard (g3n's
+	// controls take arrows and space); only a number field keeps it, so
+	// that the viewer's keys work after using the panel.
+	win.Subscribe(window.OnMouseUp, func(string, any) {
+		if focusedEdit == nil {
+			gui.Manager().SetKeyFocus(nil)
+		}
+	})
 	// Any input may change what the window shows (the panel's controls
 	// included): the next frame is drawn.
 	for _, ev := range []string{window.OnCursor, window.OnMouseDown, window.OnMouseUp, window.OnScroll,
