@@ -13,6 +13,8 @@ import (
 
 	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors"
 )
 
 // windowChild is a simvis command with a window, run as a child process on
@@ -161,18 +163,24 @@ func TestViewWithoutDisplay(t *testing.T) {
 }
 
 // The window shows what view -o renders from the same viewpoint; a mouse
-// drag turns the view and r resets it; closing the window (its close
-// button's message) ends the command with exit 0.
+// drag turns the view and r resets it; the panel's inset toggle shows the
+// camera's live picture; closing the window (its close button's message)
+// ends the command with exit 0.
 func TestViewWindow(t *testing.T) {
 	display := testkit.Xvfb(t, 1024, 768)
 	dir := t.TempDir()
-	w := startWindow(t, display, "view", marvinScene, "--size", "640x360", "--grid=false", "--panel=false",
+	w := startWindow(t, display, "view", marvinScene, "--size", "800x600", "--grid=false", "--panel=false",
 		"--shots", dir, "--max-fps", "20")
-	w.wait("viewer: window open 640x360")
+	w.wait("viewer: window open 800x600")
+	var ix, iy int
+	l := w.wait("viewer: control CAMERA inset")
+	if _, err := fmt.Sscanf(l, "viewer: control CAMERA inset at x=%d y=%d", &ix, &iy); err != nil {
+		t.Fatalf("%q: %v", l, err)
+	}
 	first := w.shot()
 
 	ref := filepath.Join(dir, "ref.png")
-	if code, _, errOut := simvis(t, "view", marvinScene, "--size", "640x360", "-o", ref); code != 0 {
+	if code, _, errOut := simvis(t, "view", marvinScene, "--size", "800x600", "-o", ref); code != 0 {
 		t.Fatalf("view -o: %s", errOut)
 	}
 	if d := meanDiff(t, first, testkit.ReadPNG(t, ref)); d > 1.5 {
@@ -190,6 +198,34 @@ func TestViewWindow(t *testing.T) {
 	if d := meanDiff(t, first, w.shot()); d > 0.5 {
 		t.Errorf("after reset the picture differs from the start by %.2f", d)
 	}
+	// The panel (Tab) and the camera's inset: its live picture in the top
+	// right corner, what the camera renders at inset size.
+	w.xdo("key", "Tab")
+	w.shot() // the panel is shown once a later frame is drawn
+	w.xdo("mousemove", fmt.Sprint(ix+30), fmt.Sprint(iy+8), "sleep", "0.3", "click", "1", "sleep", "0.3", "mousemove", "700", "500")
+	withInset := w.shot()
+	s := loadMarvinForTest(t)
+	var cam *sensors.Camera
+	for _, se := range s.Sensors() {
+		if c, ok := se.Sensor.(*sensors.Camera); ok && se.Name == "CAMERA" {
+			cam = c
+		}
+	}
+	view := cam.View()
+	view.Width, view.Height = 256, 192
+	want, err := testkit.Renderer(t).RenderRGBA(s, view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inset := withInset.(interface {
+		SubImage(image.Rectangle) image.Image
+	}).SubImage(image.Rect(800-256-8, 8, 800-8, 8+192))
+	if d := meanDiff(t, translate(inset), want); d > 2 {
+		t.Errorf("the camera inset differs from the camera's picture by %.2f per channel on average (want <= 2)", d)
+	} else {
+		t.Logf("inset vs the camera's picture: mean difference %.3f per channel", d)
+	}
+
 	// The close button: what a window manager sends.
 	testkit.CloseWindow(t, display, w.windowID("simvis view"))
 	if err := w.exit(); err != nil {
@@ -267,4 +303,25 @@ func TestMirrorWindowSliderMovesHost(t *testing.T) {
 		t.Errorf("after the mirror closed the host reads %v, %v", v, err)
 	}
 	stop()
+}
+
+func loadMarvinForTest(t *testing.T) *scene.Scene {
+	t.Helper()
+	s, err := scene.Load(marvinScene, scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// translate moves an image's bounds to start at (0, 0).
+func translate(img image.Image) image.Image {
+	b := img.Bounds()
+	out := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	for y := 0; y < b.Dy(); y++ {
+		for x := 0; x < b.Dx(); x++ {
+			out.Set(x, y, img.At(b.Min.X+x, b.Min.Y+y))
+		}
+	}
+	return out
 }

@@ -42,8 +42,8 @@ type ranger interface {
 // Control describes one of the panel's controls, for people reading the log
 // and for tests that click it.
 type Control struct {
-	Element, Param string
-	Kind           string  // "slider" or "field"
+	Element, Param string  // a sensor's toggles: the sensor, no parameter
+	Kind           string  // "slider", "field"; a sensor's "fov" or "inset" toggle
 	X, Y, W, H     int     // window pixels
 	Lo, Hi         float64 // a slider's range
 }
@@ -171,10 +171,12 @@ func newPanel(v *Viewer, s *scene.Scene) *panel {
 		row.fov = gui.NewCheckBox("fov")
 		row.fov.SetPosition(210, float32(y))
 		p.back.Add(row.fov)
+		p.controls = append(p.controls, Control{Element: se.Name, Kind: "fov", X: 210, Y: y, W: 16, H: 16})
 		if _, ok := se.Sensor.(interface{ View() sensors.View }); ok {
 			row.inset = gui.NewCheckBox("inset")
-			row.inset.SetPosition(265, float32(y))
+			row.inset.SetPosition(270, float32(y))
 			p.back.Add(row.inset)
+			p.controls = append(p.controls, Control{Element: se.Name, Kind: "inset", X: 270, Y: y, W: 16, H: 16})
 		}
 		row.lines = fovLines(se)
 		row.lines.SetVisible(false)

@@ -264,7 +264,11 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 		v.panel = newPanel(v, s)
 		gui.Manager().Set(v.panel.root)
 		for _, c := range v.panel.controls {
-			fmt.Fprintf(v.opts.Log, "viewer: control %s.%s %s at x=%d y=%d w=%d h=%d", c.Element, c.Param, c.Kind, c.X, c.Y, c.W, c.H)
+			name := c.Element
+			if c.Param != "" {
+				name += "." + c.Param
+			}
+			fmt.Fprintf(v.opts.Log, "viewer: control %s %s at x=%d y=%d w=%d h=%d", name, c.Kind, c.X, c.Y, c.W, c.H)
 			if c.Kind == "slider" {
 				fmt.Fprintf(v.opts.Log, " range=[%g,%g]", c.Lo, c.Hi)
 			}
