@@ -325,3 +325,26 @@ func translate(img image.Image) image.Image {
 	}
 	return out
 }
+
+// serve --window shows the host's scene; closing the window stops the host
+// as Ctrl-C does: summary, exit 0, region removed.
+func TestServeWindowClosesHost(t *testing.T) {
+	display := testkit.Xvfb(t, 1024, 768)
+	dir := t.TempDir()
+	shm := filepath.Join(dir, "region")
+	w := startWindow(t, display, "serve", marvinScene, "--shm", shm, "--no-nats", "--window", "--shots", dir)
+	w.wait("viewer: window open")
+	w.wait("serving ")
+	c, err := ipc.Open(shm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	testkit.CloseWindow(t, display, w.windowID("simvis serve"))
+	if err := w.exit(); err != nil {
+		t.Errorf("closing the host's window: %v (want exit 0)\n%s", err, w.errOut.String())
+	}
+	if _, err := os.Stat(shm); !os.IsNotExist(err) {
+		t.Errorf("the host's region is still there after its window closed: %v", err)
+	}
+}
