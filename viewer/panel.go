@@ -60,6 +60,8 @@ type panel struct {
 	fov      *core.Node // field-of-view and beam lines, world
 	updating bool       // values are being copied in: not a user's change
 	statusAt time.Time  // when the status line's text was last set
+	contentH int        // the rows' height
+	scroll   float32    // <= 0: rows scrolled up out of a short window
 }
 
 type paramRow struct {
@@ -184,8 +186,18 @@ func newPanel(v *Viewer, s *scene.Scene) *panel {
 		p.sensors = append(p.sensors, row)
 		y += rowHeight
 	}
-	p.status = label("", labelX, v.fbh-rowHeight, false)
+	p.contentH = y + rowHeight/2
+	// A panel taller than the window scrolls with the wheel.
+	p.back.Subscribe(gui.OnScroll, func(_ string, ev any) {
+		p.scroll += float32(ev.(*window.ScrollEvent).Yoffset) * 3 * rowHeight
+		v.input = true
+	})
+	// The status line stays at the bottom of the window, panel or not.
+	p.status = gui.NewLabel("")
+	p.status.SetFontSize(13)
 	p.status.SetColor(&math32.Color{R: 0.6, G: 1, B: 0.6})
+	p.status.SetBgColor4(&math32.Color4{R: 0.12, G: 0.13, B: 0.15, A: 0.85})
+	p.root.Add(p.status)
 	return p
 }
 
@@ -274,7 +286,11 @@ func (v *Viewer) warn(msg string) {
 // and writes the status line.
 func (p *panel) update(s *scene.Scene, v *Viewer) {
 	p.back.SetVisible(v.panelOn)
-	p.back.SetHeight(float32(v.fbh))
+	// Room for the status line below the panel's rows.
+	room := float32(v.fbh - rowHeight)
+	p.scroll = max(min(p.scroll, 0), min(room-float32(p.contentH), 0))
+	p.back.SetPosition(0, p.scroll)
+	p.back.SetHeight(max(float32(p.contentH), float32(v.fbh)-p.scroll))
 	p.updating = true
 	for _, row := range p.params {
 		x, err := s.Value(row.element, row.param)
@@ -346,7 +362,7 @@ func (p *panel) update(s *scene.Scene, v *Viewer) {
 		}
 		p.statusAt = time.Now()
 	}
-	p.status.SetPosition(labelX, float32(v.fbh-rowHeight))
+	p.status.SetPosition(0, float32(v.fbh-rowHeight))
 }
 
 // live reports whether something on the panel changes every frame (an
