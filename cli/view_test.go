@@ -153,12 +153,15 @@ func meanDiff(t *testing.T, a, b image.Image) float64 {
 	return sum / float64(n)
 }
 
-// Without a display, view says so once and points at -o.
+// Without a display, or with one nobody serves, view says so in one line
+// naming DISPLAY and pointing at -o.
 func TestViewWithoutDisplay(t *testing.T) {
-	t.Setenv("DISPLAY", "")
-	code, _, errOut := simvis(t, "view", marvinScene)
-	if code != 1 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "DISPLAY") || !strings.Contains(errOut, "-o FILE.png") {
-		t.Errorf("exit %d, stderr %q: want 1 and one line naming DISPLAY and -o", code, errOut)
+	for _, display := range []string{"", ":59000"} {
+		t.Setenv("DISPLAY", display)
+		code, _, errOut := simvis(t, "view", marvinScene)
+		if code != 1 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "DISPLAY") || !strings.Contains(errOut, "-o FILE.png") {
+			t.Errorf("DISPLAY=%q: exit %d, stderr %q: want 1 and one line naming DISPLAY and -o", display, code, errOut)
+		}
 	}
 }
 

@@ -129,6 +129,9 @@ func Open(o Options) (*Viewer, error) {
 	if os.Getenv("DISPLAY") == "" {
 		return nil, ErrNoDisplay
 	}
+	if err := checkDisplay(os.Getenv("DISPLAY")); err != nil {
+		return nil, err
+	}
 	openOnce.Lock()
 	defer openOnce.Unlock()
 	if opened {
@@ -151,7 +154,14 @@ func Open(o Options) (*Viewer, error) {
 	}
 	v := &Viewer{opts: o, overlays: true, grid: o.Grid, panelOn: o.Panel, orb: orbitFrom(o.From), fpsStart: time.Now()}
 	v.home = v.orb
-	ctx, err := gpu.NewExternal(func() (*gls.GLS, error) {
+	ctx, err := gpu.NewExternal(func() (gs *gls.GLS, err error) {
+		defer func() {
+			// g3n's window.Init panics where GLFW fails half way (a display
+			// that went away, no GLX): an error, not a crash.
+			if r := recover(); r != nil {
+				gs, err = nil, fmt.Errorf("viewer: cannot open a window on DISPLAY=%q: %v (render into a file with -o FILE.png instead)", os.Getenv("DISPLAY"), r)
+			}
+		}()
 		if err := window.Init(o.Width, o.Height, o.Title); err != nil {
 			return nil, fmt.Errorf("viewer: cannot open a window on DISPLAY=%q: %w (render into a file with -o FILE.png instead)", os.Getenv("DISPLAY"), err)
 		}
