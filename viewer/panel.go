@@ -216,8 +216,7 @@ func fovLines(se *scene.SensorEntry) *graphic.Lines {
 	seg := func(a, b mgl64.Vec3) {
 		pts = append(pts, float32(a[0]), float32(a[1]), float32(a[2]), float32(b[0]), float32(b[1]), float32(b[2]))
 	}
-	if c, ok := se.Sensor.(interface{ View() sensors.View }); ok {
-		vw := c.View()
+	if vw, ok := sensorView(se); ok {
 		th := math.Tan(mgl64.DegToRad(vw.HFOV) / 2)
 		tv := math.Tan(mgl64.DegToRad(vw.VFOV()) / 2)
 		var corners [4]mgl64.Vec3
@@ -398,4 +397,22 @@ func setMatrix(n *core.Node, m mgl64.Mat4) {
 		g[k] = float32(m[k])
 	}
 	n.SetMatrix(&g)
+}
+
+// sensorView is the pinhole view of a camera-like sensor: a camera's own,
+// or one made from the width, height and fov a sensor describes (a depth
+// camera's), at the sensor's current pose.
+func sensorView(se *scene.SensorEntry) (sensors.View, bool) {
+	if c, ok := se.Sensor.(interface{ View() sensors.View }); ok {
+		return c.View(), true
+	}
+	d := se.Sensor.Describe()
+	w, okW := d["width"].(int)
+	h, okH := d["height"].(int)
+	fov, okF := d["fov"].(float64)
+	if !okW || !okH || !okF || w <= 0 || h <= 0 || !(fov > 0 && fov < 180) {
+		return sensors.View{}, false
+	}
+	return sensors.View{Pose: se.Frame.World(), Width: w, Height: h, HFOV: fov, Near: 0.05, Far: 100,
+		Background: sensors.DefaultBackground}, true
 }

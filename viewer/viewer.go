@@ -404,8 +404,7 @@ func (v *Viewer) currentView(s *scene.Scene) sensors.View {
 	list := s.Sensors()
 	if v.looking > 0 && v.looking <= len(list) {
 		se := list[v.looking-1]
-		if c, ok := se.Sensor.(interface{ View() sensors.View }); ok {
-			sv := c.View()
+		if sv, ok := sensorView(se); ok {
 			view.Pose, view.HFOV, view.Near, view.Far = sv.Pose, sv.HFOV, sv.Near, sv.Far
 			// The window's aspect ratio stays; the sensor's horizontal
 			// field of view is kept.
