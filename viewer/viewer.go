@@ -98,8 +98,11 @@ type Viewer struct {
 	order       orderer
 }
 
-var openOnce sync.Mutex
-var opened bool
+// openMu and opened keep Open to one window per process (g3n's limit).
+var (
+	openMu sync.Mutex
+	opened bool
+)
 
 // drawnState is what a frame was drawn from: a frame whose state equals the
 // last one's is not drawn again (the window keeps showing it), which leaves
@@ -132,8 +135,8 @@ func Open(o Options) (*Viewer, error) {
 	if err := checkDisplay(os.Getenv("DISPLAY")); err != nil {
 		return nil, err
 	}
-	openOnce.Lock()
-	defer openOnce.Unlock()
+	openMu.Lock()
+	defer openMu.Unlock()
 	if opened {
 		return nil, errors.New("viewer: a window is already open in this process")
 	}
@@ -587,12 +590,11 @@ func (v *Viewer) onKey(e *window.KeyEvent) {
 
 // helpers are the ground grid and the named frame axes.
 type helpers struct {
-	node   *core.Node
-	labels *core.Node // the frames' names, gui labels at their projections
-	names2 []*gui.Label
-	axes   []*helper.Axes
-	frames []*scene.Node
-	names  []string
+	node    *core.Node
+	labels  *core.Node // the frames' names, gui labels at their projections
+	labelOf []*gui.Label
+	axes    []*helper.Axes
+	frames  []*scene.Node
 }
 
 func newHelpers(s *scene.Scene) *helpers {
@@ -606,12 +608,11 @@ func newHelpers(s *scene.Scene) *helpers {
 		h.node.Add(a)
 		h.axes = append(h.axes, a)
 		h.frames = append(h.frames, n)
-		h.names = append(h.names, name)
 		l := gui.NewLabel(name)
 		l.SetFontSize(12)
 		l.SetColor(&math32.Color{R: 0.1, G: 0.1, B: 0.3})
 		h.labels.Add(l)
-		h.names2 = append(h.names2, l)
+		h.labelOf = append(h.labelOf, l)
 	}
 	add(scene.WorldFrame, nil, 1)
 	for _, p := range s.Parts() {
@@ -635,7 +636,7 @@ func (h *helpers) update(s *scene.Scene, view sensors.View, on bool) {
 		}
 		setMatrix(&a.Node, m)
 		x, y, ok := project(view, m.Col(3).Vec3())
-		l := h.names2[i]
+		l := h.labelOf[i]
 		l.SetVisible(ok && x > -50 && y > -50 && x < float64(view.Width) && y < float64(view.Height))
 		l.SetPosition(float32(x)+4, float32(y)+2)
 	}
