@@ -192,7 +192,8 @@ func newPanel(v *Viewer, s *scene.Scene) *panel {
 		p.scroll += float32(ev.(*window.ScrollEvent).Yoffset) * 3 * rowHeight
 		v.input = true
 	})
-	// The status line stays at the bottom of the window, panel or not.
+	// The status line stays at the bottom of the window however the panel
+	// is scrolled.
 	p.status = gui.NewLabel("")
 	p.status.SetFontSize(13)
 	p.status.SetColor(&math32.Color{R: 0.6, G: 1, B: 0.6})
@@ -285,6 +286,7 @@ func (v *Viewer) warn(msg string) {
 // and writes the status line.
 func (p *panel) update(s *scene.Scene, v *Viewer) {
 	p.back.SetVisible(v.panelOn)
+	p.status.SetVisible(v.panelOn)
 	// Room for the status line below the panel's rows.
 	room := float32(v.fbh - rowHeight)
 	p.scroll = max(min(p.scroll, 0), min(room-float32(p.contentH), 0))
