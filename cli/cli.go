@@ -701,58 +701,6 @@ func (vp viewpoint) write(r *sensors.Renderer, s *scene.Scene, path string) erro
 
 func init() {
 	var sf sceneFlags
-	var out, from, frame, size string
-	var fov float64
-	commands = append(commands, &command{
-		name: "view", args: "SCENE -o FILE.png [--from \"x y z roll pitch yaw\"] [--frame FRAME] [--size WxH] [--fov DEG] [--set E.P=V ...] [budget flags]",
-		short: "render the scene for people from a viewpoint, overlays included",
-		summary: "Render the scene from a viewpoint into a PNG, as a viewer sees it: unlike sensor\n" +
-			"captures it also draws geometry marked sensed=\"false\" (beams, scan points, labels).\n" +
-			"The viewpoint is a pose in FRAME (default world) that looks along its +x with +z up.",
-		flags: func(fs *flag.FlagSet) {
-			sf = sceneFlags{}
-			sf.register(fs)
-			fs.StringVar(&out, "o", "", "output PNG file (required)")
-			viewFlags(fs, &from, &frame, &size, &fov, "-4.7 -3.7 2.4 0 25 38")
-		},
-		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
-			path, _, err := sceneArgs(args, 0)
-			if err != nil {
-				return err
-			}
-			if out == "" {
-				return usagef("-o FILE.png is required")
-			}
-			if err := wantExt(out, "view writes PNG", ".png"); err != nil {
-				return err
-			}
-			vp, err := parseViewpoint(from, frame, size, fov)
-			if err != nil {
-				return err
-			}
-			s, err := sf.load(path)
-			if err != nil {
-				return err
-			}
-			r, err := sensors.NewRenderer()
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			if err := mkdirFor(out); err != nil {
-				return err
-			}
-			if err := vp.write(r, s, out); err != nil {
-				return err
-			}
-			fmt.Fprintln(w, out)
-			return nil
-		},
-	})
-}
-
-func init() {
-	var sf sceneFlags
 	var seconds float64
 	var asJSON bool
 	commands = append(commands, &command{

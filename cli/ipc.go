@@ -21,6 +21,7 @@ import (
 	"github.com/simvis/simvis/ipc/natsipc"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
+	"github.com/simvis/simvis/viewer"
 )
 
 // The commands of the shared-array interface: a host (serve), its clients
@@ -261,6 +262,9 @@ type hostSensors struct {
 	emit     emitFunc
 	files    int
 	warn     func(kind, format string, args ...any)
+	noClose  bool // r belongs to a window, which closes it
+	// overlaysOnly: no emitter, a window: render only what overlays draw.
+	overlaysOnly bool
 }
 
 func (hs *hostSensors) cycle(s *scene.Scene, t float64) {
@@ -287,11 +291,23 @@ func (hs *hostSensors) cycle(s *scene.Scene, t float64) {
 		}
 		return
 	}
-	hs.files += hs.clock.render(hs.r, s, t, hs.latest, nil, hs.emit, hs.fails.fail)
+	var only map[string]bool
+	if hs.overlaysOnly {
+		// Nothing publishes or writes the frames: only the sensors whose
+		// returns a window's overlays draw need to render.
+		only = map[string]bool{}
+		for _, name := range s.ReturnsWanted() {
+			only[name] = true
+		}
+		if len(only) == 0 {
+			return
+		}
+	}
+	hs.files += hs.clock.render(hs.r, s, t, hs.latest, only, hs.emit, hs.fails.fail)
 }
 
 func (hs *hostSensors) close() {
-	if hs.r != nil {
+	if hs.r != nil && !hs.noClose {
 		hs.r.Close()
 	}
 }
@@ -406,6 +422,8 @@ func init() {
 	var nf natsFlags
 	var lf limitFlags
 	var rf recordFlags
+	var window bool
+	var wf windowFlags
 	commands = append(commands, &command{
 		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [--record FILE.mcap [--realtime]] [NATS flags] [budget flags]",
 		short: "run a scene as a host that other processes drive and mirror",
@@ -429,6 +447,9 @@ func init() {
 			fs.StringVar(&out, "o", "", "write sensor outputs into DIR")
 			fs.BoolVar(&latest, "latest", false, "overwrite each sensor's files instead of numbering frames")
 			fs.IntVar(&logMiB, "log-mib", 64, "change-log size in MiB (a full log refuses further commands)")
+			fs.BoolVar(&window, "window", false, "show the host's scene in a window (docs/viewer.md); closing it stops the host")
+			wf = windowFlags{}
+			wf.register(fs)
 			nf.register(fs)
 			lf.register(fs)
 			rf.register(fs, "record")
@@ -497,7 +518,19 @@ func init() {
 			fails := newSensorFailures(h.Warn)
 			var render func(int, time.Duration) error
 			var hs *hostSensors
-			if len(emitters) > 0 {
+			var win *viewer.Viewer
+			if window {
+				if err := wf.check(); err != nil {
+					return err
+				}
+				v, closeWin, err := serveWindow(ipc.Path(shm), h.Scene, &wf, w)
+				if err != nil {
+					return err
+				}
+				defer closeWin()
+				win = v
+			}
+			if len(emitters) > 0 || win != nil {
 				hs = &hostSensors{clock: newSensorClock(), fails: fails, seen: map[string]bool{}, hostRate: rate,
 					latest: latest, warn: h.Warn}
 				defer hs.close()
@@ -511,18 +544,36 @@ func init() {
 					}
 					return total, errors.Join(errs...)
 				}
-				if len(h.Scene.Sensors()) > 0 {
+				if win != nil {
+					// One GL context per process: the window's (viewer doc).
+					hs.r = win.Sensors()
+					hs.noClose = true
+					hs.overlaysOnly = len(emitters) == 0
+				} else if len(h.Scene.Sensors()) > 0 {
 					// A machine that cannot render fails here, at the start,
 					// rather than in every cycle.
 					if hs.r, err = sensors.NewRenderer(); err != nil {
 						return err
 					}
 				}
+				wf.maxFPS = 0 // the host's cycles pace the window
+				loop := newWindowLoop(&wf)
 				render = func(_ int, t time.Duration) error {
 					if err := rec.cycle(h.Scene, t.Seconds()); err != nil {
 						return err
 					}
 					hs.cycle(h.Scene, t.Seconds())
+					if win == nil {
+						return nil
+					}
+					win.SetStatus(fmt.Sprintf("host cycle %d (%g Hz)", h.Region.Cycles(), rate))
+					open, err := win.Frame(h.Scene)
+					if err != nil {
+						return err
+					}
+					if !open || loop.done(win, w) {
+						stop() // closing the window stops the host
+					}
 					return nil
 				}
 			}
@@ -744,6 +795,8 @@ func init() {
 	var fetch bool
 	var lf limitFlags
 	var rf recordFlags
+	var window bool
+	var wf windowFlags
 	commands = append(commands, &command{
 		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--record FILE.mcap] [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [budget flags]",
 		short: "replicate a running host's scene and capture from the replica",
@@ -772,16 +825,39 @@ func init() {
 			fs.BoolVar(&fetch, "fetch-files", false, "fetch model files from the host over NATS even where its scene directory exists here")
 			lf.register(fs) // a host started with larger budgets needs a mirror given the same
 			rf.register(fs, "record")
+			fs.BoolVar(&window, "window", false, "show the live replica in a window (docs/viewer.md); -o is then optional")
+			wf = windowFlags{}
+			wf.register(fs)
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
 			}
-			if out == "" && rf.path == "" {
+			if out == "" && rf.path == "" && !window {
 				return usagef("-o DIR is required")
 			}
+			if window && rf.path != "" {
+				// The window shows the replica live; recording follows the
+				// frame loop, which a window replaces.
+				return usagef("--record and --window exclude each other: record with a second mirror")
+			}
+			if window {
+				if err := wf.check(); err != nil {
+					return err
+				}
+			}
 			var vp *viewpoint
-			if from != "" {
+			if window {
+				start := from
+				if start == "" {
+					start = defaultWindowFrom
+				}
+				v, err := parseViewpoint(start, frame, size, fov)
+				if err != nil {
+					return err
+				}
+				vp = &v
+			} else if from != "" {
 				if len(only) > 0 {
 					return usagef("--from and --sensor exclude each other")
 				}
@@ -824,6 +900,9 @@ func init() {
 					return fmt.Errorf("--sensor %s: the replica has no such sensor", name)
 				}
 				picked[name] = true
+			}
+			if window {
+				return mirrorWindow(c, m, &hf, *vp, &wf, out, latest, picked, patience, w)
 			}
 			if vp == nil && len(m.Scene().Sensors()) == 0 {
 				return errors.New("the replica has no sensors to capture (add a camera with --overlay, or render a viewpoint with --from)")
@@ -887,7 +966,12 @@ func init() {
 					if !latest {
 						name = filepath.Join(out, fmt.Sprintf("view_%04d.png", i))
 					}
-					if err = vp.write(r, m.Scene(), name); err == nil {
+					// Overlays drawing sensors' returns (scan elements) show
+					// this frame's scan.
+					if err = sensors.RenderReturns(r, m.Scene()); err == nil {
+						err = vp.write(r, m.Scene(), name)
+					}
+					if err == nil {
 						n = 1
 					}
 				} else if err = rec.cycle(m.Scene(), float64(i)/rate); err == nil {

@@ -276,7 +276,7 @@ func TestNewcomerMessages(t *testing.T) {
 	// The sweep's values are checked, not left applied: a good sweep still
 	// runs, numbering progress lines from 0 like the files.
 	code, out, errOut := simvis(t, "capture", showcase, "-o", filepath.Join(dir, "c"), "--frames", "2", "--sweep", "PAN.angle=0:170")
-	if code != 0 || !strings.Contains(out, "frame 0 (1 of 2): 4 files\nframe 1 (2 of 2): 4 files\n") {
+	if code != 0 || !strings.Contains(out, "frame 0 (1 of 2): 5 files\nframe 1 (2 of 2): 5 files\n") {
 		t.Errorf("exit %d, output %q, %s", code, out, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "c", "MAST_CAM_0001.png")); err != nil {

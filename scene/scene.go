@@ -146,6 +146,8 @@ type Scene struct {
 	onRejected func(*RejectedError)
 
 	classes map[string]string // class attribute of parts and elements by name
+
+	returns returnsHub // range returns from sensors to the elements drawing them (returns.go)
 }
 
 // New returns a scene holding only the ROOT insertion point.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
 )
 
@@ -44,7 +45,66 @@ func RenderFrame(r *Renderer, s *scene.Scene, se *scene.SensorEntry, st *Stamp) 
 	if err != nil {
 		return nil, fmt.Errorf("sensor %q: %w", se.Name, err)
 	}
+	// Every frame of every command passes here, so overlays that draw a
+	// sensor's returns (the scan element) follow capture, serve, mirror and
+	// the viewer alike.
+	if s.WantsReturns(se.Name) {
+		s.PublishReturns(fr.returns())
+	}
 	return fr, nil
+}
+
+// RenderReturns renders once each sensor whose returns an overlay draws, so
+// that a render for people shows them current; it returns the first error.
+func RenderReturns(r *Renderer, s *scene.Scene) error {
+	var first error
+	for _, name := range s.ReturnsWanted() {
+		for _, se := range s.Sensors() {
+			if se.Name != name {
+				continue
+			}
+			if _, err := RenderFrame(r, s, se, nil); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+// returns gives a range frame's hits in world coordinates (nil for frames
+// that are not ranges).
+func (f *Frame) returns() *scene.Returns {
+	rt := &scene.Returns{Sensor: f.Sensor}
+	hit := func(m mgl64.Mat4, dir mgl64.Vec3, rg float64) {
+		if math.IsInf(rg, 0) || math.IsNaN(rg) {
+			return
+		}
+		rt.Points = append(rt.Points, m.Mul4x1(dir.Mul(rg).Vec4(1)).Vec3())
+	}
+	switch f.Kind {
+	case "scan":
+		m := f.scan.Pose.Matrix()
+		rt.Origin = m.Col(3).Vec3()
+		rt.Points = make([]mgl64.Vec3, 0, len(f.scan.Ranges))
+		for i, rg := range f.scan.Ranges {
+			a := f.scan.AngleMin + float64(i)*f.scan.AngleIncrement
+			hit(m, mgl64.Vec3{math.Cos(a), math.Sin(a), 0}, rg)
+		}
+	case "psd":
+		m := f.psd.Pose.Matrix()
+		rt.Origin = m.Col(3).Vec3()
+		hit(m, mgl64.Vec3{1, 0, 0}, f.psd.Range)
+	case "cloud":
+		m := f.cloud.Pose.Matrix()
+		rt.Origin = m.Col(3).Vec3()
+		rt.Points = make([]mgl64.Vec3, 0, len(f.cloud.Points))
+		for _, p := range f.cloud.Points {
+			if !(math.IsNaN(p[0]) || math.IsInf(p[0], 0)) {
+				rt.Points = append(rt.Points, m.Mul4x1(p.Vec4(1)).Vec3())
+			}
+		}
+	}
+	return rt
 }
 
 // WriteFiles writes the frame as capture does: base plus ".scan.json",

@@ -2,7 +2,6 @@ package sensors_test
 
 import (
 	"math"
-	"strconv"
 	"testing"
 
 	"github.com/simvis/simvis/internal/testkit"
@@ -112,33 +111,5 @@ func TestMarvinTiltUnit(t *testing.T) {
 	}
 	if level.Ranges[180] == tilted.Ranges[180] || math.Abs(tilted.Pose.Pitch-30) > 1e-9 {
 		t.Errorf("level %v, tilted %v (pitch %v)", level.Ranges[180], tilted.Ranges[180], tilted.Pose.Pitch)
-	}
-}
-
-// The FRONT_SCAN overlay holds the front scanner's scan at the scene's pose
-// (written into scene.xml from a scan): it must still match the scan.
-func TestMarvinOverlayShowsFrontScan(t *testing.T) {
-	s := loadMarvin(t)
-	sc, err := laser(t, s, "FRONT_LASER").Scan(testkit.Renderer(t), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	count, _ := s.Value("FRONT_SCAN", "count")
-	k := 0
-	for i, rg := range sc.Ranges {
-		if math.IsInf(rg, 0) {
-			continue
-		}
-		a := sc.AngleMin + float64(i)*sc.AngleIncrement
-		x, _ := s.Value("FRONT_SCAN", "x"+strconv.Itoa(k))
-		y, _ := s.Value("FRONT_SCAN", "y"+strconv.Itoa(k))
-		if math.Abs(x-rg*math.Cos(a)) > 1e-4 || math.Abs(y-rg*math.Sin(a)) > 1e-4 {
-			t.Fatalf("FRONT_SCAN point %d (%v, %v) is not beam %d's hit (%v, %v); recompute the points in %s",
-				k, x, y, i, rg*math.Cos(a), rg*math.Sin(a), marvin)
-		}
-		k++
-	}
-	if float64(k) != count {
-		t.Errorf("FRONT_SCAN has %v points, the scan %d hits", count, k)
 	}
 }

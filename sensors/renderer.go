@@ -43,8 +43,7 @@ func NewRenderer() (*Renderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Renderer{ctx: ctx, fbos: map[fboKey]*gpu.Framebuffer{}}
-	err = ctx.Do(r.initGL)
+	r, err := NewRendererOn(ctx)
 	if err != nil {
 		ctx.Close()
 		return nil, err
