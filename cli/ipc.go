@@ -32,6 +32,9 @@ const shmHelp = "region name (/dev/shm/simvis-NAME) or path"
 // machine, or a host reached over NATS.
 type hostFlags struct {
 	shm, connect string
+	// readOnly commands connect over NATS as the viewer role when they take
+	// credentials from the host's secrets file (the driver role otherwise).
+	readOnly bool
 }
 
 func (f *hostFlags) register(fs *flag.FlagSet) {
@@ -53,7 +56,16 @@ func (f *hostFlags) openOnly(args []string) (*ipc.Client, error) {
 func (f *hostFlags) open() (*ipc.Client, error) {
 	var c *ipc.Client
 	var err error
-	if f.connect != "" {
+	if strings.HasPrefix(f.connect, "nats://") || strings.HasPrefix(f.connect, "tls://") {
+		role := natsipc.RoleDriver
+		if f.readOnly {
+			role = natsipc.RoleViewer
+		}
+		var conn *natsipc.Conn
+		if conn, err = natsipc.DialAs(f.connect, role); err == nil {
+			c = ipc.NewClient(conn)
+		}
+	} else if f.connect != "" {
 		c, err = ipc.Dial(f.connect)
 	} else {
 		c, err = ipc.Open(f.shm)
@@ -331,7 +343,7 @@ func (f *natsFlags) start(h *ipc.Host, shm string) (*natsipc.Publisher, string, 
 	if serverURL == "" {
 		var err error
 		srv, err = natsipc.StartServer(natsipc.ServerOptions{Listen: f.listen, Token: f.token, User: f.user,
-			Password: f.password, TLSCert: f.tlsCert, TLSKey: f.tlsKey})
+			Password: f.password, TLSCert: f.tlsCert, TLSKey: f.tlsKey, Name: name})
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("%w (--no-nats serves over shared memory only)", err)
 		}
@@ -524,6 +536,7 @@ func init() {
 		summary: "List the elements a running host publishes: name, type, insertion point, the index\nof the first value and every parameter's current value.",
 		flags: func(fs *flag.FlagSet) {
 			hf.register(fs)
+			hf.readOnly = true // over NATS: the viewer role
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
@@ -666,6 +679,7 @@ func init() {
 		summary: "Print the change log of a running host: every command it executed, from the scene\nfile on, as SEQ SOURCE XML. --follow keeps printing new ones until the host stops\n(exit 0; a host killed without stopping is an error, exit 1).",
 		flags: func(fs *flag.FlagSet) {
 			hf.register(fs)
+			hf.readOnly = true // over NATS: the viewer role
 			fs.Uint64Var(&from, "from", 1, "first sequence number to print")
 			fs.BoolVar(&follow, "follow", false, "wait for and print new commands")
 		},
@@ -728,6 +742,7 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			only = nil
 			hf.register(fs)
+			hf.readOnly = true // over NATS: the viewer role
 			fs.StringVar(&overlay, "overlay", "", "scene file of commands only the replica shows")
 			fs.StringVar(&out, "o", "", "output directory (required)")
 			fs.IntVar(&frames, "frames", 1, "frames to capture")

@@ -43,12 +43,46 @@ type Conn struct {
 	logErr   error
 	consume  jetstream.ConsumeContext
 	valSub   *nats.Subscription
+	denied   map[string]error // subjects the server refused this client
+	deniedCh chan struct{}    // closed (and replaced) when one is added
+}
+
+// onAsyncError records the server's refusals (a role's permissions), so
+// that a request the server dropped fails at once instead of timing out.
+func (c *Conn) onAsyncError(_ *nats.Conn, _ *nats.Subscription, err error) {
+	msg := err.Error()
+	i := strings.Index(msg, "Permissions Violation for Publish to \"")
+	if i < 0 {
+		return
+	}
+	subj, _, _ := strings.Cut(msg[i+len("Permissions Violation for Publish to \""):], "\"")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.denied[subj] == nil {
+		c.denied[subj] = fmt.Errorf("natsipc: the server refuses this client's role publishing to %s (a viewer may not set values or send requests)", subj)
+		close(c.deniedCh)
+		c.deniedCh = make(chan struct{})
+	}
+}
+
+// refused returns the server's refusal of subj, if any, and a channel
+// closed at the next refusal.
+func (c *Conn) refused(subj string) (error, chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.denied[subj], c.deniedCh
 }
 
 // Dial connects to the host serving a scene at nats://[user:pass@|token@]host:port/NAME
 // (NAME defaults to "default"; tls:// for TLS, with SIMVIS_NATS_CA naming
-// a CA file if the server's certificate needs one).
-func Dial(rawURL string) (*Conn, error) {
+// a CA file if the server's certificate needs one). A URL on a loopback
+// address without credentials takes the driver's from the host's secrets
+// file (SecretsPath), if this user can read it.
+func Dial(rawURL string) (*Conn, error) { return DialAs(rawURL, RoleDriver) }
+
+// DialAs is Dial taking role r's credentials from the secrets file
+// (RoleViewer for clients that only read).
+func DialAs(rawURL string, r Role) (*Conn, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("natsipc: %w", err)
@@ -61,6 +95,10 @@ func Dial(rawURL string) (*Conn, error) {
 		return nil, fmt.Errorf("natsipc: scene name %q in %s: want letters, digits, '_' and '-'", name, redact(u))
 	}
 	u.Path = ""
+	local := false
+	if login, ok := localLogin(u, name, r); ok {
+		u.User, local = login, true
+	}
 	host, _ := os.Hostname()
 	opts := []nats.Option{
 		nats.Name(fmt.Sprintf("simvis client %s:%d", host, os.Getpid())),
@@ -70,13 +108,18 @@ func Dial(rawURL string) (*Conn, error) {
 	if ca := os.Getenv("SIMVIS_NATS_CA"); ca != "" {
 		opts = append(opts, nats.RootCAs(ca))
 	}
-	c := &Conn{name: name, timeout: 5 * time.Second}
+	c := &Conn{name: name, timeout: 5 * time.Second, denied: map[string]error{}, deniedCh: make(chan struct{})}
+	opts = append(opts, nats.ErrorHandler(c.onAsyncError))
 	// Value updates sent while disconnected are lost to this client: a
 	// snapshot after reconnecting replaces them. (The change log is a
 	// stream; the ordered consumer resumes where it was.)
 	opts = append(opts, nats.ReconnectHandler(func(*nats.Conn) { go c.resnapshot() }))
 	nc, err := nats.Connect(u.String(), opts...)
 	if err != nil {
+		if errors.Is(err, nats.ErrAuthorization) && !local {
+			return nil, fmt.Errorf("natsipc: connecting to %s: %w (give the driver's or viewer's credentials in the URL, USER:PASSWORD@HOST; a host on this machine keeps them in %s, readable by its user only)",
+				redact(u), err, SecretsPath(name))
+		}
 		return nil, fmt.Errorf("natsipc: connecting to %s: %w", redact(u), err)
 	}
 	js, err := jetstream.New(nc)
@@ -350,6 +393,9 @@ func (c *Conn) Set(i int, v float64) error {
 	case i < 0 || i >= used:
 		return fmt.Errorf("value index %d: the host uses %d", i, used)
 	}
+	if err, _ := c.refused(subject(c.name, "set")); err != nil {
+		return err
+	}
 	return c.nc.Publish(subject(c.name, "set"), encodeSet(epoch, []pair{{uint32(i), v}}))
 }
 
@@ -377,8 +423,27 @@ func (c *Conn) Request(xml string, timeout time.Duration) (uint64, error) {
 	host, _ := os.Hostname()
 	m.Header.Set(hdrClient, fmt.Sprintf("%s pid %d", host, os.Getpid()))
 	m.Data = []byte(xml)
-	resp, err := c.nc.RequestMsg(m, timeout)
+	denied, next := c.refused(m.Subject)
+	if denied != nil {
+		return 0, denied
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-next:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	resp, err := c.nc.RequestMsgWithContext(ctx, m)
 	if err != nil {
+		if denied, _ := c.refused(m.Subject); denied != nil {
+			return 0, denied
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = nats.ErrTimeout
+		}
 		return 0, c.noHost(err)
 	}
 	var r requestReply

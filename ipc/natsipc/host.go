@@ -112,7 +112,7 @@ func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher
 		"file":     p.onFile,
 	}
 	for what, fn := range handlers {
-		sub, err := nc.Subscribe(subject(name, what), fn)
+		sub, err := nc.Subscribe(subject(name, what), fromClients(fn))
 		if err != nil {
 			p.Close()
 			return nil, fmt.Errorf("natsipc: %w", err)
@@ -125,6 +125,18 @@ func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher
 	}
 	h.AddHook(ipc.CycleHook{Before: p.before, After: p.after})
 	return p, nil
+}
+
+// fromClients drops messages JetStream delivers: a client may create a
+// push consumer on the change log whose deliver subject is one of the
+// host's (NATS checks no permission on it), replaying logged commands as
+// requests. Its messages carry a $JS.ACK reply subject.
+func fromClients(fn nats.MsgHandler) nats.MsgHandler {
+	return func(m *nats.Msg) {
+		if !strings.HasPrefix(m.Reply, "$JS.") {
+			fn(m)
+		}
+	}
 }
 
 func validName(name string) bool {

@@ -48,6 +48,13 @@ type served struct {
 
 func serve(t *testing.T, srv *natsipc.Server, limits natsipc.Limits, warnings *syncBuffer) *served {
 	t.Helper()
+	return serveAt(t, srv.URL(), "test", limits, warnings)
+}
+
+// serveAt publishes a host as scene name through the server at serverURL
+// (with the host role's credentials).
+func serveAt(t *testing.T, serverURL, name string, limits natsipc.Limits, warnings *syncBuffer) *served {
+	t.Helper()
 	opts := ipc.HostOptions{Sizes: sizes, Rate: 500}
 	if warnings != nil {
 		opts.Warnings = warnings
@@ -60,11 +67,11 @@ func serve(t *testing.T, srv *natsipc.Server, limits natsipc.Limits, warnings *s
 	if ca := os.Getenv("SIMVIS_NATS_CA"); ca != "" {
 		tlsOpts = append(tlsOpts, nats.RootCAs(ca))
 	}
-	nc, err := nats.Connect(srv.URL(), tlsOpts...)
+	nc, err := nats.Connect(serverURL, append(tlsOpts, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := natsipc.Publish(h, nc, "test", limits)
+	pub, err := natsipc.Publish(h, nc, name, limits)
 	if err != nil {
 		t.Fatal(err)
 	}
