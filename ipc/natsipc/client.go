@@ -308,11 +308,20 @@ func (c *Conn) onLog(m jetstream.Msg) {
 		c.replaced = c.replaced || epoch > c.epoch
 		return
 	}
+	if seq >= 1 && seq <= uint64(len(c.log)) {
+		// Again, after the stream was refilled or a consumer restarted.
+		return
+	}
 	if seq != uint64(len(c.log))+1 {
 		c.logErr = fmt.Errorf("natsipc: change %d arrived after change %d", seq, len(c.log))
 		return
 	}
-	c.log = append(c.log, ipc.LogRecord{Seq: seq, Source: h.Get(hdrSource), Dir: h.Get(hdrDir), XML: string(m.Data())})
+	files, err := ipc.DecodeFiles([]byte(h.Get(hdrFiles)))
+	if err != nil {
+		c.logErr = fmt.Errorf("natsipc: change %d: %w", seq, err)
+		return
+	}
+	c.log = append(c.log, ipc.LogRecord{Seq: seq, Source: h.Get(hdrSource), Dir: h.Get(hdrDir), XML: string(m.Data()), Files: files})
 }
 
 // Epoch identifies the host run.

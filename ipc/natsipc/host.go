@@ -56,8 +56,8 @@ type Publisher struct {
 
 	applied, dropped atomic.Uint64 // value writes taken into the table, dropped
 
-	dirsMu sync.Mutex
-	dirs   map[string]bool // directories the change log names: files may be fetched from them
+	filesMu sync.Mutex
+	files   map[string]map[string]bool // directory, then path: files logged commands loaded, the only ones served
 }
 
 // Stats returns the value writes applied to the host's table and those
@@ -337,24 +337,42 @@ func (p *Publisher) publishLog(timeout time.Duration) error {
 	defer cancel()
 	for len(p.unpublished) > 0 {
 		rec := p.unpublished[0]
-		p.dirsMu.Lock()
-		if p.dirs == nil {
-			p.dirs = map[string]bool{}
+		p.filesMu.Lock()
+		if p.files == nil {
+			p.files = map[string]map[string]bool{}
 		}
-		p.dirs[rec.Dir] = true
-		p.dirsMu.Unlock()
-		m := nats.NewMsg(subject(p.name, "log"))
-		m.Header.Set(hdrEpoch, strconv.FormatUint(p.epoch, 10))
-		m.Header.Set(hdrSeq, strconv.FormatUint(rec.Seq, 10))
-		m.Header.Set(hdrSource, rec.Source)
-		m.Header.Set(hdrDir, rec.Dir)
-		m.Data = []byte(rec.XML)
+		for _, f := range rec.Files {
+			if p.files[rec.Dir] == nil {
+				p.files[rec.Dir] = map[string]bool{}
+			}
+			p.files[rec.Dir][f.Path] = true
+		}
+		p.filesMu.Unlock()
+		m := logMsg(p.name, p.epoch, rec)
 		if _, err := p.js.PublishMsg(ctx, m); err != nil {
 			return fmt.Errorf("natsipc: publishing change %d: %w", rec.Seq, err)
 		}
 		p.unpublished = p.unpublished[1:]
 	}
 	return nil
+}
+
+// logMsg is a change-log record as the stream holds it. Its message id
+// lets JetStream drop a record published twice (a retry after a lost
+// acknowledgement).
+func logMsg(name string, epoch uint64, rec ipc.LogRecord) *nats.Msg {
+	m := nats.NewMsg(subject(name, "log"))
+	m.Header.Set(hdrEpoch, strconv.FormatUint(epoch, 10))
+	m.Header.Set(hdrSeq, strconv.FormatUint(rec.Seq, 10))
+	m.Header.Set(hdrSource, rec.Source)
+	m.Header.Set(hdrDir, rec.Dir)
+	if len(rec.Files) > 0 {
+		files, _ := json.Marshal(rec.Files)
+		m.Header.Set(hdrFiles, string(files))
+	}
+	m.Header.Set("Nats-Msg-Id", fmt.Sprintf("%d-%d", epoch, rec.Seq))
+	m.Data = []byte(rec.XML)
+	return m
 }
 
 // ErrFrameTooBig is a sensor frame larger than the server's message limit
@@ -371,9 +389,10 @@ type fileRequest struct {
 	Offset int64  `json:"offset"`
 }
 
-// onFile serves model files to mirrors on other machines: only inside a
-// directory the change log names, only relative paths that stay inside it
-// (symbolic links included), at most fileChunk bytes a reply.
+// onFile serves model files to mirrors on other machines: only the files
+// that logged commands loaded (their records' file lists), only where they
+// stay inside the record's directory (symbolic links included), at most
+// fileChunk bytes a reply.
 func (p *Publisher) onFile(m *nats.Msg) {
 	reply := nats.NewMsg(m.Reply)
 	fail := func(format string, args ...any) {
@@ -385,12 +404,12 @@ func (p *Publisher) onFile(m *nats.Msg) {
 		fail("bad file request: %v", err)
 		return
 	}
-	p.dirsMu.Lock()
-	known := p.dirs[req.Dir]
-	p.dirsMu.Unlock()
+	p.filesMu.Lock()
+	known := p.files[req.Dir][req.Path]
+	p.filesMu.Unlock()
 	rel := filepath.FromSlash(req.Path)
 	if !known {
-		fail("%q is not a directory of the scene's change log", req.Dir)
+		fail("%s in %s is not a file the scene's logged commands loaded", req.Path, req.Dir)
 		return
 	}
 	if !filepath.IsLocal(rel) {

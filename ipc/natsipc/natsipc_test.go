@@ -1,12 +1,14 @@
 package natsipc_test
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/big"
@@ -351,24 +353,40 @@ func TestMirrorFetchesFiles(t *testing.T) {
 
 	s2 := serve(t, srv, natsipc.Limits{}, nil)
 	dir2 := filepath.Dir(s2.host.Scene.Parts()[0].File)
+	// A model larger than two reply chunks, loaded by a request: served
+	// whole. Files nobody loaded are not served, whatever they are.
+	robot, _ := os.ReadFile(filepath.Join(dir2, "robot.gltf"))
+	var doc map[string]any
+	json.Unmarshal(robot, &doc)
+	doc["asset"].(map[string]any)["extras"] = map[string]any{"padding": string(bytes.Repeat([]byte("x"), len(big)))}
+	bigModel, _ := json.Marshal(doc)
+	os.WriteFile(filepath.Join(dir2, "big.gltf"), bigModel, 0o644)
 	os.WriteFile(filepath.Join(dir2, "big.bin"), big, 0o644)
+	os.WriteFile(filepath.Join(dir2, ".secret"), []byte("no"), 0o600)
 	os.Symlink(outside, filepath.Join(dir2, "out"))
+	c2, err := ipc.Dial(srv.URL() + "/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if _, err := c2.Request(`<part file="big.gltf" name="BIG" insert_at="ROOT"/>`); err != nil {
+		t.Fatal(err)
+	}
 	conn, err := natsipc.Dial(srv.URL() + "/test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if data, err := conn.FetchFile(dir2, "big.bin"); err != nil || string(data) != string(big) {
+	if data, err := conn.FetchFile(dir2, "big.gltf"); err != nil || string(data) != string(bigModel) {
 		t.Errorf("big file: %d bytes, %v", len(data), err)
 	}
-	for _, tc := range []struct{ dir, path, want string }{
-		{dir2, "../scene.xml", "leaves the scene's directory"},
-		{dir2, "out/secret", "leads out of the scene's directory"},
-		{outside, "secret", "not a directory of the scene's change log"},
-		{dir2, "missing.gltf", "not found"},
+	for _, tc := range []struct{ dir, path string }{
+		{dir2, "scene.xml"}, {dir2, ".secret"}, {dir2, "big.bin"}, {dir2, "../scene.xml"},
+		{dir2, "out/secret"}, {outside, "secret"}, {dir2, "missing.gltf"},
 	} {
-		if _, err := conn.FetchFile(tc.dir, tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("fetch %s in %s: %v, want %q", tc.path, tc.dir, err, tc.want)
+		want := tc.path + " in " + tc.dir + " is not a file the scene's logged commands loaded"
+		if _, err := conn.FetchFile(tc.dir, tc.path); err == nil || err.Error() != want {
+			t.Errorf("fetch %s in %s: %v, want %q", tc.path, tc.dir, err, want)
 		}
 	}
 }

@@ -23,6 +23,7 @@ const (
 	hdrSize   = "Simvis-Size"
 	hdrError  = "Simvis-Error"
 	hdrInfo   = "Simvis-Info"
+	hdrFiles  = "Simvis-Files"
 )
 
 // Host states in values messages.
