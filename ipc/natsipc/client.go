@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -41,10 +42,14 @@ type Conn struct {
 	heard    time.Time // the host's last values message
 	log      []ipc.LogRecord
 	logErr   error
-	consume  jetstream.ConsumeContext
 	valSub   *nats.Subscription
-	denied   map[string]error // subjects the server refused this client
-	deniedCh chan struct{}    // closed (and replaced) when one is added
+
+	followMu    sync.Mutex // guards consume
+	consume     jetstream.ConsumeContext
+	refollowing atomic.Bool
+	closed      atomic.Bool
+	denied      map[string]error // subjects the server refused this client
+	deniedCh    chan struct{}    // closed (and replaced) when one is added
 }
 
 // onAsyncError records the server's refusals (a role's permissions), so
@@ -113,7 +118,10 @@ func DialAs(rawURL string, r Role) (*Conn, error) {
 	// Value updates sent while disconnected are lost to this client: a
 	// snapshot after reconnecting replaces them. (The change log is a
 	// stream; the ordered consumer resumes where it was.)
-	opts = append(opts, nats.ReconnectHandler(func(*nats.Conn) { go c.resnapshot() }))
+	opts = append(opts, nats.ReconnectHandler(func(*nats.Conn) {
+		go c.resnapshot()
+		go c.refollow()
+	}))
 	nc, err := nats.Connect(u.String(), opts...)
 	if err != nil {
 		if errors.Is(err, nats.ErrAuthorization) && !local {
@@ -167,28 +175,9 @@ func (c *Conn) start() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
-	stream, err := c.js.Stream(ctx, streamName(c.name))
+	info, err := c.follow(ctx, 1)
 	if err != nil {
-		return fmt.Errorf("natsipc: the change log: %w", err)
-	}
-	info, err := stream.Info(ctx)
-	if err != nil {
-		return fmt.Errorf("natsipc: the change log: %w", err)
-	}
-	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
-	if err != nil {
-		return fmt.Errorf("natsipc: following the change log: %w", err)
-	}
-	c.consume, err = cons.Consume(c.onLog, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-		if errors.Is(err, jetstream.ErrNoHeartbeat) || errors.Is(err, nats.ErrConnectionReconnecting) {
-			return // the ordered consumer resumes by itself
-		}
-		c.mu.Lock()
-		c.logErr = err
-		c.mu.Unlock()
-	}))
-	if err != nil {
-		return fmt.Errorf("natsipc: following the change log: %w", err)
+		return err
 	}
 	// Have the log as it was at connection time before returning, so that
 	// a new client sees the whole scene at once.
@@ -205,6 +194,81 @@ func (c *Conn) start() error {
 			return fmt.Errorf("natsipc: the change log: %d of %d records arrived in %v", n, info.State.Msgs, c.timeout)
 		}
 		time.Sleep(200 * time.Microsecond)
+	}
+}
+
+// follow reads the change log from record from on, with an ordered
+// consumer (stream sequence i holds record i: the host creates the stream
+// for its run and stores each record once).
+func (c *Conn) follow(ctx context.Context, from uint64) (*jetstream.StreamInfo, error) {
+	stream, err := c.js.Stream(ctx, streamName(c.name))
+	if err != nil {
+		return nil, fmt.Errorf("natsipc: the change log: %w", err)
+	}
+	info, err := stream.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("natsipc: the change log: %w", err)
+	}
+	cfg := jetstream.OrderedConsumerConfig{}
+	if from > 1 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
+	}
+	cons, err := stream.OrderedConsumer(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("natsipc: following the change log: %w", err)
+	}
+	cc, err := cons.Consume(c.onLog, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+		if errors.Is(err, jetstream.ErrNoHeartbeat) || errors.Is(err, nats.ErrConnectionReconnecting) {
+			return // the server is away: the reconnection follows again
+		}
+		// The consumer or its stream is gone (a server restart without
+		// its store, the host refilling the stream): follow again from
+		// the next record.
+		go c.refollow()
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("natsipc: following the change log: %w", err)
+	}
+	c.followMu.Lock()
+	if c.consume != nil {
+		c.consume.Stop()
+	}
+	c.consume = cc
+	c.followMu.Unlock()
+	return info, nil
+}
+
+// refollow follows the change log again from the next record after the
+// server came back, trying for 30 s before it reports the log broken.
+func (c *Conn) refollow() {
+	if !c.refollowing.CompareAndSwap(false, true) {
+		return
+	}
+	defer c.refollowing.Store(false)
+	c.followMu.Lock()
+	if c.consume != nil {
+		c.consume.Stop()
+		c.consume = nil
+	}
+	c.followMu.Unlock()
+	deadline := time.Now().Add(30 * time.Second)
+	for !c.closed.Load() {
+		c.mu.Lock()
+		from := uint64(len(c.log)) + 1
+		c.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := c.follow(ctx, from)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.mu.Lock()
+			c.logErr = err
+			c.mu.Unlock()
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
@@ -356,10 +420,12 @@ func (c *Conn) Reopen() error {
 }
 
 func (c *Conn) stopFollowing() {
+	c.followMu.Lock()
 	if c.consume != nil {
 		c.consume.Stop()
 		c.consume = nil
 	}
+	c.followMu.Unlock()
 	if c.valSub != nil {
 		c.valSub.Unsubscribe()
 		c.valSub = nil
@@ -368,6 +434,7 @@ func (c *Conn) stopFollowing() {
 
 // Close disconnects.
 func (c *Conn) Close() error {
+	c.closed.Store(true)
 	c.stopFollowing()
 	c.nc.Close()
 	return nil

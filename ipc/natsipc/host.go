@@ -56,6 +56,14 @@ type Publisher struct {
 
 	applied, dropped atomic.Uint64 // value writes taken into the table, dropped
 
+	outageMu  sync.Mutex
+	lostAt    time.Time // when the connection to the server was lost; zero while connected
+	lostWhy   error
+	warnedAt  time.Time   // the outage reported
+	recheck   atomic.Bool // (re)connected: check the stream survived
+	storage   jetstream.StorageType
+	published uint64 // change-log records stored in the stream
+
 	filesMu sync.Mutex
 	files   map[string]map[string]bool // directory, then path: files logged commands loaded, the only ones served
 }
@@ -88,22 +96,25 @@ func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher
 	}
 	p := &Publisher{h: h, nc: nc, js: js, name: name, limits: limits, epoch: h.Region.Epoch(),
 		requests: make(chan *nats.Msg, limits.PendingRequests)}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	// A new host run starts a new log: readers of the old stream notice
 	// its deletion and the new epoch.
-	if err := js.DeleteStream(ctx, streamName(name)); err != nil && err != jetstream.ErrStreamNotFound {
-		return nil, fmt.Errorf("natsipc: removing the previous change log: %w", err)
-	}
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{
-		Name: streamName(name), Subjects: []string{subject(name, "log")},
-		Storage: jetstream.MemoryStorage, Discard: jetstream.DiscardNew,
-	}); err != nil {
-		return nil, fmt.Errorf("natsipc: creating the change-log stream: %w", err)
+	if err := p.createStream(10 * time.Second); err != nil {
+		return nil, err
 	}
 	if err := p.publishLog(10 * time.Second); err != nil {
 		return nil, err
 	}
+	// The server going away and coming back is reported on the host's
+	// warnings (from its own goroutine: see after), and checked for a
+	// change log lost with it.
+	nc.SetDisconnectErrHandler(func(_ *nats.Conn, err error) {
+		p.outageMu.Lock()
+		if p.lostAt.IsZero() {
+			p.lostAt, p.lostWhy = time.Now(), err
+		}
+		p.outageMu.Unlock()
+	})
+	nc.SetReconnectHandler(func(*nats.Conn) { p.recheck.Store(true) })
 	handlers := map[string]nats.MsgHandler{
 		"desc":     func(m *nats.Msg) { p.queue(&p.describes, m) },
 		"snapshot": func(m *nats.Msg) { p.queue(&p.snapshots, m) },
@@ -263,6 +274,15 @@ func sanitize(s string) string {
 // also hear the host is alive), the new change-log records, then the
 // request outcomes, descriptions and snapshots.
 func (p *Publisher) after() error {
+	p.checkStream()
+	if !p.nc.IsConnected() {
+		// Nothing to publish to: records wait in the host's log, values
+		// go out whole to clients that ask for a snapshot when back.
+		p.mu.Lock()
+		p.describes, p.snapshots = nil, nil
+		p.mu.Unlock()
+		return nil
+	}
 	if err := p.publishLog(200 * time.Millisecond); err != nil {
 		p.h.Warn("nats-log", "%v; %d change(s) wait for the next cycle", err, len(p.unpublished))
 	}
@@ -322,6 +342,94 @@ func (p *Publisher) describe() describeReply {
 	return d
 }
 
+// createStream deletes the scene's change-log stream and creates it
+// anew, on file storage where the server offers it (a server restarted
+// with its store keeps it), else in memory.
+func (p *Publisher) createStream(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := p.js.DeleteStream(ctx, streamName(p.name)); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return fmt.Errorf("natsipc: removing the previous change log: %w", err)
+	}
+	cfg := jetstream.StreamConfig{
+		Name: streamName(p.name), Subjects: []string{subject(p.name, "log")},
+		Storage: jetstream.FileStorage, Discard: jetstream.DiscardNew,
+	}
+	_, err := p.js.CreateStream(ctx, cfg)
+	if err != nil && ctx.Err() == nil {
+		cfg.Storage = jetstream.MemoryStorage
+		_, err = p.js.CreateStream(ctx, cfg)
+	}
+	if err != nil {
+		return fmt.Errorf("natsipc: creating the change-log stream: %w", err)
+	}
+	p.storage, p.published = cfg.Storage, 0
+	return nil
+}
+
+// Storage is where the server keeps the change-log stream.
+func (p *Publisher) Storage() jetstream.StorageType { return p.storage }
+
+// checkStream runs on the host's goroutine after the connection to the
+// server was lost: it reports the outage once, and when the server is back
+// makes sure the stream still holds every record published, recreating it
+// from the host's own log if not (a server restarted without its store,
+// or one that lost it), then reports the recovery.
+func (p *Publisher) checkStream() {
+	p.outageMu.Lock()
+	lostAt, why, warned := p.lostAt, p.lostWhy, p.warnedAt
+	if !lostAt.IsZero() && warned.IsZero() {
+		p.warnedAt = time.Now()
+	}
+	p.outageMu.Unlock()
+	if !lostAt.IsZero() && warned.IsZero() {
+		p.h.Warn("nats-lost", "lost the NATS server (%v); values, changes and sensor frames wait until it is back", why)
+	}
+	if !p.nc.IsConnected() || !p.recheck.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	what := "intact"
+	st, err := p.js.Stream(ctx, streamName(p.name))
+	var info *jetstream.StreamInfo
+	if err == nil {
+		info, err = st.Info(ctx)
+	}
+	switch {
+	case err == nil && info.State.Msgs == p.published:
+	case err == nil || errors.Is(err, jetstream.ErrStreamNotFound):
+		// Gone or short: the host's own log has every record.
+		lost := p.published
+		if err == nil {
+			lost -= min(lost, info.State.Msgs)
+		}
+		if err := p.createStream(time.Second); err != nil {
+			p.h.Warn("nats-stream", "the NATS server lost the change log and it could not be recreated yet: %v", err)
+			return
+		}
+		var all ipc.LogCursor
+		recs, err := p.h.Region.ReadLog(&all)
+		if err != nil {
+			p.h.Warn("nats-stream", "reading the host's change log: %v", err)
+			return
+		}
+		p.logCur, p.unpublished = all, recs
+		what = fmt.Sprintf("recreated (%d of its records were lost), refilled with %d records from the host's log", lost, len(recs))
+	default:
+		return // JetStream not ready yet: the next cycle asks again
+	}
+	p.recheck.Store(false)
+	p.outageMu.Lock()
+	p.lostAt, p.warnedAt = time.Time{}, time.Time{}
+	p.outageMu.Unlock()
+	if !lostAt.IsZero() {
+		p.h.Warn("nats-back", "the NATS server is back after %v; the change-log stream is %s", time.Since(lostAt).Round(time.Millisecond), what)
+	} else if what != "intact" {
+		p.h.Warn("nats-back", "the change-log stream was %s", what)
+	}
+}
+
 // publishLog copies the shared-memory change log's new records into the
 // stream, in order, each stored before the next. At attach time a failure
 // is an error; later, records that could not be stored (the server is
@@ -350,8 +458,12 @@ func (p *Publisher) publishLog(timeout time.Duration) error {
 		p.filesMu.Unlock()
 		m := logMsg(p.name, p.epoch, rec)
 		if _, err := p.js.PublishMsg(ctx, m); err != nil {
+			if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
+				p.recheck.Store(true) // the stream is gone
+			}
 			return fmt.Errorf("natsipc: publishing change %d: %w", rec.Seq, err)
 		}
+		p.published++
 		p.unpublished = p.unpublished[1:]
 	}
 	return nil

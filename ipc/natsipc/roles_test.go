@@ -61,6 +61,18 @@ func TestRolePermissions(t *testing.T) {
 	name := uniqueName("perm")
 	srv := startServer(t, natsipc.ServerOptions{Name: name})
 	serveAt(t, srv.URL(), name, natsipc.Limits{}, nil)
+	checkRoles(t, name, srv.URLFor, fmt.Sprintf("nats://127.0.0.1:%d", srv.Port()))
+}
+
+// The shipped nats-server.conf gives Debian's nats-server the same roles.
+func TestRolePermissionsExternal(t *testing.T) {
+	x := startExternal(t, true)
+	name := uniqueName("xperm")
+	serveAt(t, x.url(natsipc.RoleHost), name, natsipc.Limits{}, nil)
+	checkRoles(t, name, x.url, fmt.Sprintf("nats://127.0.0.1:%d", x.port))
+}
+
+func checkRoles(t *testing.T, name string, urlFor func(natsipc.Role) string, anonymous string) {
 	sub := func(what string) string { return "simvis." + name + "." + what }
 	type check struct {
 		subject             string
@@ -93,7 +105,7 @@ func TestRolePermissions(t *testing.T) {
 		{subject: ">"},
 	}
 	for _, role := range []natsipc.Role{natsipc.RoleDriver, natsipc.RoleViewer} {
-		nc, v := roleConn(t, srv.URLFor(role))
+		nc, v := roleConn(t, urlFor(role))
 		for _, c := range pubs {
 			nc.Publish(c.subject, []byte("x"))
 		}
@@ -127,7 +139,7 @@ func TestRolePermissions(t *testing.T) {
 		}
 	}
 	// The host may do what the others may not.
-	nc, v := roleConn(t, srv.URLFor(natsipc.RoleHost))
+	nc, v := roleConn(t, urlFor(natsipc.RoleHost))
 	nc.Publish("$JS.API.STREAM.INFO.SIMVIS_"+name, nil)
 	nc.Publish(sub("values"), nil)
 	nc.Flush()
@@ -136,7 +148,7 @@ func TestRolePermissions(t *testing.T) {
 		t.Errorf("host refused: %v", v.errs)
 	}
 	// Without credentials: refused outright.
-	if _, err := nats.Connect(fmt.Sprintf("nats://127.0.0.1:%d", srv.Port())); !errors.Is(err, nats.ErrAuthorization) {
+	if _, err := nats.Connect(anonymous); !errors.Is(err, nats.ErrAuthorization) {
 		t.Errorf("anonymous connection: %v", err)
 	}
 }
@@ -226,17 +238,28 @@ func TestSecretsNotFollowed(t *testing.T) {
 func TestRoleAttacksFail(t *testing.T) {
 	name := uniqueName("attack")
 	srv := startServer(t, natsipc.ServerOptions{Name: name})
-	s := serveAt(t, srv.URL(), name, natsipc.Limits{}, nil)
-	honest, err := natsipc.DialAs(fmt.Sprintf("nats://127.0.0.1:%d/%s", srv.Port(), name), natsipc.RoleViewer)
+	serveAt(t, srv.URL(), name, natsipc.Limits{}, nil)
+	attack(t, name, srv.URLFor)
+}
+
+// The same attacks fail on Debian's nats-server with nats-server.conf.
+func TestRoleAttacksFailExternal(t *testing.T) {
+	x := startExternal(t, true)
+	name := uniqueName("xattack")
+	serveAt(t, x.url(natsipc.RoleHost), name, natsipc.Limits{}, nil)
+	attack(t, name, x.url)
+}
+
+func attack(t *testing.T, name string, urlFor func(natsipc.Role) string) {
+	hc, err := ipc.Dial(urlFor(natsipc.RoleViewer) + "/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer honest.Close()
-	hc := ipc.NewClient(honest)
+	defer hc.Close()
+	honest := hc
 	yaw, _ := hc.Param("R_POSE", "yaw")
 	stream := "SIMVIS_" + name
-	_ = s
-	hostNC, _ := roleConn(t, srv.URL())
+	hostNC, _ := roleConn(t, urlFor(natsipc.RoleHost))
 	hostJS, _ := jetstream.New(hostNC)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -248,7 +271,7 @@ func TestRoleAttacksFail(t *testing.T) {
 
 	for _, role := range []natsipc.Role{natsipc.RoleDriver, natsipc.RoleViewer} {
 		t.Run(string(role), func(t *testing.T) {
-			nc, v := roleConn(t, srv.URLFor(role))
+			nc, v := roleConn(t, urlFor(role))
 			js, _ := jetstream.New(nc)
 			short := func() (context.Context, context.CancelFunc) {
 				return context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -311,7 +334,7 @@ func TestRoleAttacksFail(t *testing.T) {
 	}
 	// The host goes on: a request is logged with the next number, and the
 	// honest client sees it, its log intact and no restart.
-	dc, err := ipc.Dial(srv.URLFor(natsipc.RoleDriver) + "/" + name)
+	dc, err := ipc.Dial(urlFor(natsipc.RoleDriver) + "/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
