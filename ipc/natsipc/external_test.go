@@ -1,7 +1,10 @@
 package natsipc_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -183,5 +186,77 @@ func TestExternalServerRestart(t *testing.T) {
 		if !strings.Contains(w, want) {
 			t.Errorf("host warnings lack %q:\n%s", want, w)
 		}
+	}
+}
+
+// A 1920x1080 depth frame (8.3 MB) goes through a nats-server with the
+// default 1 MiB message limit, in chunks under that limit, and comes out
+// whole; so do a small frame and a large scan (a JSON kind) around it.
+func TestLargeFrameDefaultServer(t *testing.T) {
+	x := startExternal(t, false)
+	name := uniqueName("big")
+	s := serveAt(t, x.url(natsipc.RoleHost), name, natsipc.Limits{}, nil)
+	nc, _ := roleConn(t, x.url(natsipc.RoleViewer))
+	if nc.MaxPayload() != 1<<20 {
+		t.Fatalf("server max_payload %d, want the default 1 MiB", nc.MaxPayload())
+	}
+	sub, err := nc.SubscribeSync("simvis." + name + ".sensor.>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub.SetPendingLimits(-1, -1)
+	nc.Flush()
+
+	const w, h = 1920, 1080
+	depth := make([]byte, 4*w*h)
+	for i := 0; i < w*h; i++ {
+		binary.LittleEndian.PutUint32(depth[4*i:], math.Float32bits(float32(i%w)*0.01+float32(i/w)))
+	}
+	info := []byte(`{"sensor":"DEPTH","intrinsics":{"width":1920,"height":1080}}`)
+	scan := []byte(`{"ranges":[` + strings.Repeat("1.5,", 400000) + `1.5]}`)
+	s.pause() // PublishSensor runs on the host's goroutine
+	for _, f := range []struct {
+		sensor, kind string
+		info, data   []byte
+	}{{"SMALL", "depth", info, depth[:4*64]}, {"DEPTH", "depth", info, depth}, {"LASER", "scan", scan, nil}} {
+		if err := s.pub.PublishSensor(f.sensor, f.kind, f.info, f.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var a natsipc.Assembler
+	var got []*natsipc.Frame
+	msgs := 0
+	for len(got) < 3 {
+		m, err := sub.NextMsg(10 * time.Second)
+		if err != nil {
+			t.Fatalf("after %d messages, %d frames: %v", msgs, len(got), err)
+		}
+		msgs++
+		if len(m.Data)+len(m.Header.Get("Simvis-Info")) > 1<<20 {
+			t.Errorf("a message of %d bytes", len(m.Data))
+		}
+		f, err := a.Add(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f != nil {
+			got = append(got, f)
+		}
+	}
+	if got[0].Sensor != "SMALL" || !bytes.Equal(got[0].Data, depth[:4*64]) {
+		t.Errorf("small frame: %s, %d bytes", got[0].Sensor, len(got[0].Data))
+	}
+	if got[1].Sensor != "DEPTH" || got[1].Kind != "depth" || string(got[1].Info) != string(info) || !bytes.Equal(got[1].Data, depth) {
+		t.Errorf("depth frame: %s %s, %d bytes of %d", got[1].Sensor, got[1].Kind, len(got[1].Data), len(depth))
+	}
+	// A pixel at a known place: row 1000, column 1234.
+	if v := math.Float32frombits(binary.LittleEndian.Uint32(got[1].Data[4*(1000*w+1234):])); v != float32(1234)*0.01+1000 {
+		t.Errorf("depth at (1234, 1000): %v", v)
+	}
+	if got[2].Kind != "scan" || !bytes.Equal(got[2].Info, scan) || got[2].Data != nil {
+		t.Errorf("scan: %d bytes", len(got[2].Info))
+	}
+	if msgs != 1+8+2 || a.Dropped != 0 { // 8.3 MB in chunks of just under 1 MiB
+		t.Errorf("%d messages, %d frames dropped", msgs, a.Dropped)
 	}
 }

@@ -24,6 +24,8 @@ const (
 	hdrError  = "Simvis-Error"
 	hdrInfo   = "Simvis-Info"
 	hdrFiles  = "Simvis-Files"
+	hdrChunk  = "Simvis-Chunk"
+	hdrFrame  = "Simvis-Frame"
 )
 
 // Host states in values messages.
