@@ -63,7 +63,7 @@ type Publisher struct {
 	recheck   atomic.Bool // (re)connected: check the stream survived
 	storage   jetstream.StorageType
 	frames    map[string]uint64 // frames published, by sensor (host goroutine)
-	published uint64 // change-log records stored in the stream
+	published uint64            // change-log records stored in the stream
 
 	filesMu sync.Mutex
 	files   map[string]map[string]bool // directory, then path: files logged commands loaded, the only ones served

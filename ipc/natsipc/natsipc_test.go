@@ -442,12 +442,14 @@ func TestTLS(t *testing.T) {
 	}
 }
 
-// A sensor frame larger than the server's message limit is refused with
-// ErrFrameTooBig (the host reports it and goes on); one that fits arrives
-// with its kind and info.
+// A sensor frame larger than the server's message limit arrives in
+// chunks that the Assembler puts together; one whose description alone
+// does not fit is refused with ErrFrameTooBig (the host reports it and
+// goes on); one that fits arrives whole with its kind and info.
 func TestSensorFrames(t *testing.T) {
 	srv := startServer(t, natsipc.ServerOptions{MaxPayload: 64 << 10})
 	s := serve(t, srv, natsipc.Limits{}, nil)
+	s.pause() // frames are published from the host's goroutine
 	nc, err := nats.Connect(srv.URL())
 	if err != nil {
 		t.Fatal(err)
@@ -455,14 +457,35 @@ func TestSensorFrames(t *testing.T) {
 	defer nc.Close()
 	sub, _ := nc.SubscribeSync("simvis.test.sensor.CAM")
 	nc.Flush()
-	if err := s.pub.PublishSensor("CAM", "image", []byte(`{"sensor":"CAM"}`), make([]byte, 100<<10)); !errors.Is(err, natsipc.ErrFrameTooBig) {
+	big := make([]byte, 100<<10)
+	for i := range big {
+		big[i] = byte(i / 1000)
+	}
+	if err := s.pub.PublishSensor("CAM", "image", []byte(`{"sensor":"CAM"}`), big); err != nil {
 		t.Errorf("100 KiB frame on a 64 KiB server: %v", err)
+	}
+	if err := s.pub.PublishSensor("CAM", "image", bytes.Repeat([]byte("x"), 64<<10), big); !errors.Is(err, natsipc.ErrFrameTooBig) {
+		t.Errorf("a 64 KiB description on a 64 KiB server: %v", err)
 	}
 	if err := s.pub.PublishSensor("CAM", "image", []byte(`{"sensor":"CAM"}`), make([]byte, 12)); err != nil {
 		t.Fatal(err)
 	}
-	msg, err := sub.NextMsg(2 * time.Second)
-	if err != nil || msg.Header.Get("Simvis-Kind") != "image" || msg.Header.Get("Simvis-Info") != `{"sensor":"CAM"}` || len(msg.Data) != 12 {
-		t.Errorf("frame: %v %v", msg, err)
+	var a natsipc.Assembler
+	for i, want := range []int{-1, len(big), 12} {
+		msg, err := sub.NextMsg(2 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := a.Add(msg)
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case want < 0 && f != nil:
+			t.Errorf("message %d: a frame from the first chunk", i)
+		case want >= 0 && (f == nil || f.Kind != "image" || string(f.Info) != `{"sensor":"CAM"}` || len(f.Data) != want):
+			t.Errorf("message %d: frame %v", i, f != nil)
+		case want == len(big) && !bytes.Equal(f.Data, big):
+			t.Error("the reassembled frame differs")
+		}
 	}
 }
