@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/ipc/natsipc"
 	"github.com/simvis/simvis/scene"
@@ -78,6 +79,46 @@ func (f *hostFlags) open() (*ipc.Client, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// openPatiently is open retrying for up to patience, twice a second, while
+// no NATS server answers at the --connect URL or no host serves the scene
+// there yet (Ctrl-C stops it). Other errors (credentials refused, a bad
+// URL) end it at once.
+func (f *hostFlags) openPatiently(patience time.Duration) (*ipc.Client, error) {
+	// A host on this machine writes its credentials for local clients
+	// just after its server answers: refused credentials are worth
+	// retrying where they were to come from there.
+	u, uerr := url.Parse(f.connect)
+	local := uerr == nil && u.User == nil && (u.Hostname() == "localhost" || strings.HasPrefix(u.Hostname(), "127.") || u.Hostname() == "::1")
+	retryable := func(err error) bool { return retryable(err) || local && errors.Is(err, nats.ErrAuthorization) }
+	c, err := f.open()
+	if err == nil || f.connect == "" || !retryable(err) {
+		return c, err
+	}
+	ctx, stop := interrupted()
+	defer stop()
+	fmt.Fprintf(warnings, "simvis mirror: %v; retrying for %v\n", err, patience)
+	for deadline := time.Now().Add(patience); time.Now().Before(deadline) && ctx.Err() == nil; {
+		select {
+		case <-ctx.Done():
+		case <-time.After(500 * time.Millisecond):
+		}
+		if c, err = f.open(); err == nil || !retryable(err) {
+			return c, err
+		}
+	}
+	return nil, err
+}
+
+// retryable tells a server or host that is not there (yet) from errors
+// that waiting does not cure.
+func retryable(err error) bool {
+	if errors.Is(err, nats.ErrAuthorization) {
+		return false
+	}
+	return errors.Is(err, nats.ErrNoServers) || errors.Is(err, ipc.ErrHostStopped) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, nats.ErrNoResponders)
 }
 
 // check reports whether the host still serves c, for a command about to
@@ -789,7 +830,7 @@ func init() {
 					return err
 				}
 			}
-			c, err := hf.open()
+			c, err := hf.openPatiently(patience)
 			if err != nil {
 				return err
 			}
