@@ -333,6 +333,9 @@ func (c *Conn) ask(what string, data []byte, reply any) error {
 }
 
 func (c *Conn) onValues(m *nats.Msg) {
+	if strings.HasPrefix(m.Reply, "$JS.") {
+		return // a consumer's delivery, not the host (NATS.md, "Roles")
+	}
 	v, err := decodeValues(m.Data)
 	if err != nil {
 		return

@@ -213,7 +213,7 @@ func TestLargeFrameDefaultServer(t *testing.T) {
 		binary.LittleEndian.PutUint32(depth[4*i:], math.Float32bits(float32(i%w)*0.01+float32(i/w)))
 	}
 	info := []byte(`{"sensor":"DEPTH","intrinsics":{"width":1920,"height":1080}}`)
-	scan := []byte(`{"ranges":[` + strings.Repeat("1.5,", 400000) + `1.5]}`)
+	scan := []byte(`{"ranges":[` + strings.Repeat("1.5,", 400000) + `1.5],"too_close":[]}`)
 	s.pause() // PublishSensor runs on the host's goroutine
 	for _, f := range []struct {
 		sensor, kind string

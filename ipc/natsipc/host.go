@@ -340,6 +340,15 @@ func (p *Publisher) describe() describeReply {
 		}
 		d.Elements = append(d.Elements, r)
 	}
+	d.Sensors = []describeSensor{}
+	for _, se := range p.h.Scene.Sensors() {
+		rate := se.Rate
+		if rate <= 0 && p.h.Period() > 0 {
+			rate = float64(time.Second) / float64(p.h.Period()) // every host cycle
+		}
+		d.Sensors = append(d.Sensors, describeSensor{Name: se.Name, Type: se.Type, Kind: sensorKinds[se.Type], At: se.At,
+			Subject: subject(p.name, "sensor."+se.Name), RateHz: rate})
+	}
 	return d
 }
 
@@ -578,6 +587,12 @@ func (p *Publisher) PublishSensor(sensor, kind string, info, data []byte) error 
 	if !p.nc.IsConnected() {
 		return fmt.Errorf("natsipc: not connected to the NATS server (%v)", p.nc.Status())
 	}
+	switch kind {
+	case "scan":
+		info = withTooClose(info, "[]")
+	case "psd":
+		info = withTooClose(info, "false")
+	}
 	payload, header := data, info
 	if len(data) == 0 {
 		payload, header = info, nil // the JSON kinds: the description is the frame
@@ -613,6 +628,25 @@ func (p *Publisher) PublishSensor(sensor, kind string, info, data []byte) error 
 		}
 	}
 	return nil
+}
+
+// withTooClose gives a scan's or PSD reading's JSON its too_close field
+// even when it is empty or false, so that consumers find every field
+// NATS.md lists.
+func withTooClose(scan []byte, empty string) []byte {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(scan, &fields) != nil {
+		return scan
+	}
+	if _, ok := fields["too_close"]; ok {
+		return scan
+	}
+	fields["too_close"] = json.RawMessage(empty)
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return scan
+	}
+	return out
 }
 
 // Frame sizes: a frame is at most MaxFrameBytes; chunks leave
