@@ -390,7 +390,7 @@ func (f *natsFlags) start(h *ipc.Host, shm string) (*natsipc.Publisher, string, 
 		}
 		serverURL = srv.URL()
 	}
-	nc, err := nats.Connect(serverURL, nats.Name("simvis host "+name), nats.MaxReconnects(-1))
+	nc, err := nats.Connect(serverURL, nats.Name("simvis host "+name), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {
 		if srv != nil {
 			srv.Close()
@@ -983,16 +983,18 @@ func init() {
 }
 
 func benchNATS(w io.Writer, connect string, rate float64, duration, period time.Duration) error {
-	serverURL := connect
+	serverURL, clientURL := connect, connect
 	if connect == "embedded" {
+		// The host and its clients log in with their own roles: the
+		// server checks every message's permissions, as in use.
 		srv, err := natsipc.StartServer(natsipc.ServerOptions{Listen: "127.0.0.1:0"})
 		if err != nil {
 			return err
 		}
 		defer srv.Close()
-		serverURL = srv.URL()
+		serverURL, clientURL = srv.URL(), srv.URLFor(natsipc.RoleDriver)
 	}
-	res, err := natsipc.Bench(serverURL, rate, duration)
+	res, err := natsipc.BenchRoles(serverURL, clientURL, rate, duration)
 	if err != nil {
 		return err
 	}

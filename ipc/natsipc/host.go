@@ -354,7 +354,8 @@ func (p *Publisher) describe() describeReply {
 
 // createStream deletes the scene's change-log stream and creates it
 // anew, on file storage where the server offers it (a server restarted
-// with its store keeps it), else in memory.
+// with its store keeps it), else in memory; in memory on a server this
+// process embeds.
 func (p *Publisher) createStream(timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -365,8 +366,11 @@ func (p *Publisher) createStream(timeout time.Duration) error {
 		Name: streamName(p.name), Subjects: []string{subject(p.name, "log")},
 		Storage: jetstream.FileStorage, Discard: jetstream.DiscardNew,
 	}
+	if _, ok := embedded.Load(p.nc.ConnectedServerId()); ok {
+		cfg.Storage = jetstream.MemoryStorage // the server lives and dies with this process
+	}
 	_, err := p.js.CreateStream(ctx, cfg)
-	if err != nil && ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil && cfg.Storage == jetstream.FileStorage {
 		cfg.Storage = jetstream.MemoryStorage
 		_, err = p.js.CreateStream(ctx, cfg)
 	}

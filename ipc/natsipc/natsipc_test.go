@@ -298,7 +298,7 @@ func TestBench(t *testing.T) {
 		t.Skip("benchmark run")
 	}
 	srv := startServer(t, natsipc.ServerOptions{})
-	res, err := natsipc.Bench(srv.URL(), 500, 50*time.Millisecond)
+	res, err := natsipc.BenchRoles(srv.URL(), srv.URLFor(natsipc.RoleDriver), 500, 50*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -365,3 +365,32 @@ func attack(t *testing.T, name string, urlFor func(natsipc.Role) string) {
 		t.Errorf("honest client reads yaw %v, want the host's 20", v)
 	}
 }
+
+// A viewer may create consumers on the change log, and NATS checks no
+// permission on a push consumer's deliver subject: one delivering the log
+// onto the host's set subject reaches the host, which ignores what
+// JetStream delivers (else it would count malformed set messages).
+func TestDeliveredMessagesIgnored(t *testing.T) {
+	name := uniqueName("deliver")
+	srv := startServer(t, natsipc.ServerOptions{Name: name})
+	var warnings syncBuffer
+	serveAt(t, srv.URL(), name, natsipc.Limits{}, &warnings)
+	nc, _ := roleConn(t, srv.URLFor(natsipc.RoleViewer))
+	req := fmt.Sprintf(`{"stream_name":"SIMVIS_%s","config":{"deliver_subject":"simvis.%s.set","deliver_policy":"all","ack_policy":"none"}}`, name, name)
+	reply, err := nc.Request("$JS.API.CONSUMER.CREATE.SIMVIS_"+name, []byte(req), 5*time.Second)
+	if err != nil || !strings.Contains(string(reply.Data), `"num_pending"`) {
+		t.Fatalf("the push consumer was not created (%v): %s", err, reply.Data)
+	}
+	time.Sleep(300 * time.Millisecond) // the log is delivered and the host cycles
+	dc, err := ipc.Dial(srv.URLFor(natsipc.RoleDriver) + "/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dc.Close()
+	yaw, _ := dc.Param("R_POSE", "yaw")
+	dc.Set(yaw, 33)
+	eventually(t, "a driver's write", func() bool { v, _ := dc.Get(yaw); return v == 33 })
+	if w := warnings.String(); strings.Contains(w, "malformed") {
+		t.Errorf("the host took delivered messages: %s", w)
+	}
+}

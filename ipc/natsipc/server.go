@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -131,6 +132,7 @@ func StartServer(o ServerOptions) (*Server, error) {
 		scheme = "tls"
 	}
 	s := &Server{srv: srv, storeDir: store, urls: map[Role]string{}}
+	embedded.Store(srv.ID(), true)
 	for r, l := range logins {
 		s.urls[r] = roleURL(scheme, dialable(host), addr.Port, l)
 	}
@@ -155,6 +157,11 @@ func (s *Server) URLFor(r Role) string { return s.urls[r] }
 // SecretsFile is where the driver's and viewer's credentials were written
 // for local clients ("" without ServerOptions.Name).
 func (s *Server) SecretsFile() string { return s.secrets }
+
+// embedded holds the ids of the servers this process runs: a host
+// publishing through one keeps its change log in memory, since the server
+// cannot outlive it.
+var embedded sync.Map
 
 func isLoopback(host string) bool {
 	if host == "localhost" {
@@ -188,6 +195,7 @@ func (s *Server) Close() {
 		}
 		s.secrets = ""
 	}
+	embedded.Delete(s.srv.ID())
 	s.srv.Shutdown()
 	s.srv.WaitForShutdown()
 	os.RemoveAll(s.storeDir)
