@@ -48,6 +48,7 @@ type Conn struct {
 	consume     jetstream.ConsumeContext
 	refollowing atomic.Bool
 	closed      atomic.Bool
+	setSubj     string           // simvis.NAME.set
 	denied      map[string]error // subjects the server refused this client
 	deniedCh    chan struct{}    // closed (and replaced) when one is added
 }
@@ -113,7 +114,7 @@ func DialAs(rawURL string, r Role) (*Conn, error) {
 	if ca := os.Getenv("SIMVIS_NATS_CA"); ca != "" {
 		opts = append(opts, nats.RootCAs(ca))
 	}
-	c := &Conn{name: name, timeout: 5 * time.Second, denied: map[string]error{}, deniedCh: make(chan struct{})}
+	c := &Conn{name: name, timeout: 5 * time.Second, denied: map[string]error{}, deniedCh: make(chan struct{}), setSubj: subject(name, "set")}
 	opts = append(opts, nats.ErrorHandler(c.onAsyncError))
 	// Value updates sent while disconnected are lost to this client: a
 	// snapshot after reconnecting replaces them. (The change log is a
@@ -462,20 +463,19 @@ func (c *Conn) Elements() ([]ipc.Descriptor, error) {
 // Set publishes one value write; the host applies it at its next cycle.
 func (c *Conn) Set(i int, v float64) error {
 	c.mu.Lock()
-	used, epoch, replaced, stopped := len(c.values), c.epoch, c.replaced, c.state == stateStopped
+	used, epoch, replaced, stopped, denied := len(c.values), c.epoch, c.replaced, c.state == stateStopped, c.denied[c.setSubj]
 	c.mu.Unlock()
 	switch {
 	case replaced:
 		return ipc.ErrHostReplaced
 	case stopped:
 		return ipc.ErrHostStopped
+	case denied != nil:
+		return denied
 	case i < 0 || i >= used:
 		return fmt.Errorf("value index %d: the host uses %d", i, used)
 	}
-	if err, _ := c.refused(subject(c.name, "set")); err != nil {
-		return err
-	}
-	return c.nc.Publish(subject(c.name, "set"), encodeSet(epoch, []pair{{uint32(i), v}}))
+	return c.nc.Publish(c.setSubj, encodeSet(epoch, []pair{{uint32(i), v}}))
 }
 
 // Get returns value i as the host last published it.
