@@ -31,10 +31,12 @@ type LogRecord struct {
 	Files []FileHash
 }
 
-// pendingFiles is the file list of the command logFits checked last.
+// pendingFiles is the file list of the command logFits checked last, and
+// what the host knows of the files its commands loaded.
 type pendingFiles struct {
 	dir, xml string
 	files    []byte
+	memo     fileMemo
 }
 
 // ErrLogFull is returned (to the requester, as the request's outcome) when
@@ -52,7 +54,7 @@ func recordSize(source, dir, xml string, files []byte) int {
 func (r *Region) filesOf(dir, xml string) []byte {
 	p := &r.own.files
 	if p.dir != dir || p.xml != xml {
-		*p = pendingFiles{dir: dir, xml: xml, files: encodeFiles(loadedFiles(dir, xml))}
+		p.dir, p.xml, p.files = dir, xml, encodeFiles(loadedFiles(dir, xml, &p.memo))
 	}
 	return p.files
 }
@@ -76,7 +78,7 @@ func (r *Region) appendLog(source, dir, xml string) (uint64, error) {
 	}
 	o := r.own
 	files := r.filesOf(dir, xml)
-	o.files = pendingFiles{}
+	o.files.dir, o.files.xml, o.files.files = "", "", nil
 	used := len(o.log)
 	seq := r.hget64(offLogCount) + 1
 	size := recordSize(source, dir, xml, files)

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -29,6 +28,7 @@ type FileFetcher interface {
 type fileCache struct {
 	root    string            // "" until the first fetch
 	hashes  map[string]string // SHA-256 of the files written into the cache, by path
+	memo    fileMemo          // what this machine's copies of host directories hold
 	fetcher FileFetcher
 	always  bool          // fetch even where the host's directory exists here
 	limits  models.Limits // per model, as scenes apply them; zero fields take models.DefaultLimits
@@ -48,7 +48,7 @@ func (fc *fileCache) resolve(rec LogRecord) (string, error) {
 	if len(rec.Files) == 0 {
 		return fc.localDir(rec.Dir)
 	}
-	if !fc.always && allMatch(rec.Dir, rec.Files) {
+	if !fc.always && fc.allMatch(rec.Dir, rec.Files) {
 		return rec.Dir, nil
 	}
 	local, err := fc.cacheDir(rec.Dir)
@@ -97,19 +97,13 @@ func hashOf(data []byte) string {
 }
 
 // allMatch reports whether dir holds every file with its hash.
-func allMatch(dir string, files []FileHash) bool {
+func (fc *fileCache) allMatch(dir string, files []FileHash) bool {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return false
 	}
 	for _, f := range files {
-		fh, _, err := models.OpenRegular(filepath.Join(dir, filepath.FromSlash(f.Path)), -1)
-		if err != nil {
-			return false
-		}
-		h := sha256.New()
-		_, err = io.Copy(h, fh)
-		fh.Close()
-		if err != nil || hex.EncodeToString(h.Sum(nil)) != f.SHA256 {
+		e, ok := fc.memo.get(filepath.Join(dir, filepath.FromSlash(f.Path)), false)
+		if !ok || e.sum != f.SHA256 {
 			return false
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/simvis/simvis/models"
 )
@@ -36,8 +38,8 @@ const (
 // is on disk now. Files outside dir are left out: a mirror cannot be
 // served them. A file that cannot be read is left out too: the command's
 // own execution reports it.
-func loadedFiles(dir, command string) []FileHash {
-	w := &fileWalker{dir: dir, seen: map[string]bool{}}
+func loadedFiles(dir, command string, memo *fileMemo) []FileHash {
+	w := &fileWalker{dir: dir, seen: map[string]bool{}, memo: memo}
 	for _, f := range fileAttrs(command) {
 		w.model(filepath.ToSlash(f), 0)
 	}
@@ -48,6 +50,7 @@ type fileWalker struct {
 	dir  string
 	seen map[string]bool
 	out  []FileHash
+	memo *fileMemo
 }
 
 // add hashes one file; it reports whether the file is in the list.
@@ -59,16 +62,11 @@ func (w *fileWalker) add(rel string) bool {
 	if !filepath.IsLocal(filepath.FromSlash(rel)) || len(w.out) >= maxLoadedFiles {
 		return false
 	}
-	f, _, err := models.OpenRegular(filepath.Join(w.dir, filepath.FromSlash(rel)), -1)
-	if err != nil {
+	e, ok := w.memo.get(filepath.Join(w.dir, filepath.FromSlash(rel)), false)
+	if !ok {
 		return false
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return false
-	}
-	w.out = append(w.out, FileHash{Path: rel, SHA256: hex.EncodeToString(h.Sum(nil))})
+	w.out = append(w.out, FileHash{Path: rel, SHA256: e.sum})
 	return true
 }
 
@@ -76,23 +74,87 @@ func (w *fileWalker) model(rel string, depth int) {
 	if depth > maxModelDepth || !w.add(rel) {
 		return
 	}
-	data, err := models.ReadRegular(filepath.Join(w.dir, filepath.FromSlash(rel)), models.DefaultLimits.FileBytes)
-	if err != nil {
+	e, ok := w.memo.get(filepath.Join(w.dir, filepath.FromSlash(rel)), true)
+	if !ok {
 		return
 	}
-	uris, cmds := gltfRefs(data)
 	base := pathDir(rel)
-	for _, u := range uris {
+	for _, u := range e.uris {
 		if p, ok := localURI(u); ok {
 			w.add(joinRel(base, p))
 		}
 	}
-	for _, c := range cmds {
+	for _, c := range e.cmds {
 		for _, f := range fileAttrs(c) {
 			w.model(joinRel(base, filepath.ToSlash(f)), depth+1)
 		}
 	}
 }
+
+// fileMemo remembers the SHA-256 (and for models, the references) of
+// files by path, device, inode, size and modification time, so that a
+// scene placing one model a thousand times reads and hashes it once. A
+// file rewritten within the file system's timestamp granularity at the
+// same size would be missed; a rewrite in place by another process is
+// what the hash guards against, not what it can catch at every instant.
+type fileMemo struct {
+	m map[string]memoEntry
+}
+
+type memoEntry struct {
+	dev, ino uint64
+	size     int64
+	mtime    time.Time
+	sum      string
+	parsed   bool     // uris and cmds hold the model's references
+	uris     []string // buffers' and images' uris
+	cmds     []string // embedded commands
+}
+
+// get returns the entry of the regular file at path, hashed, and with its
+// glTF references when refs is set; false if it cannot be read.
+func (fm *fileMemo) get(path string, refs bool) (memoEntry, bool) {
+	f, _, err := models.OpenRegular(path, -1)
+	if err != nil {
+		return memoEntry{}, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return memoEntry{}, false
+	}
+	var dev, ino uint64
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		dev, ino = uint64(sys.Dev), sys.Ino
+	}
+	e, ok := fm.m[path]
+	if !ok || e.dev != dev || e.ino != ino || e.size != st.Size() || !e.mtime.Equal(st.ModTime()) {
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return memoEntry{}, false
+		}
+		e = memoEntry{dev: dev, ino: ino, size: st.Size(), mtime: st.ModTime(), sum: hex.EncodeToString(h.Sum(nil))}
+	}
+	if refs && !e.parsed && st.Size() <= models.DefaultLimits.FileBytes {
+		if _, err := f.Seek(0, io.SeekStart); err == nil {
+			if data, err := io.ReadAll(io.LimitReader(f, st.Size())); err == nil {
+				e.uris, e.cmds = gltfRefs(data)
+				e.parsed = true
+			}
+		}
+	}
+	if fm.m == nil {
+		fm.m = map[string]memoEntry{}
+	}
+	if len(fm.m) >= maxMemo {
+		clear(fm.m) // bounded: a scene of more distinct files starts over
+	}
+	fm.m[path] = e
+	return e, true
+}
+
+// maxMemo bounds the files a memo remembers.
+const maxMemo = 16384
 
 // localURI turns a buffer's or image's uri into a relative path; data URIs
 // and absolute paths are no files of the model's directory.

@@ -93,6 +93,20 @@ func TestLogRecordsLoadedFiles(t *testing.T) {
 			t.Errorf("record %d files %v, want %v", rec.Seq, got, want)
 		}
 	}
+	// The model changes on disk: the next command that loads it logs the
+	// new content's hash, not the one remembered.
+	old := recs[0].Files[1].SHA256
+	inner, _ := os.ReadFile(filepath.Join(dir, "sub", "inner.gltf"))
+	os.WriteFile(filepath.Join(dir, "sub", "inner.gltf"), append(inner, ' '), 0o644)
+	if _, err := h.Execute(`<part file="outer.gltf" name="Q" insert_at="ROOT"/>`, "test"); err != nil {
+		t.Fatal(err)
+	}
+	var cur LogCursor
+	all, _ := h.Region.ReadLog(&cur)
+	last := all[len(all)-1]
+	if len(last.Files) != 3 || last.Files[1].SHA256 == old || last.Files[1].SHA256 != sha256sum(t, filepath.Join(dir, "sub", "inner.gltf")) {
+		t.Errorf("after the change: %+v", last.Files)
+	}
 }
 
 // A mirror whose machine has the host's directory but an older copy of a
@@ -102,7 +116,7 @@ func TestLogRecordsLoadedFiles(t *testing.T) {
 func TestStaleFileRefetched(t *testing.T) {
 	hostFiles := t.TempDir() // what the host has
 	nestedModels(t, hostFiles)
-	files := loadedFiles(hostFiles, `<part file="outer.gltf" name="P" insert_at="ROOT"/>`)
+	files := loadedFiles(hostFiles, `<part file="outer.gltf" name="P" insert_at="ROOT"/>`, &fileMemo{})
 	if len(files) != 3 {
 		t.Fatalf("files %v", files)
 	}
