@@ -91,9 +91,9 @@ func (f *hostFlags) openPatiently(patience time.Duration) (*ipc.Client, error) {
 	// retrying where they were to come from there.
 	u, uerr := url.Parse(f.connect)
 	local := uerr == nil && u.User == nil && (u.Hostname() == "localhost" || strings.HasPrefix(u.Hostname(), "127.") || u.Hostname() == "::1")
-	retryable := func(err error) bool { return retryable(err) || local && errors.Is(err, nats.ErrAuthorization) }
+	worthRetry := func(err error) bool { return retryable(err) || local && errors.Is(err, nats.ErrAuthorization) }
 	c, err := f.open()
-	if err == nil || f.connect == "" || !retryable(err) {
+	if err == nil || f.connect == "" || !worthRetry(err) {
 		return c, err
 	}
 	ctx, stop := interrupted()
@@ -104,7 +104,7 @@ func (f *hostFlags) openPatiently(patience time.Duration) (*ipc.Client, error) {
 		case <-ctx.Done():
 		case <-time.After(500 * time.Millisecond):
 		}
-		if c, err = f.open(); err == nil || !retryable(err) {
+		if c, err = f.open(); err == nil || !worthRetry(err) {
 			return c, err
 		}
 	}
