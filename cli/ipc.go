@@ -663,6 +663,13 @@ func init() {
 					return hf.gone(err)
 				}
 			}
+			// Over NATS the server may refuse the writes (a viewer's
+			// credentials): wait for its word rather than succeed.
+			if fl, ok := c.Conn().(interface{ Flush() error }); ok {
+				if err := fl.Flush(); err != nil {
+					return err
+				}
+			}
 			// Values written into the region of a host that is gone are
 			// lost: say so rather than succeed.
 			return hf.check(c)

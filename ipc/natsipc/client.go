@@ -478,6 +478,22 @@ func (c *Conn) Set(i int, v float64) error {
 	return c.nc.Publish(c.setSubj, encodeSet(epoch, []pair{{uint32(i), v}}))
 }
 
+// Flush waits until the server has taken every value write sent so far,
+// and reports writes it refused this client's role (a viewer's): those
+// never reach the host.
+func (c *Conn) Flush() error {
+	if err := c.nc.FlushTimeout(c.timeout); err != nil {
+		return fmt.Errorf("natsipc: %w", err)
+	}
+	// The server's refusal comes before its answer to the flush, and the
+	// connection records it before the flush returns.
+	if err := c.nc.LastError(); errors.Is(err, nats.ErrPermissionViolation) && strings.Contains(err.Error(), `"`+c.setSubj+`"`) {
+		c.onAsyncError(c.nc, nil, err)
+	}
+	err, _ := c.refused(c.setSubj)
+	return err
+}
+
 // Get returns value i as the host last published it.
 func (c *Conn) Get(i int) (float64, error) {
 	var v [1]float64

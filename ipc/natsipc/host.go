@@ -666,7 +666,11 @@ func (p *Publisher) Close() error {
 	for _, s := range p.subs {
 		s.Unsubscribe()
 	}
+	if !p.nc.IsConnected() {
+		// No server to tell (an outage): clients notice the silence.
+		return fmt.Errorf("natsipc: the NATS server is away (%v): clients were not told the host stopped", p.nc.Status())
+	}
 	msg := valuesMsg{epoch: p.epoch, cycle: p.h.Region.Cycles(), used: uint32(len(p.h.Scene.Values())), state: stateStopped}
 	p.nc.Publish(subject(p.name, "values"), msg.encode())
-	return p.nc.Flush()
+	return p.nc.FlushTimeout(2 * time.Second)
 }

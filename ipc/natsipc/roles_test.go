@@ -192,6 +192,12 @@ func TestLocalSecrets(t *testing.T) {
 		t.Errorf("the viewer's request: %v", err)
 	}
 	vc.Set(yaw, 11)
+	if err := viewer.Flush(); err == nil || !strings.Contains(err.Error(), "refuses this client's role publishing to simvis."+name+".set") {
+		t.Errorf("a viewer's write: %v", err)
+	}
+	if err := vc.Set(yaw, 11); err == nil {
+		t.Error("the viewer's next write was sent")
+	}
 	if err := dc.Set(yaw, 12); err != nil {
 		t.Fatal(err)
 	}
