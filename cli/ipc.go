@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/ipc/natsipc"
 	"github.com/simvis/simvis/scene"
@@ -43,6 +44,9 @@ func defaultShm() string {
 // machine, or a host reached over NATS.
 type hostFlags struct {
 	shm, connect string
+	// readOnly commands connect over NATS as the viewer role when they take
+	// credentials from the host's secrets file (the driver role otherwise).
+	readOnly bool
 }
 
 func (f *hostFlags) register(fs *flag.FlagSet) {
@@ -64,7 +68,16 @@ func (f *hostFlags) openOnly(args []string) (*ipc.Client, error) {
 func (f *hostFlags) open() (*ipc.Client, error) {
 	var c *ipc.Client
 	var err error
-	if f.connect != "" {
+	if strings.HasPrefix(f.connect, "nats://") || strings.HasPrefix(f.connect, "tls://") {
+		role := natsipc.RoleDriver
+		if f.readOnly {
+			role = natsipc.RoleViewer
+		}
+		var conn *natsipc.Conn
+		if conn, err = natsipc.DialAs(f.connect, role); err == nil {
+			c = ipc.NewClient(conn)
+		}
+	} else if f.connect != "" {
 		c, err = ipc.Dial(f.connect)
 	} else {
 		c, err = ipc.Open(f.shm)
@@ -77,6 +90,46 @@ func (f *hostFlags) open() (*ipc.Client, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// openPatiently is open retrying for up to patience, twice a second, while
+// no NATS server answers at the --connect URL or no host serves the scene
+// there yet (Ctrl-C stops it). Other errors (credentials refused, a bad
+// URL) end it at once.
+func (f *hostFlags) openPatiently(patience time.Duration) (*ipc.Client, error) {
+	// A host on this machine writes its credentials for local clients
+	// just after its server answers: refused credentials are worth
+	// retrying where they were to come from there.
+	u, uerr := url.Parse(f.connect)
+	local := uerr == nil && u.User == nil && (u.Hostname() == "localhost" || strings.HasPrefix(u.Hostname(), "127.") || u.Hostname() == "::1")
+	worthRetry := func(err error) bool { return retryable(err) || local && errors.Is(err, nats.ErrAuthorization) }
+	c, err := f.open()
+	if err == nil || f.connect == "" || !worthRetry(err) {
+		return c, err
+	}
+	ctx, stop := interrupted()
+	defer stop()
+	fmt.Fprintf(warnings, "simvis mirror: %v; retrying for %v\n", err, patience)
+	for deadline := time.Now().Add(patience); time.Now().Before(deadline) && ctx.Err() == nil; {
+		select {
+		case <-ctx.Done():
+		case <-time.After(500 * time.Millisecond):
+		}
+		if c, err = f.open(); err == nil || !worthRetry(err) {
+			return c, err
+		}
+	}
+	return nil, err
+}
+
+// retryable tells a server or host that is not there (yet) from errors
+// that waiting does not cure.
+func retryable(err error) bool {
+	if errors.Is(err, nats.ErrAuthorization) {
+		return false
+	}
+	return errors.Is(err, nats.ErrNoServers) || errors.Is(err, ipc.ErrHostStopped) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, nats.ErrNoResponders)
 }
 
 // check reports whether the host still serves c, for a command about to
@@ -337,8 +390,8 @@ func (f *natsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.url, "nats", "", "publish through this NATS server or cluster instead of an embedded one")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:4222", "address of the embedded NATS server (not loopback: needs credentials)")
 	fs.StringVar(&f.name, "name", "", "scene name on NATS, simvis.NAME.* (default: the --shm name)")
-	fs.StringVar(&f.token, "token", "", "token clients must give (default $SIMVIS_NATS_TOKEN)")
-	fs.StringVar(&f.user, "user", "", "user clients must give, with --password")
+	fs.StringVar(&f.token, "token", "", "token that gives remote clients the driver role (default $SIMVIS_NATS_TOKEN; local clients find credentials in /dev/shm/simvis-NAME.nats)")
+	fs.StringVar(&f.user, "user", "", "user that has the driver role, with --password")
 	fs.StringVar(&f.password, "password", "", "password for --user (default $SIMVIS_NATS_PASSWORD)")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate file of the embedded server (with --tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "TLS key file of the embedded server")
@@ -364,13 +417,13 @@ func (f *natsFlags) start(h *ipc.Host, shm string) (*natsipc.Publisher, string, 
 	if serverURL == "" {
 		var err error
 		srv, err = natsipc.StartServer(natsipc.ServerOptions{Listen: f.listen, Token: f.token, User: f.user,
-			Password: f.password, TLSCert: f.tlsCert, TLSKey: f.tlsKey})
+			Password: f.password, TLSCert: f.tlsCert, TLSKey: f.tlsKey, Name: name})
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("%w (--no-nats serves over shared memory only)", err)
 		}
 		serverURL = srv.URL()
 	}
-	nc, err := nats.Connect(serverURL, nats.Name("simvis host "+name), nats.MaxReconnects(-1))
+	nc, err := nats.Connect(serverURL, nats.Name("simvis host "+name), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {
 		if srv != nil {
 			srv.Close()
@@ -606,6 +659,7 @@ func init() {
 		summary: "List the elements a running host publishes: name, type, insertion point, the index\nof the first value and every parameter's current value.",
 		flags: func(fs *flag.FlagSet) {
 			hf.register(fs)
+			hf.readOnly = true // over NATS: the viewer role
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
@@ -691,6 +745,13 @@ func init() {
 					return hf.gone(err)
 				}
 			}
+			// Over NATS the server may refuse the writes (a viewer's
+			// credentials): wait for its word rather than succeed.
+			if fl, ok := c.Conn().(interface{ Flush() error }); ok {
+				if err := fl.Flush(); err != nil {
+					return err
+				}
+			}
 			// Values written into the region of a host that is gone are
 			// lost: say so rather than succeed.
 			return hf.check(c)
@@ -748,6 +809,7 @@ func init() {
 		summary: "Print the change log of a running host: every command it executed, from the scene\nfile on, as SEQ SOURCE XML. --follow keeps printing new ones until the host stops\n(exit 0; a host killed without stopping is an error, exit 1).",
 		flags: func(fs *flag.FlagSet) {
 			hf.register(fs)
+			hf.readOnly = true // over NATS: the viewer role
 			fs.Uint64Var(&from, "from", 1, "first sequence number to print")
 			fs.BoolVar(&follow, "follow", false, "wait for and print new commands")
 		},
@@ -814,6 +876,7 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			only = nil
 			hf.register(fs)
+			hf.readOnly = true // over NATS: the viewer role
 			fs.StringVar(&overlay, "overlay", "", "scene file of commands only the replica shows")
 			fs.StringVar(&out, "o", "", "output directory (required)")
 			fs.IntVar(&frames, "frames", 1, "frames to capture")
@@ -884,7 +947,7 @@ func init() {
 					return err
 				}
 			}
-			c, err := hf.open()
+			c, err := hf.openPatiently(patience)
 			if err != nil {
 				return err
 			}
@@ -1084,16 +1147,18 @@ func init() {
 }
 
 func benchNATS(w io.Writer, connect string, rate float64, duration, period time.Duration) error {
-	serverURL := connect
+	serverURL, clientURL := connect, connect
 	if connect == "embedded" {
+		// The host and its clients log in with their own roles: the
+		// server checks every message's permissions, as in use.
 		srv, err := natsipc.StartServer(natsipc.ServerOptions{Listen: "127.0.0.1:0"})
 		if err != nil {
 			return err
 		}
 		defer srv.Close()
-		serverURL = srv.URL()
+		serverURL, clientURL = srv.URL(), srv.URLFor(natsipc.RoleDriver)
 	}
-	res, err := natsipc.Bench(serverURL, rate, duration)
+	res, err := natsipc.BenchRoles(serverURL, clientURL, rate, duration)
 	if err != nil {
 		return err
 	}

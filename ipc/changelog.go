@@ -1,6 +1,7 @@
 package ipc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"unsafe"
@@ -24,6 +25,18 @@ type LogRecord struct {
 	Source string // where it came from: "FILE:LINE" or "request N from pid P"
 	Dir    string // absolute directory its relative file paths resolve against
 	XML    string // the command
+	// Files are the files the command loaded (its model, the model's
+	// buffers and images, models of its embedded commands), with their
+	// SHA-256: what a mirror fetches, and what the NATS file subject serves.
+	Files []FileHash
+}
+
+// pendingFiles is the file list of the command logFits checked last, and
+// what the host knows of the files its commands loaded.
+type pendingFiles struct {
+	dir, xml string
+	files    []byte
+	memo     fileMemo
 }
 
 // ErrLogFull is returned (to the requester, as the request's outcome) when
@@ -31,14 +44,25 @@ type LogRecord struct {
 // and the scene does not change, so mirrors never miss a command.
 var ErrLogFull = errors.New("change log full")
 
-func recordSize(source, dir, xml string) int {
-	return (recHeader + len(source) + len(dir) + len(xml) + 7) &^ 7
+func recordSize(source, dir, xml string, files []byte) int {
+	return (recHeader + len(source) + len(dir) + len(xml) + len(files) + 7) &^ 7
+}
+
+// filesOf returns the file list of a command as the log stores it,
+// working it out (reading and hashing the files) once for the logFits and
+// appendLog of one command.
+func (r *Region) filesOf(dir, xml string) []byte {
+	p := &r.own.files
+	if p.dir != dir || p.xml != xml {
+		p.dir, p.xml, p.files = dir, xml, encodeFiles(loadedFiles(dir, xml, &p.memo))
+	}
+	return p.files
 }
 
 // logFits reports whether a record of these strings fits the change log.
 func (r *Region) logFits(source, dir, xml string) error {
 	used, capacity := len(r.own.log), r.lay.logCap
-	if need := recordSize(source, dir, xml); used+need > capacity {
+	if need := recordSize(source, dir, xml, r.filesOf(dir, xml)); used+need > capacity {
 		return fmt.Errorf("%w: the command needs %d bytes, %d of %d are left (start the host with a larger change log, simvis serve --log-mib)",
 			ErrLogFull, need, capacity-used, capacity)
 	}
@@ -53,9 +77,11 @@ func (r *Region) appendLog(source, dir, xml string) (uint64, error) {
 		return 0, err
 	}
 	o := r.own
+	files := r.filesOf(dir, xml)
+	o.files.dir, o.files.xml, o.files.files = "", "", nil
 	used := len(o.log)
 	seq := r.hget64(offLogCount) + 1
-	size := recordSize(source, dir, xml)
+	size := recordSize(source, dir, xml, files)
 	o.log = append(o.log, make([]byte, size)...)
 	rec := o.log[used:]
 	put := func(at int, v uint32) { *(*uint32)(unsafe.Pointer(&rec[at])) = v }
@@ -67,7 +93,8 @@ func (r *Region) appendLog(source, dir, xml string) (uint64, error) {
 	n := recHeader
 	n += copy(rec[n:], source)
 	n += copy(rec[n:], dir)
-	copy(rec[n:], xml)
+	n += copy(rec[n:], xml)
+	copy(rec[n:], files) // the rest is zero padding
 	copy(r.mem[r.lay.logOff+used:], rec)
 	r.hput64(offLogCount, seq)
 	r.hput64(offLogUsed, uint64(len(o.log))) // publishes the record
@@ -94,11 +121,17 @@ func parseLog(log []byte, off int, prev uint64) ([]LogRecord, int, error) {
 			return out, off, fmt.Errorf("change log record at %d has sequence %d, want %d", off, seq, prev+1)
 		}
 		p := recHeader
+		// After the text: the file list (JSON), then zero padding.
+		files, err := DecodeFiles(bytes.TrimRight(rec[p+ls+ld+lt:size], "\x00"))
+		if err != nil {
+			return out, off, fmt.Errorf("change log record at %d: %v", off, err)
+		}
 		out = append(out, LogRecord{
 			Seq:    seq,
 			Source: string(rec[p : p+ls]),
 			Dir:    string(rec[p+ls : p+ls+ld]),
 			XML:    string(rec[p+ls+ld : p+ls+ld+lt]),
+			Files:  files,
 		})
 		prev = seq
 		off += size

@@ -26,14 +26,93 @@ type FileFetcher interface {
 // fileCache holds the model files a mirror fetched, one directory per host
 // directory, laid out as on the host.
 type fileCache struct {
-	root    string // "" until the first fetch
+	root    string            // "" until the first fetch
+	hashes  map[string]string // SHA-256 of the files written into the cache, by path
+	memo    fileMemo          // what this machine's copies of host directories hold
 	fetcher FileFetcher
 	always  bool          // fetch even where the host's directory exists here
 	limits  models.Limits // per model, as scenes apply them; zero fields take models.DefaultLimits
 }
 
-// localDir returns where the mirror resolves a record's files: the host's
-// own directory if this machine has it, else the cache's copy of it.
+// resolve returns where the mirror resolves a record's files, having
+// made sure they are there. A record lists the files its command loaded
+// with their SHA-256: the host's own directory serves if this machine has
+// every one of them with that hash (and fetching is not forced); else the
+// cache's copy of the directory, into which each file missing there or
+// different is copied from this machine's copy where that matches, or
+// fetched from the host and checked against its hash.
+func (fc *fileCache) resolve(rec LogRecord) (string, error) {
+	if fc.fetcher == nil {
+		return rec.Dir, nil
+	}
+	if len(rec.Files) == 0 {
+		return fc.localDir(rec.Dir)
+	}
+	if !fc.always && fc.allMatch(rec.Dir, rec.Files) {
+		return rec.Dir, nil
+	}
+	local, err := fc.cacheDir(rec.Dir)
+	if err != nil {
+		return "", err
+	}
+	for _, f := range rec.Files {
+		path := filepath.Join(local, filepath.FromSlash(f.Path))
+		if fc.hashes[path] == f.SHA256 {
+			continue
+		}
+		var data []byte
+		if !fc.always {
+			if d, err := models.ReadRegular(filepath.Join(rec.Dir, filepath.FromSlash(f.Path)), fc.fileBytes()); err == nil && hashOf(d) == f.SHA256 {
+				data = d
+			}
+		}
+		if data == nil {
+			if data, err = fc.fetcher.FetchFile(rec.Dir, f.Path); err != nil {
+				return "", fmt.Errorf("fetching %s from the host: %w", f.Path, err)
+			}
+			if max := fc.fileBytes(); max >= 0 && int64(len(data)) > max {
+				return "", fmt.Errorf("fetching %s from the host: %w", f.Path, &models.LimitError{Field: "FileBytes", Have: int64(len(data)), Max: max})
+			}
+			if got := hashOf(data); got != f.SHA256 {
+				return "", fmt.Errorf("fetching %s from the host: the host's copy changed since change %d loaded it: %w (SHA-256 %s, logged %s)", f.Path, rec.Seq, errHashDiffers, got, f.SHA256)
+			}
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return "", err
+		}
+		if fc.hashes == nil {
+			fc.hashes = map[string]string{}
+		}
+		fc.hashes[path] = f.SHA256
+	}
+	return local, nil
+}
+
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// allMatch reports whether dir holds every file with its hash.
+func (fc *fileCache) allMatch(dir string, files []FileHash) bool {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return false
+	}
+	for _, f := range files {
+		e, ok := fc.memo.get(filepath.Join(dir, filepath.FromSlash(f.Path)), false)
+		if !ok || e.sum != f.SHA256 {
+			return false
+		}
+	}
+	return true
+}
+
+// localDir returns where the mirror resolves the files of a record
+// without a file list: the host's own directory if this machine has it,
+// else the cache's copy of it.
 func (fc *fileCache) localDir(hostDir string) (string, error) {
 	if fc.fetcher == nil {
 		return hostDir, nil
@@ -41,6 +120,11 @@ func (fc *fileCache) localDir(hostDir string) (string, error) {
 	if st, err := os.Stat(hostDir); !fc.always && err == nil && st.IsDir() {
 		return hostDir, nil
 	}
+	return fc.cacheDir(hostDir)
+}
+
+// cacheDir is the cache's copy of a host directory.
+func (fc *fileCache) cacheDir(hostDir string) (string, error) {
 	if fc.root == "" {
 		root, err := os.MkdirTemp("", "simvis-mirror-files")
 		if err != nil {

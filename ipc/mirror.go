@@ -112,12 +112,13 @@ func (m *Mirror) replay() error {
 	recs = append(m.held, recs...)
 	m.held = nil
 	for i, rec := range recs {
-		dir, perr := m.files.localDir(rec.Dir)
+		dir, perr := m.files.resolve(rec)
 		var c *scene.Command
 		if perr == nil {
 			c, perr = scene.ParseCommand(rec.XML, rec.Source, dir)
 		}
-		if perr == nil {
+		if perr == nil && len(rec.Files) == 0 {
+			// A record without a file list: find what its command needs.
 			perr = m.files.prefetch(c, rec.Dir, dir)
 		}
 		if perr == nil {

@@ -138,6 +138,7 @@ type owned struct {
 	log      []byte // change-log bytes in use
 	logCheck int    // where the next rolling check of the log starts
 	repairs  []string
+	files    pendingFiles // the file list logFits worked out, for appendLog (changelog.go)
 }
 
 func roundPage(n int) int { return (n + pageSize - 1) / pageSize * pageSize }

@@ -34,6 +34,13 @@ type BenchResult struct {
 // write-to-applied latency while a mirror follows, then a mirror replays a
 // 10,000-command change log.
 func Bench(serverURL string, rate float64, d time.Duration) (BenchResult, error) {
+	return BenchRoles(serverURL, serverURL, rate, d)
+}
+
+// BenchRoles is Bench with the host logging in at hostURL and the clients
+// and mirrors at clientURL (a driver's credentials), so that the server
+// checks their permissions as it does in use.
+func BenchRoles(hostURL, clientURL string, rate float64, d time.Duration) (BenchResult, error) {
 	res := BenchResult{Rate: rate, CatchUpCmds: 10000}
 	dir, err := os.MkdirTemp("", "simvis-bench-nats")
 	if err != nil {
@@ -45,12 +52,12 @@ func Bench(serverURL string, rate float64, d time.Duration) (BenchResult, error)
 		return res, err
 	}
 	name := fmt.Sprintf("bench-%d", os.Getpid())
-	h, nc, pub, err := benchHost(serverURL, filepath.Join(dir, "region"), sceneFile, name, ipc.HostOptions{Rate: rate, Warnings: io.Discard})
+	h, nc, pub, err := benchHost(hostURL, filepath.Join(dir, "region"), sceneFile, name, ipc.HostOptions{Rate: rate, Warnings: io.Discard})
 	if err != nil {
 		return res, err
 	}
 	stop := run(h, nc, pub)
-	target := serverURL + "/" + name
+	target := clientURL + "/" + name
 	err = res.writeRates(target, pub, d)
 	if err == nil {
 		err = res.latencies(target, rate, h)
@@ -61,7 +68,7 @@ func Bench(serverURL string, rate float64, d time.Duration) (BenchResult, error)
 	if err != nil {
 		return res, err
 	}
-	res.CatchUp, err = catchUp(serverURL, dir, name+"-catchup", res.CatchUpCmds)
+	res.CatchUp, err = catchUp(hostURL, clientURL, dir, name+"-catchup", res.CatchUpCmds)
 	return res, err
 }
 
@@ -259,20 +266,20 @@ func (res *BenchResult) latencies(target string, rate float64, h *ipc.Host) erro
 
 // catchUp times a new mirror replaying a host's cmds-command change log
 // from the stream.
-func catchUp(serverURL, dir, name string, cmds int) (time.Duration, error) {
+func catchUp(hostURL, clientURL, dir, name string, cmds int) (time.Duration, error) {
 	sceneFile, err := ipc.CatchUpScene(dir, cmds)
 	if err != nil {
 		return 0, err
 	}
 	sz := ipc.DefaultSizes
 	sz.Elements, sz.LogBytes = cmds, 16<<20
-	h, nc, pub, err := benchHost(serverURL, filepath.Join(dir, "region-catchup"), sceneFile, name, ipc.HostOptions{Sizes: sz, Warnings: io.Discard})
+	h, nc, pub, err := benchHost(hostURL, filepath.Join(dir, "region-catchup"), sceneFile, name, ipc.HostOptions{Sizes: sz, Warnings: io.Discard})
 	if err != nil {
 		return 0, err
 	}
 	defer run(h, nc, pub)() // descriptors and snapshots are answered in cycles
 	t0 := time.Now()
-	c, err := ipc.Dial(serverURL + "/" + name)
+	c, err := ipc.Dial(clientURL + "/" + name)
 	if err != nil {
 		return 0, err
 	}

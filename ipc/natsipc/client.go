@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -41,14 +42,53 @@ type Conn struct {
 	heard    time.Time // the host's last values message
 	log      []ipc.LogRecord
 	logErr   error
-	consume  jetstream.ConsumeContext
 	valSub   *nats.Subscription
+
+	followMu    sync.Mutex // guards consume
+	consume     jetstream.ConsumeContext
+	refollowing atomic.Bool
+	closed      atomic.Bool
+	setSubj     string           // simvis.NAME.set
+	denied      map[string]error // subjects the server refused this client
+	deniedCh    chan struct{}    // closed (and replaced) when one is added
+}
+
+// onAsyncError records the server's refusals (a role's permissions), so
+// that a request the server dropped fails at once instead of timing out.
+func (c *Conn) onAsyncError(_ *nats.Conn, _ *nats.Subscription, err error) {
+	msg := err.Error()
+	i := strings.Index(msg, "Permissions Violation for Publish to \"")
+	if i < 0 {
+		return
+	}
+	subj, _, _ := strings.Cut(msg[i+len("Permissions Violation for Publish to \""):], "\"")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.denied[subj] == nil {
+		c.denied[subj] = fmt.Errorf("natsipc: the server refuses this client's role publishing to %s (a viewer may not set values or send requests)", subj)
+		close(c.deniedCh)
+		c.deniedCh = make(chan struct{})
+	}
+}
+
+// refused returns the server's refusal of subj, if any, and a channel
+// closed at the next refusal.
+func (c *Conn) refused(subj string) (error, chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.denied[subj], c.deniedCh
 }
 
 // Dial connects to the host serving a scene at nats://[user:pass@|token@]host:port/NAME
 // (NAME defaults to "default"; tls:// for TLS, with SIMVIS_NATS_CA naming
-// a CA file if the server's certificate needs one).
-func Dial(rawURL string) (*Conn, error) {
+// a CA file if the server's certificate needs one). A URL on a loopback
+// address without credentials takes the driver's from the host's secrets
+// file (SecretsPath), if this user can read it.
+func Dial(rawURL string) (*Conn, error) { return DialAs(rawURL, RoleDriver) }
+
+// DialAs is Dial taking role r's credentials from the secrets file
+// (RoleViewer for clients that only read).
+func DialAs(rawURL string, r Role) (*Conn, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("natsipc: %w", err)
@@ -61,6 +101,10 @@ func Dial(rawURL string) (*Conn, error) {
 		return nil, fmt.Errorf("natsipc: scene name %q in %s: want letters, digits, '_' and '-'", name, redact(u))
 	}
 	u.Path = ""
+	local := false
+	if login, ok := localLogin(u, name, r); ok {
+		u.User, local = login, true
+	}
 	host, _ := os.Hostname()
 	opts := []nats.Option{
 		nats.Name(fmt.Sprintf("simvis client %s:%d", host, os.Getpid())),
@@ -70,13 +114,21 @@ func Dial(rawURL string) (*Conn, error) {
 	if ca := os.Getenv("SIMVIS_NATS_CA"); ca != "" {
 		opts = append(opts, nats.RootCAs(ca))
 	}
-	c := &Conn{name: name, timeout: 5 * time.Second}
+	c := &Conn{name: name, timeout: 5 * time.Second, denied: map[string]error{}, deniedCh: make(chan struct{}), setSubj: subject(name, "set")}
+	opts = append(opts, nats.ErrorHandler(c.onAsyncError))
 	// Value updates sent while disconnected are lost to this client: a
 	// snapshot after reconnecting replaces them. (The change log is a
 	// stream; the ordered consumer resumes where it was.)
-	opts = append(opts, nats.ReconnectHandler(func(*nats.Conn) { go c.resnapshot() }))
+	opts = append(opts, nats.ReconnectHandler(func(*nats.Conn) {
+		go c.resnapshot()
+		go c.refollow()
+	}))
 	nc, err := nats.Connect(u.String(), opts...)
 	if err != nil {
+		if errors.Is(err, nats.ErrAuthorization) && !local {
+			return nil, fmt.Errorf("natsipc: connecting to %s: %w (give the driver's or viewer's credentials in the URL, USER:PASSWORD@HOST; a host on this machine keeps them in %s, readable by its user only)",
+				redact(u), err, SecretsPath(name))
+		}
 		return nil, fmt.Errorf("natsipc: connecting to %s: %w", redact(u), err)
 	}
 	js, err := jetstream.New(nc)
@@ -124,28 +176,9 @@ func (c *Conn) start() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
-	stream, err := c.js.Stream(ctx, streamName(c.name))
+	info, err := c.follow(ctx, 1)
 	if err != nil {
-		return fmt.Errorf("natsipc: the change log: %w", err)
-	}
-	info, err := stream.Info(ctx)
-	if err != nil {
-		return fmt.Errorf("natsipc: the change log: %w", err)
-	}
-	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
-	if err != nil {
-		return fmt.Errorf("natsipc: following the change log: %w", err)
-	}
-	c.consume, err = cons.Consume(c.onLog, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-		if errors.Is(err, jetstream.ErrNoHeartbeat) || errors.Is(err, nats.ErrConnectionReconnecting) {
-			return // the ordered consumer resumes by itself
-		}
-		c.mu.Lock()
-		c.logErr = err
-		c.mu.Unlock()
-	}))
-	if err != nil {
-		return fmt.Errorf("natsipc: following the change log: %w", err)
+		return err
 	}
 	// Have the log as it was at connection time before returning, so that
 	// a new client sees the whole scene at once.
@@ -162,6 +195,81 @@ func (c *Conn) start() error {
 			return fmt.Errorf("natsipc: the change log: %d of %d records arrived in %v", n, info.State.Msgs, c.timeout)
 		}
 		time.Sleep(200 * time.Microsecond)
+	}
+}
+
+// follow reads the change log from record from on, with an ordered
+// consumer (stream sequence i holds record i: the host creates the stream
+// for its run and stores each record once).
+func (c *Conn) follow(ctx context.Context, from uint64) (*jetstream.StreamInfo, error) {
+	stream, err := c.js.Stream(ctx, streamName(c.name))
+	if err != nil {
+		return nil, fmt.Errorf("natsipc: the change log: %w", err)
+	}
+	info, err := stream.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("natsipc: the change log: %w", err)
+	}
+	cfg := jetstream.OrderedConsumerConfig{}
+	if from > 1 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
+	}
+	cons, err := stream.OrderedConsumer(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("natsipc: following the change log: %w", err)
+	}
+	cc, err := cons.Consume(c.onLog, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+		if errors.Is(err, jetstream.ErrNoHeartbeat) || errors.Is(err, nats.ErrConnectionReconnecting) {
+			return // the server is away: the reconnection follows again
+		}
+		// The consumer or its stream is gone (a server restart without
+		// its store, the host refilling the stream): follow again from
+		// the next record.
+		go c.refollow()
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("natsipc: following the change log: %w", err)
+	}
+	c.followMu.Lock()
+	if c.consume != nil {
+		c.consume.Stop()
+	}
+	c.consume = cc
+	c.followMu.Unlock()
+	return info, nil
+}
+
+// refollow follows the change log again from the next record after the
+// server came back, trying for 30 s before it reports the log broken.
+func (c *Conn) refollow() {
+	if !c.refollowing.CompareAndSwap(false, true) {
+		return
+	}
+	defer c.refollowing.Store(false)
+	c.followMu.Lock()
+	if c.consume != nil {
+		c.consume.Stop()
+		c.consume = nil
+	}
+	c.followMu.Unlock()
+	deadline := time.Now().Add(30 * time.Second)
+	for !c.closed.Load() {
+		c.mu.Lock()
+		from := uint64(len(c.log)) + 1
+		c.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := c.follow(ctx, from)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.mu.Lock()
+			c.logErr = err
+			c.mu.Unlock()
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
@@ -226,6 +334,9 @@ func (c *Conn) ask(what string, data []byte, reply any) error {
 }
 
 func (c *Conn) onValues(m *nats.Msg) {
+	if strings.HasPrefix(m.Reply, "$JS.") {
+		return // a consumer's delivery, not the host (NATS.md, "Roles")
+	}
 	v, err := decodeValues(m.Data)
 	if err != nil {
 		return
@@ -265,11 +376,20 @@ func (c *Conn) onLog(m jetstream.Msg) {
 		c.replaced = c.replaced || epoch > c.epoch
 		return
 	}
+	if seq >= 1 && seq <= uint64(len(c.log)) {
+		// Again, after the stream was refilled or a consumer restarted.
+		return
+	}
 	if seq != uint64(len(c.log))+1 {
 		c.logErr = fmt.Errorf("natsipc: change %d arrived after change %d", seq, len(c.log))
 		return
 	}
-	c.log = append(c.log, ipc.LogRecord{Seq: seq, Source: h.Get(hdrSource), Dir: h.Get(hdrDir), XML: string(m.Data())})
+	files, err := ipc.DecodeFiles([]byte(h.Get(hdrFiles)))
+	if err != nil {
+		c.logErr = fmt.Errorf("natsipc: change %d: %w", seq, err)
+		return
+	}
+	c.log = append(c.log, ipc.LogRecord{Seq: seq, Source: h.Get(hdrSource), Dir: h.Get(hdrDir), XML: string(m.Data()), Files: files})
 }
 
 // Epoch identifies the host run.
@@ -304,10 +424,12 @@ func (c *Conn) Reopen() error {
 }
 
 func (c *Conn) stopFollowing() {
+	c.followMu.Lock()
 	if c.consume != nil {
 		c.consume.Stop()
 		c.consume = nil
 	}
+	c.followMu.Unlock()
 	if c.valSub != nil {
 		c.valSub.Unsubscribe()
 		c.valSub = nil
@@ -316,6 +438,7 @@ func (c *Conn) stopFollowing() {
 
 // Close disconnects.
 func (c *Conn) Close() error {
+	c.closed.Store(true)
 	c.stopFollowing()
 	c.nc.Close()
 	return nil
@@ -340,17 +463,35 @@ func (c *Conn) Elements() ([]ipc.Descriptor, error) {
 // Set publishes one value write; the host applies it at its next cycle.
 func (c *Conn) Set(i int, v float64) error {
 	c.mu.Lock()
-	used, epoch, replaced, stopped := len(c.values), c.epoch, c.replaced, c.state == stateStopped
+	used, epoch, replaced, stopped, denied := len(c.values), c.epoch, c.replaced, c.state == stateStopped, c.denied[c.setSubj]
 	c.mu.Unlock()
 	switch {
 	case replaced:
 		return ipc.ErrHostReplaced
 	case stopped:
 		return ipc.ErrHostStopped
+	case denied != nil:
+		return denied
 	case i < 0 || i >= used:
 		return fmt.Errorf("value index %d: the host uses %d", i, used)
 	}
-	return c.nc.Publish(subject(c.name, "set"), encodeSet(epoch, []pair{{uint32(i), v}}))
+	return c.nc.Publish(c.setSubj, encodeSet(epoch, []pair{{uint32(i), v}}))
+}
+
+// Flush waits until the server has taken every value write sent so far,
+// and reports writes it refused this client's role (a viewer's): those
+// never reach the host.
+func (c *Conn) Flush() error {
+	if err := c.nc.FlushTimeout(c.timeout); err != nil {
+		return fmt.Errorf("natsipc: %w", err)
+	}
+	// The server's refusal comes before its answer to the flush, and the
+	// connection records it before the flush returns.
+	if err := c.nc.LastError(); errors.Is(err, nats.ErrPermissionViolation) && strings.Contains(err.Error(), `"`+c.setSubj+`"`) {
+		c.onAsyncError(c.nc, nil, err)
+	}
+	err, _ := c.refused(c.setSubj)
+	return err
 }
 
 // Get returns value i as the host last published it.
@@ -377,8 +518,27 @@ func (c *Conn) Request(xml string, timeout time.Duration) (uint64, error) {
 	host, _ := os.Hostname()
 	m.Header.Set(hdrClient, fmt.Sprintf("%s pid %d", host, os.Getpid()))
 	m.Data = []byte(xml)
-	resp, err := c.nc.RequestMsg(m, timeout)
+	denied, next := c.refused(m.Subject)
+	if denied != nil {
+		return 0, denied
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-next:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	resp, err := c.nc.RequestMsgWithContext(ctx, m)
 	if err != nil {
+		if denied, _ := c.refused(m.Subject); denied != nil {
+			return 0, denied
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = nats.ErrTimeout
+		}
 		return 0, c.noHost(err)
 	}
 	var r requestReply

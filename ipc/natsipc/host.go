@@ -56,8 +56,17 @@ type Publisher struct {
 
 	applied, dropped atomic.Uint64 // value writes taken into the table, dropped
 
-	dirsMu sync.Mutex
-	dirs   map[string]bool // directories the change log names: files may be fetched from them
+	outageMu  sync.Mutex
+	lostAt    time.Time // when the connection to the server was lost; zero while connected
+	lostWhy   error
+	warnedAt  time.Time   // the outage reported
+	recheck   atomic.Bool // (re)connected: check the stream survived
+	storage   jetstream.StorageType
+	frames    map[string]uint64 // frames published, by sensor (host goroutine)
+	published uint64            // change-log records stored in the stream
+
+	filesMu sync.Mutex
+	files   map[string]map[string]bool // directory, then path: files logged commands loaded, the only ones served
 }
 
 // Stats returns the value writes applied to the host's table and those
@@ -88,22 +97,25 @@ func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher
 	}
 	p := &Publisher{h: h, nc: nc, js: js, name: name, limits: limits, epoch: h.Region.Epoch(),
 		requests: make(chan *nats.Msg, limits.PendingRequests)}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	// A new host run starts a new log: readers of the old stream notice
 	// its deletion and the new epoch.
-	if err := js.DeleteStream(ctx, streamName(name)); err != nil && err != jetstream.ErrStreamNotFound {
-		return nil, fmt.Errorf("natsipc: removing the previous change log: %w", err)
-	}
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{
-		Name: streamName(name), Subjects: []string{subject(name, "log")},
-		Storage: jetstream.MemoryStorage, Discard: jetstream.DiscardNew,
-	}); err != nil {
-		return nil, fmt.Errorf("natsipc: creating the change-log stream: %w", err)
+	if err := p.createStream(10 * time.Second); err != nil {
+		return nil, err
 	}
 	if err := p.publishLog(10 * time.Second); err != nil {
 		return nil, err
 	}
+	// The server going away and coming back is reported on the host's
+	// warnings (from its own goroutine: see after), and checked for a
+	// change log lost with it.
+	nc.SetDisconnectErrHandler(func(_ *nats.Conn, err error) {
+		p.outageMu.Lock()
+		if p.lostAt.IsZero() {
+			p.lostAt, p.lostWhy = time.Now(), err
+		}
+		p.outageMu.Unlock()
+	})
+	nc.SetReconnectHandler(func(*nats.Conn) { p.recheck.Store(true) })
 	handlers := map[string]nats.MsgHandler{
 		"desc":     func(m *nats.Msg) { p.queue(&p.describes, m) },
 		"snapshot": func(m *nats.Msg) { p.queue(&p.snapshots, m) },
@@ -112,7 +124,7 @@ func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher
 		"file":     p.onFile,
 	}
 	for what, fn := range handlers {
-		sub, err := nc.Subscribe(subject(name, what), fn)
+		sub, err := nc.Subscribe(subject(name, what), fromClients(fn))
 		if err != nil {
 			p.Close()
 			return nil, fmt.Errorf("natsipc: %w", err)
@@ -125,6 +137,18 @@ func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher
 	}
 	h.AddHook(ipc.CycleHook{Before: p.before, After: p.after})
 	return p, nil
+}
+
+// fromClients drops messages JetStream delivers: a client may create a
+// push consumer on the change log whose deliver subject is one of the
+// host's (NATS checks no permission on it), replaying logged commands as
+// requests. Its messages carry a $JS.ACK reply subject.
+func fromClients(fn nats.MsgHandler) nats.MsgHandler {
+	return func(m *nats.Msg) {
+		if !strings.HasPrefix(m.Reply, "$JS.") {
+			fn(m)
+		}
+	}
 }
 
 func validName(name string) bool {
@@ -251,6 +275,15 @@ func sanitize(s string) string {
 // also hear the host is alive), the new change-log records, then the
 // request outcomes, descriptions and snapshots.
 func (p *Publisher) after() error {
+	p.checkStream()
+	if !p.nc.IsConnected() {
+		// Nothing to publish to: records wait in the host's log, values
+		// go out whole to clients that ask for a snapshot when back.
+		p.mu.Lock()
+		p.describes, p.snapshots = nil, nil
+		p.mu.Unlock()
+		return nil
+	}
 	if err := p.publishLog(200 * time.Millisecond); err != nil {
 		p.h.Warn("nats-log", "%v; %d change(s) wait for the next cycle", err, len(p.unpublished))
 	}
@@ -307,7 +340,108 @@ func (p *Publisher) describe() describeReply {
 		}
 		d.Elements = append(d.Elements, r)
 	}
+	d.Sensors = []describeSensor{}
+	for _, se := range p.h.Scene.Sensors() {
+		rate := se.Rate
+		if rate <= 0 && p.h.Period() > 0 {
+			rate = float64(time.Second) / float64(p.h.Period()) // every host cycle
+		}
+		d.Sensors = append(d.Sensors, describeSensor{Name: se.Name, Type: se.Type, Kind: sensorKinds[se.Type], At: se.At,
+			Subject: subject(p.name, "sensor."+se.Name), RateHz: rate})
+	}
 	return d
+}
+
+// createStream deletes the scene's change-log stream and creates it
+// anew, on file storage where the server offers it (a server restarted
+// with its store keeps it), else in memory; in memory on a server this
+// process embeds.
+func (p *Publisher) createStream(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := p.js.DeleteStream(ctx, streamName(p.name)); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return fmt.Errorf("natsipc: removing the previous change log: %w", err)
+	}
+	cfg := jetstream.StreamConfig{
+		Name: streamName(p.name), Subjects: []string{subject(p.name, "log")},
+		Storage: jetstream.FileStorage, Discard: jetstream.DiscardNew,
+	}
+	if _, ok := embedded.Load(p.nc.ConnectedServerId()); ok {
+		cfg.Storage = jetstream.MemoryStorage // the server lives and dies with this process
+	}
+	_, err := p.js.CreateStream(ctx, cfg)
+	if err != nil && ctx.Err() == nil && cfg.Storage == jetstream.FileStorage {
+		cfg.Storage = jetstream.MemoryStorage
+		_, err = p.js.CreateStream(ctx, cfg)
+	}
+	if err != nil {
+		return fmt.Errorf("natsipc: creating the change-log stream: %w", err)
+	}
+	p.storage, p.published = cfg.Storage, 0
+	return nil
+}
+
+// Storage is where the server keeps the change-log stream.
+func (p *Publisher) Storage() jetstream.StorageType { return p.storage }
+
+// checkStream runs on the host's goroutine after the connection to the
+// server was lost: it reports the outage once, and when the server is back
+// makes sure the stream still holds every record published, recreating it
+// from the host's own log if not (a server restarted without its store,
+// or one that lost it), then reports the recovery.
+func (p *Publisher) checkStream() {
+	p.outageMu.Lock()
+	lostAt, why, warned := p.lostAt, p.lostWhy, p.warnedAt
+	if !lostAt.IsZero() && warned.IsZero() {
+		p.warnedAt = time.Now()
+	}
+	p.outageMu.Unlock()
+	if !lostAt.IsZero() && warned.IsZero() {
+		p.h.Warn("nats-lost", "lost the NATS server (%v); values, changes and sensor frames wait until it is back", why)
+	}
+	if !p.nc.IsConnected() || !p.recheck.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	what := "intact"
+	st, err := p.js.Stream(ctx, streamName(p.name))
+	var info *jetstream.StreamInfo
+	if err == nil {
+		info, err = st.Info(ctx)
+	}
+	switch {
+	case err == nil && info.State.Msgs == p.published:
+	case err == nil || errors.Is(err, jetstream.ErrStreamNotFound):
+		// Gone or short: the host's own log has every record.
+		lost := p.published
+		if err == nil {
+			lost -= min(lost, info.State.Msgs)
+		}
+		if err := p.createStream(time.Second); err != nil {
+			p.h.Warn("nats-stream", "the NATS server lost the change log and it could not be recreated yet: %v", err)
+			return
+		}
+		var all ipc.LogCursor
+		recs, err := p.h.Region.ReadLog(&all)
+		if err != nil {
+			p.h.Warn("nats-stream", "reading the host's change log: %v", err)
+			return
+		}
+		p.logCur, p.unpublished = all, recs
+		what = fmt.Sprintf("recreated (%d of its records were lost), refilled with %d records from the host's log", lost, len(recs))
+	default:
+		return // JetStream not ready yet: the next cycle asks again
+	}
+	p.recheck.Store(false)
+	p.outageMu.Lock()
+	p.lostAt, p.warnedAt = time.Time{}, time.Time{}
+	p.outageMu.Unlock()
+	if !lostAt.IsZero() {
+		p.h.Warn("nats-back", "the NATS server is back after %v; the change-log stream is %s", time.Since(lostAt).Round(time.Millisecond), what)
+	} else if what != "intact" {
+		p.h.Warn("nats-back", "the change-log stream was %s", what)
+	}
 }
 
 // publishLog copies the shared-memory change log's new records into the
@@ -325,28 +459,50 @@ func (p *Publisher) publishLog(timeout time.Duration) error {
 	defer cancel()
 	for len(p.unpublished) > 0 {
 		rec := p.unpublished[0]
-		p.dirsMu.Lock()
-		if p.dirs == nil {
-			p.dirs = map[string]bool{}
+		p.filesMu.Lock()
+		if p.files == nil {
+			p.files = map[string]map[string]bool{}
 		}
-		p.dirs[rec.Dir] = true
-		p.dirsMu.Unlock()
-		m := nats.NewMsg(subject(p.name, "log"))
-		m.Header.Set(hdrEpoch, strconv.FormatUint(p.epoch, 10))
-		m.Header.Set(hdrSeq, strconv.FormatUint(rec.Seq, 10))
-		m.Header.Set(hdrSource, rec.Source)
-		m.Header.Set(hdrDir, rec.Dir)
-		m.Data = []byte(rec.XML)
+		for _, f := range rec.Files {
+			if p.files[rec.Dir] == nil {
+				p.files[rec.Dir] = map[string]bool{}
+			}
+			p.files[rec.Dir][f.Path] = true
+		}
+		p.filesMu.Unlock()
+		m := logMsg(p.name, p.epoch, rec)
 		if _, err := p.js.PublishMsg(ctx, m); err != nil {
+			if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
+				p.recheck.Store(true) // the stream is gone
+			}
 			return fmt.Errorf("natsipc: publishing change %d: %w", rec.Seq, err)
 		}
+		p.published++
 		p.unpublished = p.unpublished[1:]
 	}
 	return nil
 }
 
-// ErrFrameTooBig is a sensor frame larger than the server's message limit
-// (max_payload): the frame is not published.
+// logMsg is a change-log record as the stream holds it. Its message id
+// lets JetStream drop a record published twice (a retry after a lost
+// acknowledgement).
+func logMsg(name string, epoch uint64, rec ipc.LogRecord) *nats.Msg {
+	m := nats.NewMsg(subject(name, "log"))
+	m.Header.Set(hdrEpoch, strconv.FormatUint(epoch, 10))
+	m.Header.Set(hdrSeq, strconv.FormatUint(rec.Seq, 10))
+	m.Header.Set(hdrSource, rec.Source)
+	m.Header.Set(hdrDir, rec.Dir)
+	if len(rec.Files) > 0 {
+		files, _ := json.Marshal(rec.Files)
+		m.Header.Set(hdrFiles, string(files))
+	}
+	m.Header.Set("Nats-Msg-Id", fmt.Sprintf("%d-%d", epoch, rec.Seq))
+	m.Data = []byte(rec.XML)
+	return m
+}
+
+// ErrFrameTooBig is a sensor frame larger than MaxFrameBytes, or one whose
+// description alone does not fit a message: the frame is not published.
 var ErrFrameTooBig = errors.New("sensor frame larger than the NATS server's message limit")
 
 // fileChunk bounds a file reply, well under the server's message limit.
@@ -359,9 +515,10 @@ type fileRequest struct {
 	Offset int64  `json:"offset"`
 }
 
-// onFile serves model files to mirrors on other machines: only inside a
-// directory the change log names, only relative paths that stay inside it
-// (symbolic links included), at most fileChunk bytes a reply.
+// onFile serves model files to mirrors on other machines: only the files
+// that logged commands loaded (their records' file lists), only where they
+// stay inside the record's directory (symbolic links included), at most
+// fileChunk bytes a reply.
 func (p *Publisher) onFile(m *nats.Msg) {
 	reply := nats.NewMsg(m.Reply)
 	fail := func(format string, args ...any) {
@@ -373,12 +530,12 @@ func (p *Publisher) onFile(m *nats.Msg) {
 		fail("bad file request: %v", err)
 		return
 	}
-	p.dirsMu.Lock()
-	known := p.dirs[req.Dir]
-	p.dirsMu.Unlock()
+	p.filesMu.Lock()
+	known := p.files[req.Dir][req.Path]
+	p.filesMu.Unlock()
 	rel := filepath.FromSlash(req.Path)
 	if !known {
-		fail("%q is not a directory of the scene's change log", req.Dir)
+		fail("%s in %s is not a file the scene's logged commands loaded", req.Path, req.Dir)
 		return
 	}
 	if !filepath.IsLocal(rel) {
@@ -427,29 +584,93 @@ func (p *Publisher) onFile(m *nats.Msg) {
 
 // PublishSensor publishes one sensor frame on simvis.NAME.sensor.SENSOR
 // (NATS.md): scans and PSD readings as their JSON, images, depth and
-// clouds as binary data with their JSON description in a header.
+// clouds as binary data with their JSON description in a header. A frame
+// larger than the server's message limit goes out in chunks that
+// consumers reassemble (Assembler). Call it from the host's goroutine.
 func (p *Publisher) PublishSensor(sensor, kind string, info, data []byte) error {
-	if n := len(info) + len(data); n > int(p.nc.MaxPayload()) {
-		return fmt.Errorf("%w: a %s frame of %d bytes, the server takes %d", ErrFrameTooBig, kind, n, p.nc.MaxPayload())
+	if !p.nc.IsConnected() {
+		return fmt.Errorf("natsipc: not connected to the NATS server (%v)", p.nc.Status())
 	}
-	m := nats.NewMsg(subject(p.name, "sensor."+sensor))
-	m.Header.Set(hdrEpoch, strconv.FormatUint(p.epoch, 10))
-	m.Header.Set(hdrKind, kind)
+	switch kind {
+	case "scan":
+		info = withTooClose(info, "[]")
+	case "psd":
+		info = withTooClose(info, "false")
+	}
+	payload, header := data, info
 	if len(data) == 0 {
-		m.Data = info
-	} else {
-		m.Header.Set(hdrInfo, string(info))
-		m.Data = data
+		payload, header = info, nil // the JSON kinds: the description is the frame
 	}
-	return p.nc.PublishMsg(m)
+	if len(payload) > MaxFrameBytes {
+		return fmt.Errorf("%w: a %s frame of %d bytes, at most %d", ErrFrameTooBig, kind, len(payload), MaxFrameBytes)
+	}
+	// Headers count against the server's limit too: room for them.
+	room := int(p.nc.MaxPayload()) - len(header) - chunkHeaderRoom
+	if room < minChunk {
+		return fmt.Errorf("%w: a %s frame's description of %d bytes leaves no room under the server's limit of %d", ErrFrameTooBig, kind, len(header), p.nc.MaxPayload())
+	}
+	if p.frames == nil {
+		p.frames = map[string]uint64{}
+	}
+	p.frames[sensor]++
+	n := max(1, (len(payload)+room-1)/room)
+	for i := 0; i < n; i++ {
+		m := nats.NewMsg(subject(p.name, "sensor."+sensor))
+		m.Header.Set(hdrEpoch, strconv.FormatUint(p.epoch, 10))
+		m.Header.Set(hdrKind, kind)
+		if header != nil {
+			m.Header.Set(hdrInfo, string(header))
+		}
+		if n > 1 {
+			m.Header.Set(hdrChunk, fmt.Sprintf("%d/%d", i, n))
+			m.Header.Set(hdrFrame, strconv.FormatUint(p.frames[sensor], 10))
+			m.Header.Set(hdrSize, strconv.Itoa(len(payload)))
+		}
+		m.Data = payload[i*room : min(len(payload), (i+1)*room)]
+		if err := p.nc.PublishMsg(m); err != nil {
+			return fmt.Errorf("natsipc: chunk %d of %d: %w", i+1, n, err)
+		}
+	}
+	return nil
 }
+
+// withTooClose gives a scan's or PSD reading's JSON its too_close field
+// even when it is empty or false, so that consumers find every field
+// NATS.md lists.
+func withTooClose(scan []byte, empty string) []byte {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(scan, &fields) != nil {
+		return scan
+	}
+	if _, ok := fields["too_close"]; ok {
+		return scan
+	}
+	fields["too_close"] = json.RawMessage(empty)
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return scan
+	}
+	return out
+}
+
+// Frame sizes: a frame is at most MaxFrameBytes; chunks leave
+// chunkHeaderRoom bytes of a message for headers besides the description.
+const (
+	MaxFrameBytes   = 256 << 20
+	chunkHeaderRoom = 1024
+	minChunk        = 4096
+)
 
 // Close tells clients the host stopped and stops serving.
 func (p *Publisher) Close() error {
 	for _, s := range p.subs {
 		s.Unsubscribe()
 	}
+	if !p.nc.IsConnected() {
+		// No server to tell (an outage): clients notice the silence.
+		return fmt.Errorf("natsipc: the NATS server is away (%v): clients were not told the host stopped", p.nc.Status())
+	}
 	msg := valuesMsg{epoch: p.epoch, cycle: p.h.Region.Cycles(), used: uint32(len(p.h.Scene.Values())), state: stateStopped}
 	p.nc.Publish(subject(p.name, "values"), msg.encode())
-	return p.nc.Flush()
+	return p.nc.FlushTimeout(2 * time.Second)
 }

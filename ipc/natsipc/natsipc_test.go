@@ -1,11 +1,13 @@
 package natsipc_test
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"math"
@@ -48,6 +50,13 @@ type served struct {
 
 func serve(t *testing.T, srv *natsipc.Server, limits natsipc.Limits, warnings *syncBuffer) *served {
 	t.Helper()
+	return serveAt(t, srv.URL(), "test", limits, warnings)
+}
+
+// serveAt publishes a host as scene name through the server at serverURL
+// (with the host role's credentials).
+func serveAt(t *testing.T, serverURL, name string, limits natsipc.Limits, warnings *syncBuffer) *served {
+	t.Helper()
 	opts := ipc.HostOptions{Sizes: sizes, Rate: 500}
 	if warnings != nil {
 		opts.Warnings = warnings
@@ -60,11 +69,11 @@ func serve(t *testing.T, srv *natsipc.Server, limits natsipc.Limits, warnings *s
 	if ca := os.Getenv("SIMVIS_NATS_CA"); ca != "" {
 		tlsOpts = append(tlsOpts, nats.RootCAs(ca))
 	}
-	nc, err := nats.Connect(srv.URL(), tlsOpts...)
+	nc, err := nats.Connect(serverURL, append(tlsOpts, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := natsipc.Publish(h, nc, "test", limits)
+	pub, err := natsipc.Publish(h, nc, name, limits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +298,7 @@ func TestBench(t *testing.T) {
 		t.Skip("benchmark run")
 	}
 	srv := startServer(t, natsipc.ServerOptions{})
-	res, err := natsipc.Bench(srv.URL(), 500, 50*time.Millisecond)
+	res, err := natsipc.BenchRoles(srv.URL(), srv.URLFor(natsipc.RoleDriver), 500, 50*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,24 +353,40 @@ func TestMirrorFetchesFiles(t *testing.T) {
 
 	s2 := serve(t, srv, natsipc.Limits{}, nil)
 	dir2 := filepath.Dir(s2.host.Scene.Parts()[0].File)
+	// A model larger than two reply chunks, loaded by a request: served
+	// whole. Files nobody loaded are not served, whatever they are.
+	robot, _ := os.ReadFile(filepath.Join(dir2, "robot.gltf"))
+	var doc map[string]any
+	json.Unmarshal(robot, &doc)
+	doc["asset"].(map[string]any)["extras"] = map[string]any{"padding": string(bytes.Repeat([]byte("x"), len(big)))}
+	bigModel, _ := json.Marshal(doc)
+	os.WriteFile(filepath.Join(dir2, "big.gltf"), bigModel, 0o644)
 	os.WriteFile(filepath.Join(dir2, "big.bin"), big, 0o644)
+	os.WriteFile(filepath.Join(dir2, ".secret"), []byte("no"), 0o600)
 	os.Symlink(outside, filepath.Join(dir2, "out"))
+	c2, err := ipc.Dial(srv.URL() + "/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if _, err := c2.Request(`<part file="big.gltf" name="BIG" insert_at="ROOT"/>`); err != nil {
+		t.Fatal(err)
+	}
 	conn, err := natsipc.Dial(srv.URL() + "/test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if data, err := conn.FetchFile(dir2, "big.bin"); err != nil || string(data) != string(big) {
+	if data, err := conn.FetchFile(dir2, "big.gltf"); err != nil || string(data) != string(bigModel) {
 		t.Errorf("big file: %d bytes, %v", len(data), err)
 	}
-	for _, tc := range []struct{ dir, path, want string }{
-		{dir2, "../scene.xml", "leaves the scene's directory"},
-		{dir2, "out/secret", "leads out of the scene's directory"},
-		{outside, "secret", "not a directory of the scene's change log"},
-		{dir2, "missing.gltf", "not found"},
+	for _, tc := range []struct{ dir, path string }{
+		{dir2, "scene.xml"}, {dir2, ".secret"}, {dir2, "big.bin"}, {dir2, "../scene.xml"},
+		{dir2, "out/secret"}, {outside, "secret"}, {dir2, "missing.gltf"},
 	} {
-		if _, err := conn.FetchFile(tc.dir, tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("fetch %s in %s: %v, want %q", tc.path, tc.dir, err, tc.want)
+		want := tc.path + " in " + tc.dir + " is not a file the scene's logged commands loaded"
+		if _, err := conn.FetchFile(tc.dir, tc.path); err == nil || err.Error() != want {
+			t.Errorf("fetch %s in %s: %v, want %q", tc.path, tc.dir, err, want)
 		}
 	}
 }
@@ -417,12 +442,14 @@ func TestTLS(t *testing.T) {
 	}
 }
 
-// A sensor frame larger than the server's message limit is refused with
-// ErrFrameTooBig (the host reports it and goes on); one that fits arrives
-// with its kind and info.
+// A sensor frame larger than the server's message limit arrives in
+// chunks that the Assembler puts together; one whose description alone
+// does not fit is refused with ErrFrameTooBig (the host reports it and
+// goes on); one that fits arrives whole with its kind and info.
 func TestSensorFrames(t *testing.T) {
 	srv := startServer(t, natsipc.ServerOptions{MaxPayload: 64 << 10})
 	s := serve(t, srv, natsipc.Limits{}, nil)
+	s.pause() // frames are published from the host's goroutine
 	nc, err := nats.Connect(srv.URL())
 	if err != nil {
 		t.Fatal(err)
@@ -430,14 +457,35 @@ func TestSensorFrames(t *testing.T) {
 	defer nc.Close()
 	sub, _ := nc.SubscribeSync("simvis.test.sensor.CAM")
 	nc.Flush()
-	if err := s.pub.PublishSensor("CAM", "image", []byte(`{"sensor":"CAM"}`), make([]byte, 100<<10)); !errors.Is(err, natsipc.ErrFrameTooBig) {
+	big := make([]byte, 100<<10)
+	for i := range big {
+		big[i] = byte(i / 1000)
+	}
+	if err := s.pub.PublishSensor("CAM", "image", []byte(`{"sensor":"CAM"}`), big); err != nil {
 		t.Errorf("100 KiB frame on a 64 KiB server: %v", err)
+	}
+	if err := s.pub.PublishSensor("CAM", "image", bytes.Repeat([]byte("x"), 64<<10), big); !errors.Is(err, natsipc.ErrFrameTooBig) {
+		t.Errorf("a 64 KiB description on a 64 KiB server: %v", err)
 	}
 	if err := s.pub.PublishSensor("CAM", "image", []byte(`{"sensor":"CAM"}`), make([]byte, 12)); err != nil {
 		t.Fatal(err)
 	}
-	msg, err := sub.NextMsg(2 * time.Second)
-	if err != nil || msg.Header.Get("Simvis-Kind") != "image" || msg.Header.Get("Simvis-Info") != `{"sensor":"CAM"}` || len(msg.Data) != 12 {
-		t.Errorf("frame: %v %v", msg, err)
+	var a natsipc.Assembler
+	for i, want := range []int{-1, len(big), 12} {
+		msg, err := sub.NextMsg(2 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := a.Add(msg)
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case want < 0 && f != nil:
+			t.Errorf("message %d: a frame from the first chunk", i)
+		case want >= 0 && (f == nil || f.Kind != "image" || string(f.Info) != `{"sensor":"CAM"}` || len(f.Data) != want):
+			t.Errorf("message %d: frame %v", i, f != nil)
+		case want == len(big) && !bytes.Equal(f.Data, big):
+			t.Error("the reassembled frame differs")
+		}
 	}
 }

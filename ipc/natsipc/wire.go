@@ -23,6 +23,9 @@ const (
 	hdrSize   = "Simvis-Size"
 	hdrError  = "Simvis-Error"
 	hdrInfo   = "Simvis-Info"
+	hdrFiles  = "Simvis-Files"
+	hdrChunk  = "Simvis-Chunk"
+	hdrFrame  = "Simvis-Frame"
 )
 
 // Host states in values messages.
@@ -83,22 +86,28 @@ func decodeValues(b []byte) (valuesMsg, error) {
 
 // A set message is what clients publish to write values:
 //
-//	0 u64 epoch the indices were looked up in (0: any)
-//	8 n x (u32 index, f64 value)
-const setHeader = 8
+//	0  u64 epoch the indices were looked up in (0: any)
+//	8  u32 n
+//	12 n x (u32 index, f64 value)
+const setHeader = 12
 
 func encodeSet(epoch uint64, pairs []pair) []byte {
 	b := make([]byte, setHeader+pairSize*len(pairs))
 	binary.LittleEndian.PutUint64(b, epoch)
+	binary.LittleEndian.PutUint32(b[8:], uint32(len(pairs)))
 	putPairs(b[setHeader:], pairs)
 	return b
 }
 
 func decodeSet(b []byte) (uint64, []pair, error) {
-	if len(b) < setHeader || (len(b)-setHeader)%pairSize != 0 {
-		return 0, nil, fmt.Errorf("set message of %d bytes: want 8 + 12n", len(b))
+	if len(b) < setHeader {
+		return 0, nil, fmt.Errorf("set message of %d bytes: want 12 + 12n", len(b))
 	}
-	return binary.LittleEndian.Uint64(b), getPairs(b[setHeader:], (len(b)-setHeader)/pairSize), nil
+	n := int(binary.LittleEndian.Uint32(b[8:]))
+	if len(b) != setHeader+pairSize*n {
+		return 0, nil, fmt.Errorf("set message of %d bytes does not hold %d pairs", len(b), n)
+	}
+	return binary.LittleEndian.Uint64(b), getPairs(b[setHeader:], n), nil
 }
 
 func putPairs(b []byte, pairs []pair) {
@@ -116,12 +125,15 @@ func getPairs(b []byte, n int) []pair {
 	return pairs
 }
 
-// describeReply answers simvis.NAME.desc.
+// describeReply answers simvis.NAME.desc. The epoch is a JSON string:
+// it is a u64 above 2^53, which JSON parsers that read numbers as doubles
+// would round.
 type describeReply struct {
-	Epoch      uint64           `json:"epoch"`
+	Epoch      uint64           `json:"epoch,string"`
 	ValuesUsed int              `json:"values_used"`
 	PeriodNS   int64            `json:"period_ns"`
 	Elements   []describeRecord `json:"elements"`
+	Sensors    []describeSensor `json:"sensors"`
 }
 
 type describeRecord struct {
@@ -130,6 +142,23 @@ type describeRecord struct {
 	Type   string   `json:"type"`
 	Start  int      `json:"start"`
 	Params []string `json:"params"`
+}
+
+// describeSensor tells consumers where and how often a sensor's frames
+// come, and how to decode them.
+type describeSensor struct {
+	Name    string  `json:"name"`
+	Type    string  `json:"type"`
+	Kind    string  `json:"kind"` // the frames' Simvis-Kind; "" for a type this transport does not know
+	At      string  `json:"insert_at"`
+	Subject string  `json:"subject"`
+	RateHz  float64 `json:"rate_hz"` // frames per second of scene time
+}
+
+// sensorKinds maps sensor types to the kind of frames they publish.
+var sensorKinds = map[string]string{
+	"camera": "image", "depth": "depth", "laser": "scan", "psd": "psd",
+	"laser3d": "cloud", "segmentation": "segmentation",
 }
 
 // requestReply answers simvis.NAME.request.

@@ -1,0 +1,216 @@
+package natsipc
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"syscall"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/simvis/simvis/ipc"
+)
+
+// Role is what a NATS user may do with the scenes on a server (NATS.md,
+// "Roles"): the server, not simvis, enforces it.
+type Role string
+
+const (
+	// RoleHost publishes values, the change log and sensor frames, answers
+	// requests and manages the change-log stream. Only the host has it.
+	RoleHost Role = "host"
+	// RoleDriver reads everything and sets values and sends requests.
+	RoleDriver Role = "driver"
+	// RoleViewer reads everything: mirrors, dashboards.
+	RoleViewer Role = "viewer"
+)
+
+// Subjects each role may publish and subscribe to. nats-server.conf in this
+// directory holds the same lists for an external server; keep them equal.
+var (
+	readPublish = []string{
+		"simvis.*.desc", "simvis.*.snapshot", "simvis.*.file",
+		// Following the change log with an ordered (pull) consumer. NATS
+		// wildcards match whole tokens, so these name any stream; a
+		// server shared with other applications narrows them to
+		// SIMVIS_NAME (nats-server.conf).
+		"$JS.API.INFO",
+		"$JS.API.STREAM.INFO.*",
+		"$JS.API.CONSUMER.CREATE.*",
+		"$JS.API.CONSUMER.CREATE.*.>",
+		"$JS.API.CONSUMER.INFO.*.*",
+		"$JS.API.CONSUMER.DELETE.*.*",
+		"$JS.API.CONSUMER.MSG.NEXT.*.*",
+	}
+	readSubscribe = []string{"simvis.*.values", "simvis.*.sensor.>", "_INBOX.>"}
+	drivePublish  = []string{"simvis.*.set", "simvis.*.request"}
+	hostPublish   = []string{"simvis.>", "$JS.API.>", "_INBOX.>"}
+	hostSubscribe = []string{"simvis.>", "_INBOX.>"}
+)
+
+// Permissions returns the publish and subscribe permissions of a role, as
+// the embedded server applies them.
+func Permissions(r Role) *server.Permissions {
+	allow := func(pub, sub []string) *server.Permissions {
+		return &server.Permissions{
+			Publish:   &server.SubjectPermission{Allow: pub},
+			Subscribe: &server.SubjectPermission{Allow: sub},
+		}
+	}
+	switch r {
+	case RoleHost:
+		return allow(hostPublish, hostSubscribe)
+	case RoleDriver:
+		return allow(append(append([]string{}, drivePublish...), readPublish...), readSubscribe)
+	default:
+		return allow(readPublish, readSubscribe)
+	}
+}
+
+// credential is one way to log in, and the role it gives.
+type credential struct {
+	token, user, password string
+	role                  Role
+}
+
+// roleAuth checks a connecting client's credentials and gives it its
+// role's permissions.
+type roleAuth struct{ creds []credential }
+
+func same(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+
+// Check implements server.Authentication.
+func (a *roleAuth) Check(c server.ClientAuthentication) bool {
+	o := c.GetOpts()
+	for _, cr := range a.creds {
+		ok := false
+		if cr.token != "" {
+			ok = same(o.Token, cr.token) && o.Username == ""
+		} else {
+			ok = same(o.Username, cr.user) && same(o.Password, cr.password)
+		}
+		if ok {
+			c.RegisterUser(&server.User{Username: cr.user, Permissions: Permissions(cr.role)})
+			return true
+		}
+	}
+	return false
+}
+
+func secret() string {
+	b := make([]byte, 24)
+	if _, err := io.ReadFull(rand.Reader, b); err != nil {
+		panic(err) // the system's random source failed: nothing safe to do
+	}
+	return hex.EncodeToString(b)
+}
+
+// SecretsPath is where a host whose embedded server serves scene name
+// keeps the driver's and viewer's credentials for local clients:
+// /dev/shm/simvis-NAME.nats, next to the region, readable by its owner
+// only.
+func SecretsPath(name string) string { return ipc.Path(name) + ".nats" }
+
+// secrets is the JSON of a secrets file.
+type secrets struct {
+	Port   int         `json:"port"`
+	Driver secretLogin `json:"driver"`
+	Viewer secretLogin `json:"viewer"`
+}
+
+type secretLogin struct {
+	User     string `json:"user"`
+	Password string `json:"password"`
+}
+
+// writeSecrets creates the secrets file, owned by this process's user and
+// mode 0600, never through a link or into a file another user made. A
+// file left by a host of the same user that was killed is replaced.
+func writeSecrets(path string, s secrets) (os.FileInfo, error) {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	for try := 0; ; try++ {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		if err == nil {
+			_, werr := f.Write(data)
+			st, serr := f.Stat()
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr == nil {
+				werr = serr
+			}
+			if werr != nil {
+				os.Remove(path)
+				return nil, fmt.Errorf("natsipc: writing %s: %w", path, werr)
+			}
+			return st, nil
+		}
+		if !errors.Is(err, os.ErrExist) || try > 0 {
+			return nil, fmt.Errorf("natsipc: %w", err)
+		}
+		st, lerr := os.Lstat(path)
+		if lerr != nil {
+			continue
+		}
+		if sys, ok := st.Sys().(*syscall.Stat_t); !ok || !st.Mode().IsRegular() || int(sys.Uid) != os.Getuid() {
+			return nil, fmt.Errorf("natsipc: %s exists and is not a file of this user: remove it, or pick another scene name (--name)", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("natsipc: %w", err)
+		}
+	}
+}
+
+// localLogin returns the credentials of role r for scene name from the
+// secrets file, for a URL on a loopback address without credentials: only
+// from a regular file of this user that no one else may read, and only
+// for the port it names.
+func localLogin(u *url.URL, name string, r Role) (*url.Userinfo, bool) {
+	if u.User != nil || !isLoopback(u.Hostname()) {
+		return nil, false
+	}
+	port := 4222
+	if p := u.Port(); p != "" {
+		port, _ = strconv.Atoi(p)
+	}
+	f, err := os.OpenFile(SecretsPath(name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, false
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || !st.Mode().IsRegular() || int(sys.Uid) != os.Getuid() || st.Mode().Perm()&0o077 != 0 {
+		return nil, false
+	}
+	var s secrets
+	if err := json.NewDecoder(io.LimitReader(f, 64<<10)).Decode(&s); err != nil || s.Port != port {
+		return nil, false
+	}
+	l := s.Driver
+	if r == RoleViewer {
+		l = s.Viewer
+	}
+	if l.User == "" {
+		return nil, false
+	}
+	return url.UserPassword(l.User, l.Password), true
+}
+
+// roleURL is the server's address with the credentials of a role.
+func roleURL(scheme, host string, port int, user *url.Userinfo) string {
+	u := url.URL{Scheme: scheme, Host: net.JoinHostPort(host, strconv.Itoa(port)), User: user}
+	return u.String()
+}
