@@ -27,6 +27,8 @@ type meshCache struct {
 	// anisotropy is the GL_TEXTURE_MAX_ANISOTROPY textures get when first
 	// drawn (0: the GL has no anisotropic filtering; see SetAnisotropy).
 	anisotropy float32
+	shadowMaps int // SIMVIS_SHADOWS of every material (see SetShadowMaps)
+	drawHook   func(gs *gls.GLS)
 }
 
 func newMeshCache() *meshCache {
@@ -55,6 +57,38 @@ func (s *Scene) SetAnisotropy(n float32) {
 	s.meshes.anisotropy = n
 }
 
+// SetShadowMaps tells the scene's model materials how many shadow maps the
+// next draws have (0: none), as the define SIMVIS_SHADOWS that a renderer's
+// shader may use: a program without shadows then carries no shadow code
+// (a software rasterizer runs every branch of a shader, taken or not).
+// Each count compiles its own programs once.
+func (s *Scene) SetShadowMaps(n int) {
+	c := s.meshes
+	if n == c.shadowMaps {
+		return
+	}
+	c.shadowMaps = n
+	for _, m := range c.materials {
+		m.setShadowMaps(n)
+	}
+	for _, m := range c.styles {
+		m.setShadowMaps(n)
+	}
+}
+
+// SetDrawHook sets a function every model material calls when drawn,
+// after its own GL setup, with its program current (nil: none): renderers
+// give their shader the frame's uniforms through it.
+func (s *Scene) SetDrawHook(fn func(gs *gls.GLS)) { s.meshes.drawHook = fn }
+
+func (m *litMaterial) setShadowMaps(n int) {
+	if n > 0 {
+		m.ShaderDefines.Set("SIMVIS_SHADOWS", strconv.Itoa(n))
+	} else {
+		m.ShaderDefines.Unset("SIMVIS_SHADOWS")
+	}
+}
+
 // litMaterial is the g3n material of one model material: g3n's standard
 // (Phong) material, whose "standard" shader a renderer may replace with one
 // that adds shadows and the alpha test (SIMVIS_ALPHA_CUTOFF), plus the
@@ -68,13 +102,16 @@ type litMaterial struct {
 
 // RenderSetup implements material.IMaterial: the standard material's
 // state, then, the first time the texture is on the GL (bound to unit 0
-// by the standard setup), its anisotropic filtering.
+// by the standard setup), its anisotropic filtering, then the draw hook.
 func (m *litMaterial) RenderSetup(gs *gls.GLS) {
 	m.Standard.RenderSetup(gs)
 	if m.textured && !m.filtered && m.cache.anisotropy >= 1 {
 		gs.ActiveTexture(gls.TEXTURE0)
 		gs.TexParameteri(gls.TEXTURE_2D, textureMaxAnisotropy, int32(m.cache.anisotropy))
 		m.filtered = true
+	}
+	if h := m.cache.drawHook; h != nil {
+		h(gs)
 	}
 }
 
@@ -194,6 +231,7 @@ func (c *meshCache) newStandard(m *models.Material, override *[4]float32) *litMa
 		s.ShaderDefines.Set("SIMVIS_ALPHA_CUTOFF", strconv.FormatFloat(float64(m.AlphaCutoff), 'g', -1, 32))
 	}
 	lm := &litMaterial{Standard: s, cache: c}
+	lm.setShadowMaps(c.shadowMaps)
 	if m.BaseColorTexture != nil {
 		s.AddTexture(c.texture(m))
 		lm.textured = true

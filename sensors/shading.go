@@ -8,25 +8,20 @@ package sensors
 // elsewhere), and no clamping at 1, so that float targets keep the linear
 // radiance for exposure (exposure.go).
 //
-// The shadow data is context state, not program state: the shadow atlas
-// and a small float texture of per-light parameters sit on texture units
-// shadowAtlasUnit and shadowParamsUnit, which the shader names with
-// layout(binding) (ARB_shading_language_420pack), so every program g3n
-// compiles from this shader, whatever material drew it, reads the same
-// shadows without per-program uniforms. With no shadows the parameters say
-// zero lights.
+// The shadow code is compiled in only where the material has the define
+// SIMVIS_SHADOWS (the number of maps; scene.Scene.SetShadowMaps): llvmpipe
+// runs every branch of a shader whether taken or not, and shadow code
+// present but unused made a frame 5 to 10 times as costly. Those are the
+// model materials, which set the frame's shadow uniforms (matrices, light
+// parameters) when drawn (scene.Scene.SetDrawHook); the atlas sits on
+// texture unit shadowAtlasUnit, which the shader names with layout(binding)
+// (ARB_shading_language_420pack).
 
 const (
-	shadowAtlasUnit  = 14
-	shadowParamsUnit = 15
+	shadowAtlasUnit = 14
 	// maxShadowLights bounds the lights with a shadow map; further marked
 	// lights light without shadows.
 	maxShadowLights = 4
-	// shadowParamTexels is the parameter texels per light: the 4 columns of
-	// the matrix from camera coordinates to the atlas, (kind, near, far,
-	// texel size), and the light's key (direction toward a directional
-	// light, position of a spot light, camera coordinates).
-	shadowParamTexels = 6
 )
 
 const litFragmentShader = `#extension GL_ARB_shading_language_420pack : require
@@ -39,22 +34,25 @@ in vec2 FragTexcoord;
 #include <lights>
 #include <material>
 
-layout(binding = 14) uniform sampler2DShadow SimvisShadowAtlas;
-layout(binding = 15) uniform sampler2D SimvisShadowParams;
-
 out vec4 FragColor;
 
-vec4 shadowParam(int i) { return texelFetch(SimvisShadowParams, ivec2(i, 0), 0); }
+#ifdef SIMVIS_SHADOWS
+layout(binding = 14) uniform sampler2DShadow SimvisShadowAtlas;
+// Per map: camera coordinates -> atlas (u, v across the atlas, window
+// depth); (kind: 1 directional, 2 spot; near; far; texel size); the key
+// that finds its light (direction toward a directional light, position of
+// a spot light, camera coordinates).
+uniform mat4 SimvisShadowMatrix[SIMVIS_SHADOWS];
+uniform vec4 SimvisShadowInfo[SIMVIS_SHADOWS];
+uniform vec3 SimvisShadowKey[SIMVIS_SHADOWS];
 
 // shadowSlot returns the shadow map of the light of this kind (1
 // directional, 2 spot) whose key matches, or -1.
 int shadowSlot(int kind, vec3 key) {
-    int n = int(shadowParam(0).x);
-    for (int j = 0; j < n; j++) {
-        int b = 1 + 6*j;
-        vec4 info = shadowParam(b + 4);
+    for (int j = 0; j < SIMVIS_SHADOWS; j++) {
+        vec4 info = SimvisShadowInfo[j];
         if (int(info.x) != kind) continue;
-        vec3 k = shadowParam(b + 5).xyz;
+        vec3 k = SimvisShadowKey[j];
         if (kind == 1 ? dot(k, normalize(key)) > 0.99999 : distance(k, key) < 1e-3) {
             return j;
         }
@@ -68,12 +66,11 @@ int shadowSlot(int kind, vec3 key) {
 // 3x3-texel tent, after a bias along the normal and in depth that grows
 // with the texel's size on the surface.
 float lightSeen(int j, vec3 pos, vec3 n, vec3 toLight) {
-    int b = 1 + 6*j;
-    mat4 m = mat4(shadowParam(b), shadowParam(b+1), shadowParam(b+2), shadowParam(b+3));
-    vec4 info = shadowParam(b + 4);
+    mat4 m = SimvisShadowMatrix[j];
+    vec4 info = SimvisShadowInfo[j];
     int kind = int(info.x);
     float near = info.y, far = info.z;
-    float texel = kind == 1 ? info.w : info.w * max(distance(pos, shadowParam(b + 5).xyz), near);
+    float texel = kind == 1 ? info.w : info.w * max(distance(pos, SimvisShadowKey[j]), near);
     float c = clamp(dot(n, toLight), 0.1, 1.0);
     float tanT = sqrt(1.0 - c*c) / c;
     vec4 q = m * vec4(pos + n * texel, 1.0);
@@ -95,6 +92,7 @@ float lightSeen(int j, vec3 pos, vec3 n, vec3 toLight) {
     }
     return lit / 4.0;
 }
+#endif
 
 void main() {
     vec4 texMixed = vec4(1);
@@ -152,8 +150,11 @@ void main() {
         vec3 l = normalize(DirLightPosition(i));
         float dotNormal = dot(l, normal);
         if (dotNormal > EPS) {
+            float seen = 1.0;
+#ifdef SIMVIS_SHADOWS
             int j = shadowSlot(1, l);
-            float seen = j < 0 ? 1.0 : lightSeen(j, pos, normal, l);
+            if (j >= 0) seen = lightSeen(j, pos, normal, l);
+#endif
             diffuseTotal += seen * DirLightColor(i) * matDiffuse.rgb * dotNormal;
             specularTotal += seen * DirLightColor(i) * MatSpecularColor * pow(max(dot(reflect(-l, normal), camDir), 0.0), MatShininess);
         }
@@ -187,8 +188,11 @@ void main() {
             float dotNormal = dot(l, normal);
             if (dotNormal > EPS) {
                 float att = 1.0 / (1.0 + dist * (SpotLightLinearDecay(i) + SpotLightQuadraticDecay(i) * dist));
+                float seen = 1.0;
+#ifdef SIMVIS_SHADOWS
                 int j = shadowSlot(2, SpotLightPosition(i));
-                float seen = j < 0 ? 1.0 : lightSeen(j, pos, normal, l);
+                if (j >= 0) seen = lightSeen(j, pos, normal, l);
+#endif
                 vec3 col = seen * SpotLightColor(i) * att * pow(angleDot, SpotLightAngularDecay(i));
                 diffuseTotal += col * matDiffuse.rgb * dotNormal;
                 specularTotal += col * MatSpecularColor * pow(max(dot(reflect(-l, normal), camDir), 0.0), MatShininess);

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image"
 	"math"
-	"slices"
 
 	"github.com/g3n/engine/core"
 	"github.com/g3n/engine/gls"
@@ -62,7 +61,6 @@ type shadowGeom struct {
 // changed since they were drawn (stereo pairs and still scenes reuse them).
 type shadowState struct {
 	atlas    *gpu.DepthTarget
-	params   uint32 // RGBA32F texture of per-light parameters
 	mvp      gls.Uniform
 	geoms    map[[32]byte]*shadowGeom
 	alphas   map[*models.Material]uint32 // masked materials' alpha textures
@@ -72,8 +70,10 @@ type shadowState struct {
 	casters  []shadowCaster
 	meshes   []scene.MeshInstance
 	valid    bool // the atlas holds lights over casters
-	data     []float32
-	lastZero bool // params says no lights
+	// The frame's uniforms, per map: matrices (16 floats), info (4), keys (3).
+	matrices, info, keys []float32
+	uMatrix, uInfo, uKey gls.Uniform
+	setUniforms          func(gs *gls.GLS)
 }
 
 // findShadowLights returns the visible lights marked scene.ShadowCaster in
@@ -128,12 +128,15 @@ func (r *Renderer) shadowState(gs *gls.GLS) *shadowState {
 	r.g3n.AddShader(shadowProgram+"_vertex", shadowVertexShader)
 	r.g3n.AddShader(shadowProgram+"_fragment", shadowFragmentShader)
 	r.g3n.AddProgram(shadowProgram, shadowProgram+"_vertex", shadowProgram+"_fragment")
-	st.params = gs.GenTexture()
-	gs.ActiveTexture(gls.TEXTURE0 + shadowParamsUnit)
-	gs.BindTexture(gls.TEXTURE_2D, st.params)
-	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MIN_FILTER, gls.NEAREST)
-	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MAG_FILTER, gls.NEAREST)
-	gs.ActiveTexture(gls.TEXTURE0)
+	st.uMatrix.Init("SimvisShadowMatrix")
+	st.uInfo.Init("SimvisShadowInfo")
+	st.uKey.Init("SimvisShadowKey")
+	st.setUniforms = func(gs *gls.GLS) {
+		n := int32(len(st.info) / 4)
+		gs.UniformMatrix4fv(st.uMatrix.Location(gs), n, false, &st.matrices[0])
+		gs.Uniform4fv(st.uInfo.Location(gs), n, &st.info[0])
+		gs.Uniform3fv(st.uKey.Location(gs), n, &st.keys[0])
+	}
 	r.shadow = st
 	return st
 }
@@ -200,10 +203,8 @@ func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on bool, camView 
 		lights = findShadowLights(s.G3N(), nil)
 	}
 	if len(lights) == 0 {
-		if !st.lastZero {
-			st.uploadParams(gs, []float32{0, 0, 0, 0})
-			st.lastZero = true
-		}
+		s.SetShadowMaps(0)
+		s.SetDrawHook(nil)
 		return nil
 	}
 	st.meshes = s.SensedMeshes(st.meshes[:0])
@@ -227,17 +228,17 @@ func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on bool, camView 
 		st.lights = append(st.lights[:0], lights...)
 		st.valid = true
 	}
-	// Parameters: the matrix from camera coordinates to atlas
-	// coordinates (u, v in [0, 1] across the atlas, window depth), per light.
+	// Uniforms: the matrix from camera coordinates to atlas coordinates
+	// (u, v in [0, 1] across the atlas, window depth), per light.
 	n := len(st.lights)
-	data := slices.Grow(append(st.data[:0], float32(n), 0, 0, 0), 4*shadowParamTexels*n)
+	st.matrices, st.info, st.keys = st.matrices[:0], st.info[:0], st.keys[:0]
 	worldFromCam := camView.Inv()
 	for j, l := range st.lights {
 		sx := 1 / (2 * float64(n))
 		bias := mgl64.Mat4{sx, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, (float64(j) + 0.5) / float64(n), 0.5, 0.5, 1}
 		m := bias.Mul4(l.viewProj).Mul4(worldFromCam)
 		for _, v := range m {
-			data = append(data, float32(v))
+			st.matrices = append(st.matrices, float32(v))
 		}
 		kind := 1.0
 		key := camView.Mul4x1(l.dir.Vec4(0)).Vec3()
@@ -245,23 +246,15 @@ func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on bool, camView 
 			kind = 2
 			key = camView.Mul4x1(l.pos.Vec4(1)).Vec3()
 		}
-		data = append(data, float32(kind), float32(l.near), float32(l.far), float32(l.texel),
-			float32(key[0]), float32(key[1]), float32(key[2]), 0)
+		st.info = append(st.info, float32(kind), float32(l.near), float32(l.far), float32(l.texel))
+		st.keys = append(st.keys, float32(key[0]), float32(key[1]), float32(key[2]))
 	}
-	st.data = data
-	st.uploadParams(gs, data)
-	st.lastZero = false
+	s.SetShadowMaps(n)
+	s.SetDrawHook(st.setUniforms)
 	gs.ActiveTexture(gls.TEXTURE0 + shadowAtlasUnit)
 	gs.BindTexture(gls.TEXTURE_2D, st.atlas.Texture())
 	gs.ActiveTexture(gls.TEXTURE0)
 	return nil
-}
-
-func (st *shadowState) uploadParams(gs *gls.GLS, data []float32) {
-	gs.ActiveTexture(gls.TEXTURE0 + shadowParamsUnit)
-	gs.BindTexture(gls.TEXTURE_2D, st.params)
-	gs.TexImage2D(gls.TEXTURE_2D, 0, gls.RGBA32F, int32(len(data)/4), 1, gls.RGBA, gls.FLOAT, data)
-	gs.ActiveTexture(gls.TEXTURE0)
 }
 
 // drawShadowMaps fits each light's view to the casters and draws their
