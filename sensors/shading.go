@@ -46,20 +46,6 @@ uniform mat4 SimvisShadowMatrix[SIMVIS_SHADOWS];
 uniform vec4 SimvisShadowInfo[SIMVIS_SHADOWS];
 uniform vec3 SimvisShadowKey[SIMVIS_SHADOWS];
 
-// shadowSlot returns the shadow map of the light of this kind (1
-// directional, 2 spot) whose key matches, or -1.
-int shadowSlot(int kind, vec3 key) {
-    for (int j = 0; j < SIMVIS_SHADOWS; j++) {
-        vec4 info = SimvisShadowInfo[j];
-        if (int(info.x) != kind) continue;
-        vec3 k = SimvisShadowKey[j];
-        if (kind == 1 ? dot(k, normalize(key)) > 0.99999 : distance(k, key) < 1e-3) {
-            return j;
-        }
-    }
-    return -1;
-}
-
 // lightSeen is the fraction of the light j reaching the fragment:
 // percentage-closer filtering of its shadow map, four hardware-filtered
 // comparisons (each 2x2 texels, bilinearly weighted) half a texel apart, a
@@ -91,6 +77,23 @@ float lightSeen(int j, vec3 pos, vec3 n, vec3 toLight) {
         lit += texture(SimvisShadowAtlas, vec3((t + o) / size, ref));
     }
     return lit / 4.0;
+}
+
+// shadowed returns the fraction of the light of this kind (1 directional,
+// 2 spot) with this key reaching the fragment: lightSeen of the map whose
+// key matches, 1 without one. The loop has a constant bound, so the
+// compiler unrolls it and every map's uniforms are read at constant
+// indices (a dynamic index made llvmpipe gather them per pixel).
+float shadowed(int kind, vec3 key, vec3 pos, vec3 n, vec3 toLight) {
+    float seen = 1.0;
+    for (int j = 0; j < SIMVIS_SHADOWS; j++) {
+        vec3 k = SimvisShadowKey[j];
+        bool match = kind == 1 ? dot(k, normalize(key)) > 0.99999 : distance(k, key) < 1e-3;
+        if (int(SimvisShadowInfo[j].x) == kind && match) {
+            seen = lightSeen(j, pos, n, toLight);
+        }
+    }
+    return seen;
 }
 #endif
 
@@ -152,8 +155,7 @@ void main() {
         if (dotNormal > EPS) {
             float seen = 1.0;
 #ifdef SIMVIS_SHADOWS
-            int j = shadowSlot(1, l);
-            if (j >= 0) seen = lightSeen(j, pos, normal, l);
+            seen = shadowed(1, l, pos, normal, l);
 #endif
             diffuseTotal += seen * DirLightColor(i) * matDiffuse.rgb * dotNormal;
             specularTotal += seen * DirLightColor(i) * MatSpecularColor * pow(max(dot(reflect(-l, normal), camDir), 0.0), MatShininess);
@@ -190,8 +192,7 @@ void main() {
                 float att = 1.0 / (1.0 + dist * (SpotLightLinearDecay(i) + SpotLightQuadraticDecay(i) * dist));
                 float seen = 1.0;
 #ifdef SIMVIS_SHADOWS
-                int j = shadowSlot(2, SpotLightPosition(i));
-                if (j >= 0) seen = lightSeen(j, pos, normal, l);
+                seen = shadowed(2, SpotLightPosition(i), pos, normal, l);
 #endif
                 vec3 col = seen * SpotLightColor(i) * att * pow(angleDot, SpotLightAngularDecay(i));
                 diffuseTotal += col * matDiffuse.rgb * dotNormal;
