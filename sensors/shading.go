@@ -42,29 +42,19 @@ layout(binding = 14) uniform sampler2DShadow SimvisShadowAtlas;
 // depth); (kind: 1 directional, 2 spot; near; far; texel size); the key
 // that finds its light (direction toward a directional light, position of
 // a spot light, camera coordinates).
-uniform mat4 SimvisShadowMatrix[SIMVIS_SHADOWS];
 uniform vec4 SimvisShadowInfo[SIMVIS_SHADOWS];
 uniform vec3 SimvisShadowKey[SIMVIS_SHADOWS];
+in vec4 SimvisShadowCoord[SIMVIS_SHADOWS];
 
 // lightSeen is the fraction of the light j reaching the fragment:
 // percentage-closer filtering of its shadow map, four hardware-filtered
 // comparisons (each 2x2 texels, bilinearly weighted) half a texel apart, a
-// 3x3-texel tent, after a bias along the normal and in depth that grows
-// with the texel's size on the surface.
-float lightSeen(int j, vec3 pos, vec3 n, vec3 toLight) {
-    mat4 m = SimvisShadowMatrix[j];
-    vec4 info = SimvisShadowInfo[j];
-    int kind = int(info.x);
-    float near = info.y, far = info.z;
-    float texel = kind == 1 ? info.w : info.w * max(distance(pos, SimvisShadowKey[j]), near);
-    float c = clamp(dot(n, toLight), 0.1, 1.0);
-    float tanT = sqrt(1.0 - c*c) / c;
-    vec4 q = m * vec4(pos + n * texel, 1.0);
+// 3x3-texel tent, at the fragment's biased place in the map (computed per
+// vertex, see litVertexShader).
+float lightSeen(int j) {
+    vec4 q = SimvisShadowCoord[j];
     if (q.w <= 0.0) return 1.0;
     vec3 p = q.xyz / q.w;
-    float lin = kind == 1 ? near + p.z * (far - near) : q.w;
-    lin -= texel * (1.0 + tanT);
-    float ref = kind == 1 ? (lin - near) / (far - near) : far * (lin - near) / (lin * (far - near));
     vec2 size = vec2(textureSize(SimvisShadowAtlas, 0));
     // The light's square of the atlas, in texels, less the filter's reach.
     float lo = float(j) * size.y, hi = lo + size.y;
@@ -74,7 +64,7 @@ float lightSeen(int j, vec3 pos, vec3 n, vec3 toLight) {
     float lit = 0.0;
     for (int k = 0; k < 4; k++) {
         vec2 o = vec2(k == 0 || k == 2 ? -0.5 : 0.5, k < 2 ? -0.5 : 0.5);
-        lit += texture(SimvisShadowAtlas, vec3((t + o) / size, ref));
+        lit += texture(SimvisShadowAtlas, vec3((t + o) / size, p.z));
     }
     return lit / 4.0;
 }
@@ -84,13 +74,13 @@ float lightSeen(int j, vec3 pos, vec3 n, vec3 toLight) {
 // key matches, 1 without one. The loop has a constant bound, so the
 // compiler unrolls it and every map's uniforms are read at constant
 // indices (a dynamic index made llvmpipe gather them per pixel).
-float shadowed(int kind, vec3 key, vec3 pos, vec3 n, vec3 toLight) {
+float shadowed(int kind, vec3 key) {
     float seen = 1.0;
     for (int j = 0; j < SIMVIS_SHADOWS; j++) {
         vec3 k = SimvisShadowKey[j];
         bool match = kind == 1 ? dot(k, normalize(key)) > 0.99999 : distance(k, key) < 1e-3;
         if (int(SimvisShadowInfo[j].x) == kind && match) {
-            seen = lightSeen(j, pos, n, toLight);
+            seen = lightSeen(j);
         }
     }
     return seen;
@@ -155,7 +145,7 @@ void main() {
         if (dotNormal > EPS) {
             float seen = 1.0;
 #ifdef SIMVIS_SHADOWS
-            seen = shadowed(1, l, pos, normal, l);
+            seen = shadowed(1, l);
 #endif
             diffuseTotal += seen * DirLightColor(i) * matDiffuse.rgb * dotNormal;
             specularTotal += seen * DirLightColor(i) * MatSpecularColor * pow(max(dot(reflect(-l, normal), camDir), 0.0), MatShininess);
@@ -192,7 +182,7 @@ void main() {
                 float att = 1.0 / (1.0 + dist * (SpotLightLinearDecay(i) + SpotLightQuadraticDecay(i) * dist));
                 float seen = 1.0;
 #ifdef SIMVIS_SHADOWS
-                seen = shadowed(2, SpotLightPosition(i), pos, normal, l);
+                seen = shadowed(2, SpotLightPosition(i));
 #endif
                 vec3 col = seen * SpotLightColor(i) * att * pow(angleDot, SpotLightAngularDecay(i));
                 diffuseTotal += col * matDiffuse.rgb * dotNormal;
@@ -207,6 +197,70 @@ void main() {
     // Not clamped: float targets keep radiance above 1 for exposure;
     // 8-bit targets clamp as they store.
     FragColor = vec4(ambientTotal + MatEmissiveColor + diffuseTotal + specularTotal, matDiffuse.a);
+}
+`
+
+// litVertexShader is g3n's standard vertex shader plus, with
+// SIMVIS_SHADOWS, each fragment's place in every shadow map
+// (SimvisShadowCoord: atlas u, v, window depth, before the division by
+// w), biased per vertex against self-shadowing: moved along the normal
+// (turned toward the light) by a texel's size on the surface and toward the
+// light by a texel times 1 + tan(angle of incidence), so that a surface
+// never shades itself however the map's texels fall on it.
+const litVertexShader = `#include <attributes>
+
+uniform mat4 ModelViewMatrix;
+uniform mat3 NormalMatrix;
+uniform mat4 MVP;
+
+#include <material>
+#include <morphtarget_vertex_declaration>
+#include <bones_vertex_declaration>
+
+out vec4 Position;
+out vec3 Normal;
+out vec2 FragTexcoord;
+
+#ifdef SIMVIS_SHADOWS
+// Per map: camera coordinates -> atlas; (kind: 1 directional, 2 spot;
+// near; far; texel size: meters, or meters per meter of distance); the key
+// (direction toward a directional light, position of a spot light, camera
+// coordinates).
+uniform mat4 SimvisShadowMatrix[SIMVIS_SHADOWS];
+uniform vec4 SimvisShadowInfo[SIMVIS_SHADOWS];
+uniform vec3 SimvisShadowKey[SIMVIS_SHADOWS];
+out vec4 SimvisShadowCoord[SIMVIS_SHADOWS];
+#endif
+
+void main() {
+    Position = ModelViewMatrix * vec4(VertexPosition, 1.0);
+    Normal = normalize(NormalMatrix * VertexNormal);
+    vec2 texcoord = VertexTexcoord;
+#if MAT_TEXTURES > 0
+    if (MatTexFlipY(0)) {
+        texcoord.y = 1.0 - texcoord.y;
+    }
+#endif
+    FragTexcoord = texcoord;
+    vec3 vPosition = VertexPosition;
+    mat4 finalWorld = mat4(1.0);
+    #include <morphtarget_vertex>
+    #include <bones_vertex>
+    gl_Position = MVP * finalWorld * vec4(vPosition, 1.0);
+#ifdef SIMVIS_SHADOWS
+    for (int j = 0; j < SIMVIS_SHADOWS; j++) {
+        vec4 info = SimvisShadowInfo[j];
+        vec3 key = SimvisShadowKey[j];
+        vec3 toLight = info.x < 1.5 ? key : key - Position.xyz;
+        float dist = max(length(toLight), 1e-9);
+        toLight /= dist;
+        float texel = info.x < 1.5 ? info.w : info.w * max(dist, info.y);
+        vec3 n = dot(Normal, toLight) < 0.0 ? -Normal : Normal;
+        float c = clamp(dot(n, toLight), 0.1, 1.0);
+        float tanT = sqrt(1.0 - c*c) / c;
+        SimvisShadowCoord[j] = SimvisShadowMatrix[j] * vec4(Position.xyz + n * texel + toLight * texel * (1.0 + tanT), 1.0);
+    }
+#endif
 }
 `
 
