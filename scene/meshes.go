@@ -5,6 +5,7 @@ import (
 	"image/draw"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/g3n/engine/core"
 	"github.com/g3n/engine/geometry"
@@ -27,7 +28,7 @@ type meshCache struct {
 	// anisotropy is the GL_TEXTURE_MAX_ANISOTROPY textures get when first
 	// drawn (0: the GL has no anisotropic filtering; see SetAnisotropy).
 	anisotropy float32
-	shadowMaps int // SIMVIS_SHADOWS of every material (see SetShadowMaps)
+	shadowDefs [3]string // SIMVIS_SHADOWS, _DIR_SLOTS, _SPOT_SLOTS of every material ("" none; see SetShadowMaps)
 	drawHook   func(gs *gls.GLS)
 }
 
@@ -58,21 +59,51 @@ func (s *Scene) SetAnisotropy(n float32) {
 }
 
 // SetShadowMaps tells the scene's model materials how many shadow maps the
-// next draws have (0: none), as the define SIMVIS_SHADOWS that a renderer's
-// shader may use: a program without shadows then carries no shadow code
-// (a software rasterizer runs every branch of a shader, taken or not).
-// Each count compiles its own programs once.
-func (s *Scene) SetShadowMaps(n int) {
+// next draws have (0: none) and which map each directional and each spot
+// light has (by the renderer's numbering of the lights; -1 none), as the
+// defines SIMVIS_SHADOWS, SIMVIS_DIR_SLOTS and SIMVIS_SPOT_SLOTS ("0,-1")
+// that a renderer's shader may use: a program without shadows then carries
+// no shadow code (a software rasterizer runs every branch of a shader,
+// taken or not), one with them reads each light's map at a constant index.
+// Each combination compiles its own programs once.
+func (s *Scene) SetShadowMaps(n int, dirSlots, spotSlots []int) {
 	c := s.meshes
-	if n == c.shadowMaps {
+	var defs [3]string
+	if n > 0 {
+		defs = [3]string{strconv.Itoa(n), slotList(dirSlots), slotList(spotSlots)}
+	}
+	if defs == c.shadowDefs {
 		return
 	}
-	c.shadowMaps = n
+	c.shadowDefs = defs
 	for _, m := range c.materials {
-		m.setShadowMaps(n)
+		m.setShadowDefines(defs)
 	}
 	for _, m := range c.styles {
-		m.setShadowMaps(n)
+		m.setShadowDefines(defs)
+	}
+}
+
+func slotList(slots []int) string {
+	if len(slots) == 0 {
+		return "-1"
+	}
+	parts := make([]string, len(slots))
+	for i, v := range slots {
+		parts[i] = strconv.Itoa(v)
+	}
+	return strings.Join(parts, ",")
+}
+
+var shadowDefineNames = [3]string{"SIMVIS_SHADOWS", "SIMVIS_DIR_SLOTS", "SIMVIS_SPOT_SLOTS"}
+
+func (m *litMaterial) setShadowDefines(defs [3]string) {
+	for i, name := range shadowDefineNames {
+		if defs[i] != "" {
+			m.ShaderDefines.Set(name, defs[i])
+		} else {
+			m.ShaderDefines.Unset(name)
+		}
 	}
 }
 
@@ -80,14 +111,6 @@ func (s *Scene) SetShadowMaps(n int) {
 // after its own GL setup, with its program current (nil: none): renderers
 // give their shader the frame's uniforms through it.
 func (s *Scene) SetDrawHook(fn func(gs *gls.GLS)) { s.meshes.drawHook = fn }
-
-func (m *litMaterial) setShadowMaps(n int) {
-	if n > 0 {
-		m.ShaderDefines.Set("SIMVIS_SHADOWS", strconv.Itoa(n))
-	} else {
-		m.ShaderDefines.Unset("SIMVIS_SHADOWS")
-	}
-}
 
 // litMaterial is the g3n material of one model material: g3n's standard
 // (Phong) material, whose "standard" shader a renderer may replace with one
@@ -231,7 +254,7 @@ func (c *meshCache) newStandard(m *models.Material, override *[4]float32) *litMa
 		s.ShaderDefines.Set("SIMVIS_ALPHA_CUTOFF", strconv.FormatFloat(float64(m.AlphaCutoff), 'g', -1, 32))
 	}
 	lm := &litMaterial{Standard: s, cache: c}
-	lm.setShadowMaps(c.shadowMaps)
+	lm.setShadowDefines(c.shadowDefs)
 	if m.BaseColorTexture != nil {
 		s.AddTexture(c.texture(m))
 		lm.textured = true

@@ -38,12 +38,8 @@ out vec4 FragColor;
 
 #ifdef SIMVIS_SHADOWS
 layout(binding = 14) uniform sampler2DShadow SimvisShadowAtlas;
-// Per map: camera coordinates -> atlas (u, v across the atlas, window
-// depth); (kind: 1 directional, 2 spot; near; far; texel size); the key
-// that finds its light (direction toward a directional light, position of
-// a spot light, camera coordinates).
-uniform vec4 SimvisShadowInfo[SIMVIS_SHADOWS];
-uniform vec3 SimvisShadowKey[SIMVIS_SHADOWS];
+// Per map: the fragment's biased place in it (atlas u, v, window depth,
+// before the division by w; litVertexShader).
 in vec4 SimvisShadowCoord[SIMVIS_SHADOWS];
 
 // lightSeen is the fraction of the light j reaching the fragment:
@@ -69,22 +65,15 @@ float lightSeen(int j) {
     return lit / 4.0;
 }
 
-// shadowed returns the fraction of the light of this kind (1 directional,
-// 2 spot) with this key reaching the fragment: lightSeen of the map whose
-// key matches, 1 without one. The loop has a constant bound, so the
-// compiler unrolls it and every map's uniforms are read at constant
-// indices (a dynamic index made llvmpipe gather them per pixel).
-float shadowed(int kind, vec3 key) {
-    float seen = 1.0;
-    for (int j = 0; j < SIMVIS_SHADOWS; j++) {
-        vec3 k = SimvisShadowKey[j];
-        bool match = kind == 1 ? dot(k, normalize(key)) > 0.99999 : distance(k, key) < 1e-3;
-        if (int(SimvisShadowInfo[j].x) == kind && match) {
-            seen = lightSeen(j);
-        }
-    }
-    return seen;
-}
+// The map of each directional and spot light, by g3n's numbering (-1
+// none): constant, so the unrolled light loops read each map at a
+// constant index and skip lights without one at compile time.
+#if DIR_LIGHTS > 0
+const int SimvisDirSlot[DIR_LIGHTS] = int[DIR_LIGHTS](SIMVIS_DIR_SLOTS);
+#endif
+#if SPOT_LIGHTS > 0
+const int SimvisSpotSlot[SPOT_LIGHTS] = int[SPOT_LIGHTS](SIMVIS_SPOT_SLOTS);
+#endif
 #endif
 
 void main() {
@@ -145,7 +134,7 @@ void main() {
         if (dotNormal > EPS) {
             float seen = 1.0;
 #ifdef SIMVIS_SHADOWS
-            seen = shadowed(1, l);
+            if (SimvisDirSlot[i] >= 0) seen = lightSeen(SimvisDirSlot[i]);
 #endif
             diffuseTotal += seen * DirLightColor(i) * matDiffuse.rgb * dotNormal;
             specularTotal += seen * DirLightColor(i) * MatSpecularColor * pow(max(dot(reflect(-l, normal), camDir), 0.0), MatShininess);
@@ -182,7 +171,7 @@ void main() {
                 float att = 1.0 / (1.0 + dist * (SpotLightLinearDecay(i) + SpotLightQuadraticDecay(i) * dist));
                 float seen = 1.0;
 #ifdef SIMVIS_SHADOWS
-                seen = shadowed(2, SpotLightPosition(i));
+                if (SimvisSpotSlot[i] >= 0) seen = lightSeen(SimvisSpotSlot[i]);
 #endif
                 vec3 col = seen * SpotLightColor(i) * att * pow(angleDot, SpotLightAngularDecay(i));
                 diffuseTotal += col * matDiffuse.rgb * dotNormal;

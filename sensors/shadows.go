@@ -76,45 +76,52 @@ type shadowState struct {
 	setUniforms          func(gs *gls.GLS)
 }
 
-// findShadowLights returns the visible lights marked scene.ShadowCaster in
-// the g3n graph under root (world matrices must be current), at most
-// maxShadowLights.
-func findShadowLights(root core.INode, dst []shadowLight) []shadowLight {
+// findShadowLights walks the g3n graph under root (world matrices must be
+// current) as g3n's renderer does when it numbers the lights (depth first,
+// visible nodes only), and returns the lights marked scene.ShadowCaster
+// that get a shadow map (at most maxShadowLights, in that order), and for
+// every directional and every spot light, in g3n's numbering, the index
+// of its map or -1: the shader reads its light's map at a constant index.
+func findShadowLights(root core.INode) (lights []shadowLight, dirSlots, spotSlots []int) {
 	var walk func(n core.INode)
 	walk = func(n core.INode) {
 		node := n.GetNode()
-		if !node.Visible() || len(dst) >= maxShadowLights {
+		if !node.Visible() {
 			return
 		}
-		if sc, ok := node.UserData().(scene.ShadowCaster); ok {
-			size := sc.MapSize
-			if size <= 0 {
-				size = DefaultShadowMapSize
+		sc, marked := node.UserData().(scene.ShadowCaster)
+		size := sc.MapSize
+		if size <= 0 {
+			size = DefaultShadowMapSize
+		}
+		marked = marked && len(lights) < maxShadowLights
+		var p, d math32.Vector3
+		switch l := n.(type) {
+		case *light.Directional:
+			slot := -1
+			l.WorldPosition(&p)
+			if v := (mgl64.Vec3{float64(p.X), float64(p.Y), float64(p.Z)}); marked && v.Len() > 0 {
+				slot = len(lights)
+				lights = append(lights, shadowLight{size: size, dir: v.Normalize()})
 			}
-			var p, d math32.Vector3
-			switch l := n.(type) {
-			case *light.Directional:
-				l.WorldPosition(&p)
-				v := mgl64.Vec3{float64(p.X), float64(p.Y), float64(p.Z)}
-				if v.Len() > 0 {
-					dst = append(dst, shadowLight{size: size, dir: v.Normalize()})
-				}
-			case *light.Spot:
-				l.WorldPosition(&p)
-				l.WorldDirection(&d)
-				v := mgl64.Vec3{float64(d.X), float64(d.Y), float64(d.Z)}
-				if v.Len() > 0 {
-					dst = append(dst, shadowLight{spot: true, size: size, dir: v.Normalize(),
-						pos: mgl64.Vec3{float64(p.X), float64(p.Y), float64(p.Z)}, cutoff: float64(l.CutoffAngle())})
-				}
+			dirSlots = append(dirSlots, slot)
+		case *light.Spot:
+			slot := -1
+			l.WorldPosition(&p)
+			l.WorldDirection(&d)
+			if v := (mgl64.Vec3{float64(d.X), float64(d.Y), float64(d.Z)}); marked && v.Len() > 0 {
+				slot = len(lights)
+				lights = append(lights, shadowLight{spot: true, size: size, dir: v.Normalize(),
+					pos: mgl64.Vec3{float64(p.X), float64(p.Y), float64(p.Z)}, cutoff: float64(l.CutoffAngle())})
 			}
+			spotSlots = append(spotSlots, slot)
 		}
 		for _, c := range node.Children() {
 			walk(c)
 		}
 	}
 	walk(root)
-	return dst
+	return lights, dirSlots, spotSlots
 }
 
 func (r *Renderer) shadowState(gs *gls.GLS) *shadowState {
@@ -198,12 +205,13 @@ func casts(p *models.Primitive) bool {
 func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on bool, camView mgl64.Mat4) error {
 	st := r.shadowState(gs)
 	var lights []shadowLight
+	var dirSlots, spotSlots []int
 	if on {
 		s.G3N().UpdateMatrixWorld()
-		lights = findShadowLights(s.G3N(), nil)
+		lights, dirSlots, spotSlots = findShadowLights(s.G3N())
 	}
 	if len(lights) == 0 {
-		s.SetShadowMaps(0)
+		s.SetShadowMaps(0, nil, nil)
 		s.SetDrawHook(nil)
 		return nil
 	}
@@ -249,7 +257,7 @@ func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on bool, camView 
 		st.info = append(st.info, float32(kind), float32(l.near), float32(l.far), float32(l.texel))
 		st.keys = append(st.keys, float32(key[0]), float32(key[1]), float32(key[2]))
 	}
-	s.SetShadowMaps(n)
+	s.SetShadowMaps(n, dirSlots, spotSlots)
 	s.SetDrawHook(st.setUniforms)
 	gs.ActiveTexture(gls.TEXTURE0 + shadowAtlasUnit)
 	gs.BindTexture(gls.TEXTURE_2D, st.atlas.Texture())
