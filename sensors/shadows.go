@@ -421,7 +421,9 @@ func fitShadowView(l *shadowLight, corners []mgl64.Vec3, empty bool, size int) {
 	}
 	view := mgl64.LookAtV(eye, eye.Add(shine), up)
 	if empty {
-		l.viewProj, l.near, l.far, l.texel = view, 0.1, 1, 1
+		// Nothing casts: a zero matrix gives w = 0, which the shader
+		// reads as lit.
+		l.viewProj, l.near, l.far, l.texel = mgl64.Mat4{}, 0.1, 1, 1
 		return
 	}
 	if l.spot {

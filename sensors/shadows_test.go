@@ -255,3 +255,24 @@ func TestShadowsOfTwoLights(t *testing.T) {
 		}
 	}
 }
+
+// With nothing that casts (the only mesh is blended), a sun's shadow map is
+// empty and every surface gets its full light.
+func TestNothingCasts(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteBox(t, dir, "glass.glb", 4, 4, 0.02, [4]float32{0.5, 0.5, 0.5, 0.999})
+	s := testkit.LoadXML(t, dir, `<scene>
+  <part file="glass.glb" name="GLASS"/>
+  <element type="light" name="SUN" kind="sun" azimuth="0" elevation="90"/>
+  <sensor type="camera" name="CAM" width="64" height="64" fov="40" pose_offset="0 0 5 0 90 0" background="0 0 0"/>
+</scene>`)
+	img, err := camera(t, s, "CAM").Image(testkit.Renderer(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 0.5 gray fully lit plus the highlight (0.1: the sun straight above
+	// reflects into the camera above), blended at 0.999 over black: 153.
+	if g := img.RGBAAt(32, 32).G; absDiff(g, 153) > 3 {
+		t.Errorf("center %d, want 153 (lit)", g)
+	}
+}
