@@ -5,6 +5,7 @@ import (
 	"image/draw"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/g3n/engine/core"
 	"github.com/g3n/engine/geometry"
@@ -27,6 +28,8 @@ type meshCache struct {
 	// anisotropy is the GL_TEXTURE_MAX_ANISOTROPY textures get when first
 	// drawn (0: the GL has no anisotropic filtering; see SetAnisotropy).
 	anisotropy float32
+	shadowDefs [3]string // SIMVIS_SHADOWS, _DIR_SLOTS, _SPOT_SLOTS of every material ("" none; see SetShadowMaps)
+	drawHook   func(gs *gls.GLS)
 }
 
 func newMeshCache() *meshCache {
@@ -55,6 +58,60 @@ func (s *Scene) SetAnisotropy(n float32) {
 	s.meshes.anisotropy = n
 }
 
+// SetShadowMaps tells the scene's model materials how many shadow maps the
+// next draws have (0: none) and which map each directional and each spot
+// light has (by the renderer's numbering of the lights; -1 none), as the
+// defines SIMVIS_SHADOWS, SIMVIS_DIR_SLOTS and SIMVIS_SPOT_SLOTS ("0,-1")
+// that a renderer's shader may use: a program without shadows then carries
+// no shadow code (a software rasterizer runs every branch of a shader,
+// taken or not), one with them reads each light's map at a constant index.
+// Each combination compiles its own programs once.
+func (s *Scene) SetShadowMaps(n int, dirSlots, spotSlots []int) {
+	c := s.meshes
+	var defs [3]string
+	if n > 0 {
+		defs = [3]string{strconv.Itoa(n), slotList(dirSlots), slotList(spotSlots)}
+	}
+	if defs == c.shadowDefs {
+		return
+	}
+	c.shadowDefs = defs
+	for _, m := range c.materials {
+		m.setShadowDefines(defs)
+	}
+	for _, m := range c.styles {
+		m.setShadowDefines(defs)
+	}
+}
+
+func slotList(slots []int) string {
+	if len(slots) == 0 {
+		return "-1"
+	}
+	parts := make([]string, len(slots))
+	for i, v := range slots {
+		parts[i] = strconv.Itoa(v)
+	}
+	return strings.Join(parts, ",")
+}
+
+var shadowDefineNames = [3]string{"SIMVIS_SHADOWS", "SIMVIS_DIR_SLOTS", "SIMVIS_SPOT_SLOTS"}
+
+func (m *litMaterial) setShadowDefines(defs [3]string) {
+	for i, name := range shadowDefineNames {
+		if defs[i] != "" {
+			m.ShaderDefines.Set(name, defs[i])
+		} else {
+			m.ShaderDefines.Unset(name)
+		}
+	}
+}
+
+// SetDrawHook sets a function every model material calls when drawn,
+// after its own GL setup, with its program current (nil: none): renderers
+// give their shader the frame's uniforms through it.
+func (s *Scene) SetDrawHook(fn func(gs *gls.GLS)) { s.meshes.drawHook = fn }
+
 // litMaterial is the g3n material of one model material: g3n's standard
 // (Phong) material, whose "standard" shader a renderer may replace with one
 // that adds shadows and the alpha test (SIMVIS_ALPHA_CUTOFF), plus the
@@ -68,13 +125,16 @@ type litMaterial struct {
 
 // RenderSetup implements material.IMaterial: the standard material's
 // state, then, the first time the texture is on the GL (bound to unit 0
-// by the standard setup), its anisotropic filtering.
+// by the standard setup), its anisotropic filtering, then the draw hook.
 func (m *litMaterial) RenderSetup(gs *gls.GLS) {
 	m.Standard.RenderSetup(gs)
 	if m.textured && !m.filtered && m.cache.anisotropy >= 1 {
 		gs.ActiveTexture(gls.TEXTURE0)
 		gs.TexParameteri(gls.TEXTURE_2D, textureMaxAnisotropy, int32(m.cache.anisotropy))
 		m.filtered = true
+	}
+	if h := m.cache.drawHook; h != nil {
+		h(gs)
 	}
 }
 
@@ -194,6 +254,7 @@ func (c *meshCache) newStandard(m *models.Material, override *[4]float32) *litMa
 		s.ShaderDefines.Set("SIMVIS_ALPHA_CUTOFF", strconv.FormatFloat(float64(m.AlphaCutoff), 'g', -1, 32))
 	}
 	lm := &litMaterial{Standard: s, cache: c}
+	lm.setShadowDefines(c.shadowDefs)
 	if m.BaseColorTexture != nil {
 		s.AddTexture(c.texture(m))
 		lm.textured = true

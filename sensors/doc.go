@@ -2,7 +2,7 @@
 // llvmpipe without one). Importing it registers its sensor types with the
 // scene package's factory:
 //
-//	camera        RGB image with its calibration; optional seeded pixel noise
+//	camera        RGB image with its calibration; lens, exposure, shadows, motion blur and seeded pixel noise (docs/cameras.md)
 //	depth         depth along the optical axis per pixel (REP-118), float32 and 16-bit mm
 //	laser         planar scanner, laid out like sensor_msgs/LaserScan
 //	laser3d       multi-layer scanner, an organized point cloud (PCD)
@@ -29,8 +29,8 @@
 //
 //	sensor, stamp      name; frame number and time in a sequence
 //	width, height      image size in pixels
-//	distortion_model   "plumb_bob" or "equidistant" (a camera's
-//	                   distortion_model attribute; depth cameras: plumb_bob)
+//	distortion_model   "plumb_bob" or "equidistant" (the sensor's
+//	                   distortion_model attribute; plumb_bob without one)
 //	D                  OpenCV's order: [k1 k2 p1 p2 k3] for plumb_bob,
 //	                   [k1 k2 k3 k4] for equidistant (OpenCV's fisheye);
 //	                   zeros for an ideal pinhole, as ROS drivers publish

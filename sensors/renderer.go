@@ -61,6 +61,7 @@ func (r *Renderer) initGL(gs *gls.GLS) error {
 	}
 	// Standard materials draw with our shader: shadows, alpha test,
 	// unclamped radiance (shading.go).
+	r.g3n.AddShader("standard_vertex", litVertexShader)
 	r.g3n.AddShader("standard_fragment", litFragmentShader)
 	r.anisotropy = gpu.MaxAnisotropy(gs)
 	// Sorting only matters for blending; transparent materials are

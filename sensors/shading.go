@@ -8,25 +8,20 @@ package sensors
 // elsewhere), and no clamping at 1, so that float targets keep the linear
 // radiance for exposure (exposure.go).
 //
-// The shadow data is context state, not program state: the shadow atlas
-// and a small float texture of per-light parameters sit on texture units
-// shadowAtlasUnit and shadowParamsUnit, which the shader names with
-// layout(binding) (ARB_shading_language_420pack), so every program g3n
-// compiles from this shader, whatever material drew it, reads the same
-// shadows without per-program uniforms. With no shadows the parameters say
-// zero lights.
+// The shadow code is compiled in only where the material has the define
+// SIMVIS_SHADOWS (the number of maps; scene.Scene.SetShadowMaps): llvmpipe
+// runs every branch of a shader whether taken or not, and shadow code
+// present but unused made a frame 5 to 10 times as costly. Those are the
+// model materials, which set the frame's shadow uniforms (matrices, light
+// parameters) when drawn (scene.Scene.SetDrawHook); the atlas sits on
+// texture unit shadowAtlasUnit, which the shader names with layout(binding)
+// (ARB_shading_language_420pack).
 
 const (
-	shadowAtlasUnit  = 14
-	shadowParamsUnit = 15
+	shadowAtlasUnit = 14
 	// maxShadowLights bounds the lights with a shadow map; further marked
 	// lights light without shadows.
 	maxShadowLights = 4
-	// shadowParamTexels is the parameter texels per light: the 4 columns of
-	// the matrix from camera coordinates to the atlas, (kind, near, far,
-	// texel size), and the light's key (direction toward a directional
-	// light, position of a spot light, camera coordinates).
-	shadowParamTexels = 6
 )
 
 const litFragmentShader = `#extension GL_ARB_shading_language_420pack : require
@@ -39,49 +34,23 @@ in vec2 FragTexcoord;
 #include <lights>
 #include <material>
 
-layout(binding = 14) uniform sampler2DShadow SimvisShadowAtlas;
-layout(binding = 15) uniform sampler2D SimvisShadowParams;
-
 out vec4 FragColor;
 
-vec4 shadowParam(int i) { return texelFetch(SimvisShadowParams, ivec2(i, 0), 0); }
-
-// shadowSlot returns the shadow map of the light of this kind (1
-// directional, 2 spot) whose key matches, or -1.
-int shadowSlot(int kind, vec3 key) {
-    int n = int(shadowParam(0).x);
-    for (int j = 0; j < n; j++) {
-        int b = 1 + 6*j;
-        vec4 info = shadowParam(b + 4);
-        if (int(info.x) != kind) continue;
-        vec3 k = shadowParam(b + 5).xyz;
-        if (kind == 1 ? dot(k, normalize(key)) > 0.99999 : distance(k, key) < 1e-3) {
-            return j;
-        }
-    }
-    return -1;
-}
+#ifdef SIMVIS_SHADOWS
+layout(binding = 14) uniform sampler2DShadow SimvisShadowAtlas;
+// Per map: the fragment's biased place in it (atlas u, v, window depth,
+// before the division by w; litVertexShader).
+in vec4 SimvisShadowCoord[SIMVIS_SHADOWS];
 
 // lightSeen is the fraction of the light j reaching the fragment:
 // percentage-closer filtering of its shadow map, four hardware-filtered
 // comparisons (each 2x2 texels, bilinearly weighted) half a texel apart, a
-// 3x3-texel tent, after a bias along the normal and in depth that grows
-// with the texel's size on the surface.
-float lightSeen(int j, vec3 pos, vec3 n, vec3 toLight) {
-    int b = 1 + 6*j;
-    mat4 m = mat4(shadowParam(b), shadowParam(b+1), shadowParam(b+2), shadowParam(b+3));
-    vec4 info = shadowParam(b + 4);
-    int kind = int(info.x);
-    float near = info.y, far = info.z;
-    float texel = kind == 1 ? info.w : info.w * max(distance(pos, shadowParam(b + 5).xyz), near);
-    float c = clamp(dot(n, toLight), 0.1, 1.0);
-    float tanT = sqrt(1.0 - c*c) / c;
-    vec4 q = m * vec4(pos + n * texel, 1.0);
+// 3x3-texel tent, at the fragment's biased place in the map (computed per
+// vertex, see litVertexShader).
+float lightSeen(int j) {
+    vec4 q = SimvisShadowCoord[j];
     if (q.w <= 0.0) return 1.0;
     vec3 p = q.xyz / q.w;
-    float lin = kind == 1 ? near + p.z * (far - near) : q.w;
-    lin -= texel * (1.0 + tanT);
-    float ref = kind == 1 ? (lin - near) / (far - near) : far * (lin - near) / (lin * (far - near));
     vec2 size = vec2(textureSize(SimvisShadowAtlas, 0));
     // The light's square of the atlas, in texels, less the filter's reach.
     float lo = float(j) * size.y, hi = lo + size.y;
@@ -91,10 +60,21 @@ float lightSeen(int j, vec3 pos, vec3 n, vec3 toLight) {
     float lit = 0.0;
     for (int k = 0; k < 4; k++) {
         vec2 o = vec2(k == 0 || k == 2 ? -0.5 : 0.5, k < 2 ? -0.5 : 0.5);
-        lit += texture(SimvisShadowAtlas, vec3((t + o) / size, ref));
+        lit += texture(SimvisShadowAtlas, vec3((t + o) / size, p.z));
     }
     return lit / 4.0;
 }
+
+// The map of each directional and spot light, by g3n's numbering (-1
+// none): constant, so the unrolled light loops read each map at a
+// constant index and skip lights without one at compile time.
+#if DIR_LIGHTS > 0
+const int SimvisDirSlot[DIR_LIGHTS] = int[DIR_LIGHTS](SIMVIS_DIR_SLOTS);
+#endif
+#if SPOT_LIGHTS > 0
+const int SimvisSpotSlot[SPOT_LIGHTS] = int[SPOT_LIGHTS](SIMVIS_SPOT_SLOTS);
+#endif
+#endif
 
 void main() {
     vec4 texMixed = vec4(1);
@@ -152,8 +132,10 @@ void main() {
         vec3 l = normalize(DirLightPosition(i));
         float dotNormal = dot(l, normal);
         if (dotNormal > EPS) {
-            int j = shadowSlot(1, l);
-            float seen = j < 0 ? 1.0 : lightSeen(j, pos, normal, l);
+            float seen = 1.0;
+#ifdef SIMVIS_SHADOWS
+            if (SimvisDirSlot[i] >= 0) seen = lightSeen(SimvisDirSlot[i]);
+#endif
             diffuseTotal += seen * DirLightColor(i) * matDiffuse.rgb * dotNormal;
             specularTotal += seen * DirLightColor(i) * MatSpecularColor * pow(max(dot(reflect(-l, normal), camDir), 0.0), MatShininess);
         }
@@ -187,8 +169,10 @@ void main() {
             float dotNormal = dot(l, normal);
             if (dotNormal > EPS) {
                 float att = 1.0 / (1.0 + dist * (SpotLightLinearDecay(i) + SpotLightQuadraticDecay(i) * dist));
-                int j = shadowSlot(2, SpotLightPosition(i));
-                float seen = j < 0 ? 1.0 : lightSeen(j, pos, normal, l);
+                float seen = 1.0;
+#ifdef SIMVIS_SHADOWS
+                if (SimvisSpotSlot[i] >= 0) seen = lightSeen(SimvisSpotSlot[i]);
+#endif
                 vec3 col = seen * SpotLightColor(i) * att * pow(angleDot, SpotLightAngularDecay(i));
                 diffuseTotal += col * matDiffuse.rgb * dotNormal;
                 specularTotal += col * MatSpecularColor * pow(max(dot(reflect(-l, normal), camDir), 0.0), MatShininess);
@@ -202,6 +186,70 @@ void main() {
     // Not clamped: float targets keep radiance above 1 for exposure;
     // 8-bit targets clamp as they store.
     FragColor = vec4(ambientTotal + MatEmissiveColor + diffuseTotal + specularTotal, matDiffuse.a);
+}
+`
+
+// litVertexShader is g3n's standard vertex shader plus, with
+// SIMVIS_SHADOWS, each fragment's place in every shadow map
+// (SimvisShadowCoord: atlas u, v, window depth, before the division by
+// w), biased per vertex against self-shadowing: moved along the normal
+// (turned toward the light) by a texel's size on the surface and toward the
+// light by a texel times 1 + tan(angle of incidence), so that a surface
+// never shades itself however the map's texels fall on it.
+const litVertexShader = `#include <attributes>
+
+uniform mat4 ModelViewMatrix;
+uniform mat3 NormalMatrix;
+uniform mat4 MVP;
+
+#include <material>
+#include <morphtarget_vertex_declaration>
+#include <bones_vertex_declaration>
+
+out vec4 Position;
+out vec3 Normal;
+out vec2 FragTexcoord;
+
+#ifdef SIMVIS_SHADOWS
+// Per map: camera coordinates -> atlas; (kind: 1 directional, 2 spot;
+// near; far; texel size: meters, or meters per meter of distance); the key
+// (direction toward a directional light, position of a spot light, camera
+// coordinates).
+uniform mat4 SimvisShadowMatrix[SIMVIS_SHADOWS];
+uniform vec4 SimvisShadowInfo[SIMVIS_SHADOWS];
+uniform vec3 SimvisShadowKey[SIMVIS_SHADOWS];
+out vec4 SimvisShadowCoord[SIMVIS_SHADOWS];
+#endif
+
+void main() {
+    Position = ModelViewMatrix * vec4(VertexPosition, 1.0);
+    Normal = normalize(NormalMatrix * VertexNormal);
+    vec2 texcoord = VertexTexcoord;
+#if MAT_TEXTURES > 0
+    if (MatTexFlipY(0)) {
+        texcoord.y = 1.0 - texcoord.y;
+    }
+#endif
+    FragTexcoord = texcoord;
+    vec3 vPosition = VertexPosition;
+    mat4 finalWorld = mat4(1.0);
+    #include <morphtarget_vertex>
+    #include <bones_vertex>
+    gl_Position = MVP * finalWorld * vec4(vPosition, 1.0);
+#ifdef SIMVIS_SHADOWS
+    for (int j = 0; j < SIMVIS_SHADOWS; j++) {
+        vec4 info = SimvisShadowInfo[j];
+        vec3 key = SimvisShadowKey[j];
+        vec3 toLight = info.x < 1.5 ? key : key - Position.xyz;
+        float dist = max(length(toLight), 1e-9);
+        toLight /= dist;
+        float texel = info.x < 1.5 ? info.w : info.w * max(dist, info.y);
+        vec3 n = dot(Normal, toLight) < 0.0 ? -Normal : Normal;
+        float c = clamp(dot(n, toLight), 0.1, 1.0);
+        float tanT = sqrt(1.0 - c*c) / c;
+        SimvisShadowCoord[j] = SimvisShadowMatrix[j] * vec4(Position.xyz + n * texel + toLight * texel * (1.0 + tanT), 1.0);
+    }
+#endif
 }
 `
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image"
 	"math"
-	"slices"
 
 	"github.com/g3n/engine/core"
 	"github.com/g3n/engine/gls"
@@ -62,7 +61,6 @@ type shadowGeom struct {
 // changed since they were drawn (stereo pairs and still scenes reuse them).
 type shadowState struct {
 	atlas    *gpu.DepthTarget
-	params   uint32 // RGBA32F texture of per-light parameters
 	mvp      gls.Uniform
 	geoms    map[[32]byte]*shadowGeom
 	alphas   map[*models.Material]uint32 // masked materials' alpha textures
@@ -72,49 +70,58 @@ type shadowState struct {
 	casters  []shadowCaster
 	meshes   []scene.MeshInstance
 	valid    bool // the atlas holds lights over casters
-	data     []float32
-	lastZero bool // params says no lights
+	// The frame's uniforms, per map: matrices (16 floats), info (4), keys (3).
+	matrices, info, keys []float32
+	uMatrix, uInfo, uKey gls.Uniform
+	setUniforms          func(gs *gls.GLS)
 }
 
-// findShadowLights returns the visible lights marked scene.ShadowCaster in
-// the g3n graph under root (world matrices must be current), at most
-// maxShadowLights.
-func findShadowLights(root core.INode, dst []shadowLight) []shadowLight {
+// findShadowLights walks the g3n graph under root (world matrices must be
+// current) as g3n's renderer does when it numbers the lights (depth first,
+// visible nodes only), and returns the lights marked scene.ShadowCaster
+// that get a shadow map (at most maxShadowLights, in that order), and for
+// every directional and every spot light, in g3n's numbering, the index
+// of its map or -1: the shader reads its light's map at a constant index.
+func findShadowLights(root core.INode) (lights []shadowLight, dirSlots, spotSlots []int) {
 	var walk func(n core.INode)
 	walk = func(n core.INode) {
 		node := n.GetNode()
-		if !node.Visible() || len(dst) >= maxShadowLights {
+		if !node.Visible() {
 			return
 		}
-		if sc, ok := node.UserData().(scene.ShadowCaster); ok {
-			size := sc.MapSize
-			if size <= 0 {
-				size = DefaultShadowMapSize
+		sc, marked := node.UserData().(scene.ShadowCaster)
+		size := sc.MapSize
+		if size <= 0 {
+			size = DefaultShadowMapSize
+		}
+		marked = marked && len(lights) < maxShadowLights
+		var p, d math32.Vector3
+		switch l := n.(type) {
+		case *light.Directional:
+			slot := -1
+			l.WorldPosition(&p)
+			if v := (mgl64.Vec3{float64(p.X), float64(p.Y), float64(p.Z)}); marked && v.Len() > 0 {
+				slot = len(lights)
+				lights = append(lights, shadowLight{size: size, dir: v.Normalize()})
 			}
-			var p, d math32.Vector3
-			switch l := n.(type) {
-			case *light.Directional:
-				l.WorldPosition(&p)
-				v := mgl64.Vec3{float64(p.X), float64(p.Y), float64(p.Z)}
-				if v.Len() > 0 {
-					dst = append(dst, shadowLight{size: size, dir: v.Normalize()})
-				}
-			case *light.Spot:
-				l.WorldPosition(&p)
-				l.WorldDirection(&d)
-				v := mgl64.Vec3{float64(d.X), float64(d.Y), float64(d.Z)}
-				if v.Len() > 0 {
-					dst = append(dst, shadowLight{spot: true, size: size, dir: v.Normalize(),
-						pos: mgl64.Vec3{float64(p.X), float64(p.Y), float64(p.Z)}, cutoff: float64(l.CutoffAngle())})
-				}
+			dirSlots = append(dirSlots, slot)
+		case *light.Spot:
+			slot := -1
+			l.WorldPosition(&p)
+			l.WorldDirection(&d)
+			if v := (mgl64.Vec3{float64(d.X), float64(d.Y), float64(d.Z)}); marked && v.Len() > 0 {
+				slot = len(lights)
+				lights = append(lights, shadowLight{spot: true, size: size, dir: v.Normalize(),
+					pos: mgl64.Vec3{float64(p.X), float64(p.Y), float64(p.Z)}, cutoff: float64(l.CutoffAngle())})
 			}
+			spotSlots = append(spotSlots, slot)
 		}
 		for _, c := range node.Children() {
 			walk(c)
 		}
 	}
 	walk(root)
-	return dst
+	return lights, dirSlots, spotSlots
 }
 
 func (r *Renderer) shadowState(gs *gls.GLS) *shadowState {
@@ -128,12 +135,15 @@ func (r *Renderer) shadowState(gs *gls.GLS) *shadowState {
 	r.g3n.AddShader(shadowProgram+"_vertex", shadowVertexShader)
 	r.g3n.AddShader(shadowProgram+"_fragment", shadowFragmentShader)
 	r.g3n.AddProgram(shadowProgram, shadowProgram+"_vertex", shadowProgram+"_fragment")
-	st.params = gs.GenTexture()
-	gs.ActiveTexture(gls.TEXTURE0 + shadowParamsUnit)
-	gs.BindTexture(gls.TEXTURE_2D, st.params)
-	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MIN_FILTER, gls.NEAREST)
-	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MAG_FILTER, gls.NEAREST)
-	gs.ActiveTexture(gls.TEXTURE0)
+	st.uMatrix.Init("SimvisShadowMatrix")
+	st.uInfo.Init("SimvisShadowInfo")
+	st.uKey.Init("SimvisShadowKey")
+	st.setUniforms = func(gs *gls.GLS) {
+		n := int32(len(st.info) / 4)
+		gs.UniformMatrix4fv(st.uMatrix.Location(gs), n, false, &st.matrices[0])
+		gs.Uniform4fv(st.uInfo.Location(gs), n, &st.info[0])
+		gs.Uniform3fv(st.uKey.Location(gs), n, &st.keys[0])
+	}
 	r.shadow = st
 	return st
 }
@@ -195,15 +205,14 @@ func casts(p *models.Primitive) bool {
 func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on bool, camView mgl64.Mat4) error {
 	st := r.shadowState(gs)
 	var lights []shadowLight
+	var dirSlots, spotSlots []int
 	if on {
 		s.G3N().UpdateMatrixWorld()
-		lights = findShadowLights(s.G3N(), nil)
+		lights, dirSlots, spotSlots = findShadowLights(s.G3N())
 	}
 	if len(lights) == 0 {
-		if !st.lastZero {
-			st.uploadParams(gs, []float32{0, 0, 0, 0})
-			st.lastZero = true
-		}
+		s.SetShadowMaps(0, nil, nil)
+		s.SetDrawHook(nil)
 		return nil
 	}
 	st.meshes = s.SensedMeshes(st.meshes[:0])
@@ -227,17 +236,17 @@ func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on bool, camView 
 		st.lights = append(st.lights[:0], lights...)
 		st.valid = true
 	}
-	// Parameters: the matrix from camera coordinates to atlas
-	// coordinates (u, v in [0, 1] across the atlas, window depth), per light.
+	// Uniforms: the matrix from camera coordinates to atlas coordinates
+	// (u, v in [0, 1] across the atlas, window depth), per light.
 	n := len(st.lights)
-	data := slices.Grow(append(st.data[:0], float32(n), 0, 0, 0), 4*shadowParamTexels*n)
+	st.matrices, st.info, st.keys = st.matrices[:0], st.info[:0], st.keys[:0]
 	worldFromCam := camView.Inv()
 	for j, l := range st.lights {
 		sx := 1 / (2 * float64(n))
 		bias := mgl64.Mat4{sx, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, (float64(j) + 0.5) / float64(n), 0.5, 0.5, 1}
 		m := bias.Mul4(l.viewProj).Mul4(worldFromCam)
 		for _, v := range m {
-			data = append(data, float32(v))
+			st.matrices = append(st.matrices, float32(v))
 		}
 		kind := 1.0
 		key := camView.Mul4x1(l.dir.Vec4(0)).Vec3()
@@ -245,23 +254,15 @@ func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on bool, camView 
 			kind = 2
 			key = camView.Mul4x1(l.pos.Vec4(1)).Vec3()
 		}
-		data = append(data, float32(kind), float32(l.near), float32(l.far), float32(l.texel),
-			float32(key[0]), float32(key[1]), float32(key[2]), 0)
+		st.info = append(st.info, float32(kind), float32(l.near), float32(l.far), float32(l.texel))
+		st.keys = append(st.keys, float32(key[0]), float32(key[1]), float32(key[2]))
 	}
-	st.data = data
-	st.uploadParams(gs, data)
-	st.lastZero = false
+	s.SetShadowMaps(n, dirSlots, spotSlots)
+	s.SetDrawHook(st.setUniforms)
 	gs.ActiveTexture(gls.TEXTURE0 + shadowAtlasUnit)
 	gs.BindTexture(gls.TEXTURE_2D, st.atlas.Texture())
 	gs.ActiveTexture(gls.TEXTURE0)
 	return nil
-}
-
-func (st *shadowState) uploadParams(gs *gls.GLS, data []float32) {
-	gs.ActiveTexture(gls.TEXTURE0 + shadowParamsUnit)
-	gs.BindTexture(gls.TEXTURE_2D, st.params)
-	gs.TexImage2D(gls.TEXTURE_2D, 0, gls.RGBA32F, int32(len(data)/4), 1, gls.RGBA, gls.FLOAT, data)
-	gs.ActiveTexture(gls.TEXTURE0)
 }
 
 // drawShadowMaps fits each light's view to the casters and draws their
@@ -420,7 +421,9 @@ func fitShadowView(l *shadowLight, corners []mgl64.Vec3, empty bool, size int) {
 	}
 	view := mgl64.LookAtV(eye, eye.Add(shine), up)
 	if empty {
-		l.viewProj, l.near, l.far, l.texel = view, 0.1, 1, 1
+		// Nothing casts: a zero matrix gives w = 0, which the shader
+		// reads as lit.
+		l.viewProj, l.near, l.far, l.texel = mgl64.Mat4{}, 0.1, 1, 1
 		return
 	}
 	if l.spot {

@@ -208,3 +208,71 @@ func TestSpotLightShadow(t *testing.T) {
 		}
 	}
 }
+
+// Two lights cast their own shadows, each from its own map, whatever lights
+// without maps come before them: an unshadowed directional light (dark),
+// a sun at azimuth 0, elevation 45 (the box's shadow toward -x) and a spot
+// light at (-4, 0, 3) aimed 35° down toward +x (its shadow toward +x,
+// reaching x = -4 + 1.5 (0.5 + 4) = 2.75; its highlight, mirrored into
+// the camera, falls near x = -2.7, away from the points checked). Behind the box from the sun
+// the floor has the ambient light and the spot's; behind it from the spot,
+// the ambient light and the sun's; elsewhere all three.
+func TestShadowsOfTwoLights(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteBox(t, dir, "box.glb", 1, 1, 1, [4]float32{1, 1, 1, 1})
+	testkit.WriteBox(t, dir, "plate.glb", 12, 12, 0.02, [4]float32{0.5, 0.5, 0.5, 1})
+	s := testkit.LoadXML(t, dir, `<scene>
+  <part file="plate.glb" name="PLATE" pose_offset="0 0 -0.01 0 0 0"/>
+  <part file="box.glb" name="BOX" pose_offset="0 0 0.5 0 0 0"/>
+  <element type="light" name="AMB" kind="ambient" intensity="0.3"/>
+  <element type="light" name="DARK" kind="directional" shadows="false" intensity="0"/>
+  <element type="light" name="SPOT" kind="spot" x="-4" z="3" pitch="35" cutoff="60" angular_decay="0" quadratic_decay="0" intensity="0.5"/>
+  <element type="light" name="SUN" kind="sun" azimuth="0" elevation="45" intensity="0.5"/>
+  <sensor type="camera" name="CAM" width="320" height="320" fov="70" pose_offset="0 0 6 0 90 0"/>
+</scene>`)
+	cam := camera(t, s, "CAM")
+	img, err := cam.Image(testkit.Renderer(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spot := mgl64.Vec3{-4, 0, 3}
+	for _, c := range []struct {
+		x, y          float64
+		inSun, inSpot bool
+	}{{-0.8, 0, false, true}, {-1.3, 0.3, false, true}, {1.2, 0, true, false}, {2.4, -0.2, true, false}, {0, 2, true, true}, {0, -2.5, true, true}} {
+		p := mgl64.Vec3{c.x, c.y, 0}
+		want := 0.3
+		if c.inSun {
+			want += 0.5 * math.Sin(math.Pi/4)
+		}
+		if c.inSpot {
+			want += 0.5 * spot.Sub(p).Normalize().Z()
+		}
+		want *= 0.5 * 255
+		u, v := pixelOf(t, cam, p)
+		if g := grayAt(img, u, v); math.Abs(g-want) > 4 {
+			t.Errorf("floor at (%g, %g), sunlit %v, spotlit %v: %.0f, want %.0f", c.x, c.y, c.inSun, c.inSpot, g, want)
+		}
+	}
+}
+
+// With nothing that casts (the only mesh is blended), a sun's shadow map is
+// empty and every surface gets its full light.
+func TestNothingCasts(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteBox(t, dir, "glass.glb", 4, 4, 0.02, [4]float32{0.5, 0.5, 0.5, 0.999})
+	s := testkit.LoadXML(t, dir, `<scene>
+  <part file="glass.glb" name="GLASS"/>
+  <element type="light" name="SUN" kind="sun" azimuth="0" elevation="90"/>
+  <sensor type="camera" name="CAM" width="64" height="64" fov="40" pose_offset="0 0 5 0 90 0" background="0 0 0"/>
+</scene>`)
+	img, err := camera(t, s, "CAM").Image(testkit.Renderer(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 0.5 gray fully lit plus the highlight (0.1: the sun straight above
+	// reflects into the camera above), blended at 0.999 over black: 153.
+	if g := img.RGBAAt(32, 32).G; absDiff(g, 153) > 3 {
+		t.Errorf("center %d, want 153 (lit)", g)
+	}
+}
