@@ -277,7 +277,7 @@ func validValue(typ, param string) float64 {
 	switch {
 	case typ == "switch":
 		return 0
-	case typ == "color" || typ == "light" && param != "yaw" && param != "cutoff":
+	case typ == "color" || typ == "foliage" || typ == "light" && param != "yaw" && param != "cutoff":
 		return 0.25
 	case param == "count":
 		return 1

@@ -135,8 +135,8 @@ func TestExportShowsWhatTheSceneShows(t *testing.T) {
 		t.Fatalf("export with the cart off: exit %d: %s", code, errOut)
 	}
 	// The robot model has 460 triangles; switched off, the cart's are gone.
-	if !strings.Contains(outOn, "1078 triangles") || !strings.Contains(outOff, "618 triangles") {
-		t.Errorf("triangle counts: on %q, off %q; want 1078 and 1078-460", outOn, outOff)
+	if !strings.Contains(outOn, "1180 triangles") || !strings.Contains(outOff, "720 triangles") {
+		t.Errorf("triangle counts: on %q, off %q; want 1180 and 1180-460", outOn, outOff)
 	}
 	for _, r := range validateGLTF(t, on, off, glb) {
 		if r.Errors != 0 || r.Warnings != 0 {

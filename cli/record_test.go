@@ -19,6 +19,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/nats-io/nats.go"
 	"github.com/simvis/simvis/internal/testkit"
+	"github.com/simvis/simvis/ipc/natsipc"
 	"github.com/simvis/simvis/ipc/record"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
@@ -605,10 +606,7 @@ func TestPlayRepublishesRecordedFrames(t *testing.T) {
 	}
 	_, after, _ := strings.Cut(lines.Text(), " and ")
 	url := strings.TrimSuffix(strings.Fields(after)[0], ":")
-	nc, err := nats.Connect(url[:strings.LastIndex(url, "/")])
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc := connectAsViewer(t, url[:strings.LastIndex(url, "/")], name)
 	defer nc.Close()
 	scans, _ := nc.SubscribeSync("simvis." + name + ".sensor.SCAN")
 	clouds, _ := nc.SubscribeSync("simvis." + name + ".sensor.CLOUD")
@@ -720,4 +718,24 @@ func TestMirrorOfPlayerAfterSeek(t *testing.T) {
 			}
 		}
 	}
+}
+
+// connectAsViewer connects to the embedded server of host name with the
+// viewer's credentials from the host's secrets file, as a local dashboard
+// would: the server refuses anyone without them.
+func connectAsViewer(t *testing.T, url, name string) *nats.Conn {
+	t.Helper()
+	raw, err := os.ReadFile(natsipc.SecretsPath(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sec struct{ Viewer struct{ User, Password string } }
+	if err := json.Unmarshal(raw, &sec); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(url, nats.UserInfo(sec.Viewer.User, sec.Viewer.Password))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nc
 }

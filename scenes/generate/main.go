@@ -32,6 +32,7 @@ func assets() map[string]*models.Model {
 		"door/door.gltf":        door(),
 		"marvin/lab.gltf":       lab(),
 		"marvin/marvin.gltf":    marvin(),
+		"showcase/plant.glb":    plant(),
 		"ravon/terrain.glb":     ravonTerrain(),
 		"ravon/foliage.glb":     ravonFoliage(),
 		"ravon/sky.glb":         ravonSky(),
@@ -218,5 +219,17 @@ func marvin() *models.Model {
 	cam := m.AddNode(nil, "camera_mount", at(0.2, 0, 1.25), nil)
 	cam.InsertionPoint = "CAMERA_MOUNT"
 	m.AddNode(cam, "camera_body", at(-0.04, 0, 0), models.Box("camera_body", 0.06, 0.15, 0.05, black))
+	return m
+}
+
+// plant is a potted bush for the showcase: a clay pot 0.4 m high with the
+// RAVON bushes' alpha-masked leaf cards on top, so that the foliage element
+// has leaves to fade in a scene that shows every element type.
+func plant() *models.Model {
+	m := models.NewModel("plant")
+	pot := m.AddNode(nil, "pot", at(0, 0, 0.2), models.Cylinder("pot", 0.18, 0.4, 24, [4]float32{0.7, 0.36, 0.22, 1}))
+	leaves := &models.Material{Name: "leaves", BaseColor: [4]float32{1, 1, 1, 1}, AlphaMode: models.AlphaMask,
+		AlphaCutoff: 0.5, DoubleSided: true, Roughness: 1, BaseColorTexture: leafTexture()}
+	m.AddNode(pot, "leaves", at(0, 0, 0.15), cardsMesh("leaf_cards", leaves, 0.8, 0.7, 0, 3, false))
 	return m
 }
