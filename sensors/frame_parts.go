@@ -1,0 +1,28 @@
+package sensors
+
+import "image"
+
+// The accessors below let encoders of other formats (ROS 2 messages) read
+// a frame without re-rendering it; each returns nil where the frame is of
+// another kind. The values are the frame's own: do not modify them.
+
+// Stamp returns the frame's stamp (nil outside sequences and hosts).
+func (f *Frame) Stamp() *Stamp { return f.stamp }
+
+// ScanData returns a "scan" frame's scan.
+func (f *Frame) ScanData() *Scan { return f.scan }
+
+// ReadingData returns a "psd" frame's reading.
+func (f *Frame) ReadingData() *Reading { return f.psd }
+
+// ImageData returns an "image" frame's pixels and its FrameInfo.
+func (f *Frame) ImageData() (*image.RGBA, FrameInfo) { return f.image, f.camInfo }
+
+// DepthData returns a "depth" frame's image.
+func (f *Frame) DepthData() *DepthImage { return f.depth }
+
+// CloudData returns a "cloud" frame's cloud.
+func (f *Frame) CloudData() *Cloud { return f.cloud }
+
+// SegmentationData returns a "segmentation" frame's image.
+func (f *Frame) SegmentationData() *SegmentationImage { return f.seg }

@@ -1,0 +1,23 @@
+// Package ros2 turns simvis sensor frames and frames of reference into ROS 2
+// messages: sensor_msgs LaserScan, PointCloud2, Image, CameraInfo and Range,
+// and tf2_msgs/TFMessage, serialized as CDR (XCDR1, little-endian, with the
+// 4-byte encapsulation header ROS 2 middlewares and MCAP's ROS 2 profile
+// use), and holds their schema texts in MCAP's ros2msg form.
+//
+// It knows sensors' frame types and the scene graph, not files or sockets:
+// MCAP recordings and the Foxglove server both encode through it.
+//
+// Conventions (see docs/recordings.md):
+//   - topics: SensorTopic(name) + a suffix per message: /NAME/scan
+//     (LaserScan), /NAME/range (Range), /NAME/points (PointCloud2),
+//     /NAME/image_raw + /NAME/camera_info (camera, rgb8),
+//     /NAME/depth/image_raw + /NAME/depth/camera_info (depth, 32FC1 meters),
+//     /NAME/instance/image_raw, /NAME/class/image_raw (mono16 ids) +
+//     /NAME/camera_info (segmentation);
+//   - frame ids are simvis frame names (insertion points and sensors, as
+//     `simvis frames` lists them; "world" the world frame); each camera,
+//     depth camera and segmentation sensor also has NAME_optical (REP-103:
+//     z forward, x right, y down), which its Image and CameraInfo headers
+//     name;
+//   - time is the caller's: a Time in every header.
+package ros2
