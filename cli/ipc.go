@@ -387,6 +387,7 @@ func init() {
 	var fast, latest bool
 	var cycles, logMiB int
 	var nf natsFlags
+	var ff foxgloveFlags
 	var lf limitFlags
 	commands = append(commands, &command{
 		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [NATS flags] [budget flags]",
@@ -411,6 +412,7 @@ func init() {
 			fs.BoolVar(&latest, "latest", false, "overwrite each sensor's files instead of numbering frames")
 			fs.IntVar(&logMiB, "log-mib", 64, "change-log size in MiB (a full log refuses further commands)")
 			nf.register(fs)
+			ff.register(fs)
 			lf.register(fs)
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
@@ -459,6 +461,16 @@ func init() {
 				defer cleanup()
 				where += " and " + clientURL
 				emitters = append(emitters, publisher(h, pub))
+			}
+			var fox *foxgloveLive
+			if ff.addr != "" {
+				var cleanup func()
+				if fox, cleanup, err = ff.startHost(h, ipc.NewWarnings(warnings, "simvis serve").Warn); err != nil {
+					return err
+				}
+				defer cleanup()
+				where += " and " + fox.srv.URL()
+				emitters = append(emitters, fox.emit)
 			}
 			if out != "" {
 				if err := os.MkdirAll(out, 0o755); err != nil {
@@ -510,6 +522,9 @@ func init() {
 			}
 			fmt.Fprintf(w, "%d cycles in %v (%d overran their period), %d changes logged, %d values rejected, %d files written, %s\n",
 				reg.Cycles(), time.Since(start).Round(time.Millisecond), h.Overruns(), len(h.Scene.Log()), reg.Rejected(), files, fails)
+			if fox != nil {
+				fmt.Fprintln(w, fox.summary())
+			}
 			return err
 		},
 	})

@@ -2,6 +2,7 @@ package foxglove
 
 import (
 	"encoding/base64"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -133,6 +134,7 @@ type sceneState struct {
 	ids                    [3]uint32 // scene, overlays, values channels
 	glb                    map[*models.Model]string
 	glbErr                 map[*models.Model]bool
+	modelNodes             map[*scene.PartEntry]*scene.Node
 	parts                  int
 	partPoses              []mgl64.Mat4
 	overlayVals            []float64
@@ -156,6 +158,7 @@ func (s *Server) Update(sc *scene.Scene, ts uint64) {
 		st.ids[2] = s.Advertise(Channel{Topic: TopicValues, Encoding: "json", SchemaName: "simvis.Values",
 			Schema: valuesSchema, SchemaEncoding: "jsonschema"})
 		st.glb, st.glbErr = map[*models.Model]string{}, map[*models.Model]bool{}
+		st.modelNodes = map[*scene.PartEntry]*scene.Node{}
 	}
 	s.updateParams(sc)
 	s.publishParts(sc, ts)
@@ -173,7 +176,7 @@ func (s *Server) publishParts(sc *scene.Scene, ts uint64) {
 	poses := make([]mgl64.Mat4, 0, len(parts))
 	models := make([]*models.Model, 0, len(parts))
 	for _, p := range parts {
-		m, rel := partModel(sc, p)
+		m, rel := s.partModel(sc, p)
 		poses = append(poses, rel)
 		models = append(models, m)
 	}
@@ -197,22 +200,33 @@ func (s *Server) publishParts(sc *scene.Scene, ts uint64) {
 }
 
 // partModel finds a part's model and its pose relative to the part's own
-// insertion point.
-func partModel(sc *scene.Scene, p *scene.PartEntry) (*models.Model, mgl64.Mat4) {
+// insertion point. Elements' transforms nest the model below them, so it
+// is looked for in the part's subtree (once) by its owner.
+func (s *Server) partModel(sc *scene.Scene, p *scene.PartEntry) (*models.Model, mgl64.Mat4) {
 	ip, ok := sc.InsertionPoint(p.Name)
 	if !ok {
 		return nil, mgl64.Ident4()
 	}
-	for _, n := range p.Node.Children() {
-		if n.Kind == scene.KindModel {
-			inv, ok := scene.InvertAffine(ip.World())
-			if !ok {
-				return n.Model(), mgl64.Ident4()
+	n, seen := s.scene.modelNodes[p]
+	if !seen {
+		found := errors.New("found")
+		p.Node.Walk(func(m *scene.Node) error {
+			if m.Kind == scene.KindModel && m.Owner == p.Name {
+				n = m
+				return found
 			}
-			return n.Model(), inv.Mul4(n.World())
-		}
+			return nil
+		})
+		s.scene.modelNodes[p] = n
 	}
-	return nil, mgl64.Ident4()
+	if n == nil {
+		return nil, mgl64.Ident4()
+	}
+	inv, ok := scene.InvertAffine(ip.World())
+	if !ok {
+		return n.Model(), mgl64.Ident4()
+	}
+	return n.Model(), inv.Mul4(n.World())
 }
 
 func samePoses(a, b []mgl64.Mat4) bool {

@@ -52,8 +52,8 @@ func sceneUpdateSchemaDoc() map[string]any {
 	empty := list(map[string]any{"type": "object"})
 	entity := obj("foxglove.SceneEntity", map[string]any{
 		"timestamp": timeSchema(), "frame_id": str, "id": str, "lifetime": timeSchema(), "frame_locked": boolean,
-		"metadata":  list(obj("foxglove.KeyValuePair", map[string]any{"key": str, "value": str})),
-		"arrows":    empty, "spheres": empty, "cylinders": empty, "triangles": empty,
+		"metadata": list(obj("foxglove.KeyValuePair", map[string]any{"key": str, "value": str})),
+		"arrows":   empty, "spheres": empty, "cylinders": empty, "triangles": empty,
 		"cubes": list(obj("foxglove.CubePrimitive", map[string]any{"pose": pose, "size": vec3, "color": color})),
 		"lines": list(obj("foxglove.LinePrimitive", map[string]any{
 			"type": map[string]any{"type": "integer", "description": "0 line strip, 1 line loop, 2 line list"},

@@ -66,7 +66,7 @@ type Options struct {
 	// advertise messages, service responses) queued for one client
 	// [1024]; a client that lets more pile up is disconnected. Message
 	// data never queue: one frame per channel waits, the latest.
-	MaxQueue int
+	MaxQueue     int
 	MaxMessage   int64         // largest message a client may send [1 MiB]
 	WriteTimeout time.Duration // a client that takes longer to take one message is disconnected [10 s]
 	MaxPending   int           // setParameters and service calls waiting for the host [256]
@@ -177,7 +177,7 @@ type Server struct {
 	wg    sync.WaitGroup
 
 	sent, dropped, slow, refused, setsRefused, callsRefused atomic.Uint64
-	reported                                                 uint64 // drops already warned about (Update's goroutine)
+	reported                                                uint64 // drops already warned about (Update's goroutine)
 }
 
 // Listen starts a server on opts.Addr whose drivers act through drv (nil:

@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/ipc/foxglove"
+	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors"
+	"github.com/simvis/simvis/sensors/ros2"
+)
+
+// foxgloveFlags configure the Foxglove WebSocket server of serve and
+// mirror (docs/foxglove.md).
+type foxgloveFlags struct {
+	addr, token, viewerToken string
+	tlsCert, tlsKey, origins string
+	maxClients               int
+}
+
+func (f *foxgloveFlags) register(fs *flag.FlagSet) {
+	*f = foxgloveFlags{}
+	fs.StringVar(&f.addr, "foxglove", "", "serve the Foxglove WebSocket protocol on ADDR, e.g. 127.0.0.1:8765 (not loopback: needs a token)")
+	fs.StringVar(&f.token, "foxglove-token", "", "driver token: may set parameters and call services (default $SIMVIS_FOXGLOVE_TOKEN)")
+	fs.StringVar(&f.viewerToken, "foxglove-viewer-token", "", "viewer token: may only subscribe (default $SIMVIS_FOXGLOVE_VIEWER_TOKEN)")
+	fs.StringVar(&f.tlsCert, "foxglove-tls-cert", "", "TLS certificate file: serve wss:// (with --foxglove-tls-key)")
+	fs.StringVar(&f.tlsKey, "foxglove-tls-key", "", "TLS key file")
+	fs.StringVar(&f.origins, "foxglove-origins", "", "browser origins to accept besides Foxglove's app and localhost, comma-separated host patterns ('*': any)")
+	fs.IntVar(&f.maxClients, "foxglove-max-clients", 16, "Foxglove clients connected at once")
+}
+
+// foxgloveLive publishes one scene to Foxglove clients: sensor frames as
+// ROS 2 messages (emit), and after every cycle or sync the transforms, the
+// scene, the values and the parameters (cycle).
+type foxgloveLive struct {
+	srv      *foxglove.Server
+	warn     func(kind, format string, args ...any)
+	tf, tfs  uint32
+	static   string // the /tf_static message last sent
+	ns       map[string]string
+	owner    map[string]string // namespace -> sensor
+	channels map[string]uint32
+	last     int64 // the last cycle's scene time, ns
+}
+
+// start listens for Foxglove clients; drv takes drivers' writes and
+// requests to the host (nil: none).
+func (f *foxgloveFlags) start(drv foxglove.Driver, name string, warn func(kind, format string, args ...any)) (*foxgloveLive, error) {
+	if f.token == "" {
+		f.token = os.Getenv("SIMVIS_FOXGLOVE_TOKEN")
+	}
+	if f.viewerToken == "" {
+		f.viewerToken = os.Getenv("SIMVIS_FOXGLOVE_VIEWER_TOKEN")
+	}
+	if f.maxClients < 1 || f.maxClients > 1000 {
+		return nil, usagef("--foxglove-max-clients %d: want 1 to 1000", f.maxClients)
+	}
+	opts := foxglove.Options{Addr: f.addr, Name: name, DriverToken: f.token, ViewerToken: f.viewerToken,
+		TLSCert: f.tlsCert, TLSKey: f.tlsKey, MaxClients: f.maxClients, Warn: warn}
+	if f.origins != "" {
+		opts.Origins = append(append([]string(nil), foxglove.DefaultOrigins...), strings.Split(f.origins, ",")...)
+	}
+	srv, err := foxglove.Listen(opts, drv)
+	if err != nil {
+		return nil, err
+	}
+	l := &foxgloveLive{srv: srv, warn: warn, ns: map[string]string{}, owner: map[string]string{}, channels: map[string]uint32{}}
+	schema := func(typ string) string {
+		b, _ := ros2.Schema(typ)
+		return string(b)
+	}
+	tf := foxglove.Channel{Encoding: ros2.MessageEncoding, SchemaName: ros2.TypeTFMessage,
+		Schema: schema(ros2.TypeTFMessage), SchemaEncoding: ros2.SchemaEncoding}
+	tf.Topic = "/tf"
+	l.tf = srv.Advertise(tf)
+	tf.Topic = "/tf_static"
+	l.tfs = srv.Advertise(tf)
+	return l, nil
+}
+
+// startHost serves a host to Foxglove: its drivers act through a
+// shared-memory client of the host's own region, as any other client.
+func (f *foxgloveFlags) startHost(h *ipc.Host, warnings func(kind, format string, args ...any)) (*foxgloveLive, func(), error) {
+	c, err := ipc.Open(h.Region.Path())
+	if err != nil {
+		return nil, nil, fmt.Errorf("foxglove: attaching to the host's region: %w", err)
+	}
+	l, err := f.start(c, "simvis serve", warnings)
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	period := h.Period()
+	h.AddHook(ipc.CycleHook{After: func() error {
+		// The scene time of the cycle that just ran, as render gets it.
+		l.cycle(h.Scene, time.Duration(h.Region.Cycles()-1)*period)
+		return nil
+	}})
+	return l, func() { l.srv.Close(); c.Close() }, nil
+}
+
+// cycle publishes the transforms (/tf every call, /tf_static when it
+// changed) and the scene's state.
+func (l *foxgloveLive) cycle(s *scene.Scene, t time.Duration) {
+	l.last = int64(t)
+	stamp := ros2.TimeFromNanos(int64(t))
+	ts := uint64(stamp.Nanos())
+	static, moving, err := ros2.SceneTransforms(s)
+	if err != nil {
+		l.warn("foxglove-tf", "foxglove: transforms not published: %v", err)
+	} else {
+		if len(moving) > 0 {
+			m := ros2.TF(moving, stamp)
+			l.srv.Publish(l.tf, ts, m.Marshal())
+		}
+		// Static transforms are stamped 0 in content comparisons: they
+		// are resent only when a command changed them.
+		key := ros2.TF(static, ros2.Time{})
+		if k := string(key.Marshal()); k != l.static {
+			l.static = k
+			m := ros2.TF(static, stamp)
+			l.srv.Publish(l.tfs, ts, m.Marshal())
+		}
+	}
+	l.srv.Update(s, ts)
+}
+
+// emit publishes a sensor frame as its ROS 2 messages, advertising each
+// topic the first time. A sensor whose namespace another sensor took
+// first is reported and not published.
+func (l *foxgloveLive) emit(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error) {
+	ns, ok := l.ns[se.Name]
+	if !ok {
+		ns = ros2.SensorTopic(se.Name)
+		if other, taken := l.owner[ns]; taken && other != se.Name {
+			return 0, fmt.Errorf("foxglove: sensors %q and %q both map to the topics %s/...: rename one", other, se.Name, ns)
+		}
+		l.owner[ns], l.ns[se.Name] = se.Name, ns
+	}
+	ns2 := l.last
+	if st != nil {
+		ns2 = int64(st.Time * 1e9)
+	}
+	stamp := ros2.TimeFromNanos(ns2)
+	msgs, err := ros2.FrameMessages(f, ns, stamp)
+	if err != nil {
+		return 0, err
+	}
+	for _, m := range msgs {
+		id, ok := l.channels[m.Topic]
+		if !ok {
+			schema, err := ros2.Schema(m.Type)
+			if err != nil {
+				return 0, err
+			}
+			id = l.srv.Advertise(foxglove.Channel{Topic: m.Topic, Encoding: ros2.MessageEncoding, SchemaName: m.Type,
+				Schema: string(schema), SchemaEncoding: ros2.SchemaEncoding})
+			l.channels[m.Topic] = id
+		}
+		l.srv.Publish(id, uint64(stamp.Nanos()), m.Data)
+	}
+	return 0, nil
+}
+
+// summary sums up what the server did, for the command's last line.
+func (l *foxgloveLive) summary() string {
+	st := l.srv.Stats()
+	return fmt.Sprintf("foxglove: %d frames sent, %d dropped for slow clients, %d clients disconnected as too slow, %d connections refused",
+		st.Sent, st.Dropped, st.SlowClosed, st.Refused)
+}

@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/simvis/simvis/internal/testkit"
+)
+
+// foxgloveScene writes a scene with the quickstart's world and robot, the
+// robot placed by R_POSE, a laser scanner on it and a label overlay.
+func foxgloveScene(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{"world.gltf", "robot.gltf"} {
+		data, err := os.ReadFile(filepath.Join(testkit.RepoRoot(), "scenes", "quickstart", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sceneFile := filepath.Join(dir, "scene.xml")
+	if err := os.WriteFile(sceneFile, []byte(`<scene>
+  <part file="world.gltf" name="WORLD" insert_at="ROOT"/>
+  <part file="robot.gltf" name="ROBOT" insert_at="WORLD"/>
+  <element type="pose" name="R_POSE" insert_at="ROBOT" x="-2" y="-1" yaw="20"/>
+  <sensor type="laser" name="SCAN" insert_at="ROBOT" pose_offset="0.2 0 0.5 0 0 0"
+          angle_min="-90" angle_max="90" resolution="1" range_min="0.05" range_max="30" rate="10"/>
+  <element type="label" name="HELLO" insert_at="WORLD" text="hello" x="0" y="0" z="2" sensed="false"/>
+</scene>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return sceneFile
+}
+
+var wsURL = regexp.MustCompile(`ws://127\.0\.0\.1:\d+`)
+
+// Foxglove's own client (npm @foxglove/ws-protocol, in node) drives a
+// host: it sees the channels and services, decodes a scan, /tf and the
+// scene, moves the robot with setParameters and sees the next scan change,
+// adds a part through the add-part service, and a viewer token's writes
+// and calls are refused.
+func TestFoxgloveClientDrivesHost(t *testing.T) {
+	script := filepath.Join(testkit.RepoRoot(), "internal", "jstest", "foxglove_client.js")
+	node := testkit.Node(t, script) // skips without node and the npm packages
+	shm := fmt.Sprintf("fox-%d", os.Getpid())
+	stop := startServe(t, foxgloveScene(t), "--shm", shm, "--no-nats", "--foxglove", "127.0.0.1:0",
+		"--foxglove-token", "drive-secret", "--foxglove-viewer-token", "view-secret")
+	url := wsURL.FindString(firstLine)
+	if url == "" {
+		t.Fatalf("no ws:// URL in the serving line %q", firstLine)
+	}
+	const newYaw = 110.0
+	part := `<part file="robot.gltf" name="ADDED" insert_at="WORLD" pose_offset="1 1 0 0 0 0"/>`
+	node.Args = append(node.Args, url, "drive-secret", "view-secret", "/SCAN/scan", fmt.Sprint(newYaw), part)
+	node.Env = append(node.Env, "NODE_OPTIONS=--experimental-websocket")
+	var stderr strings.Builder
+	node.Stderr = &stderr
+	raw, err := node.Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s\nserve: %s", err, stderr.String(), stop())
+	}
+	var out struct {
+		Capabilities, SupportedEncodings, Topics, Services []string
+		Channels                                           map[string]struct{ Encoding, SchemaName, SchemaEncoding string }
+		Scan                                               struct {
+			FrameID  string  `json:"frame_id"`
+			N        int     `json:"n"`
+			AngleMin float64 `json:"angle_min"`
+		}
+		TF, TFStatic, TFAfter []struct {
+			Parent, Child string
+			T             struct {
+				Translation struct{ X, Y, Z float64 }
+				Rotation    struct{ X, Y, Z, W float64 }
+			}
+		}
+		Scene []struct {
+			ID          string `json:"id"`
+			FrameID     string `json:"frame_id"`
+			FrameLocked bool   `json:"frame_locked"`
+			Models      []struct {
+				MediaType string `json:"media_type"`
+				Magic     string
+				Bytes     int
+			}
+		}
+		SchemaErrors              []string
+		YawBefore, YawAfterViewer float64
+		SetReply, Update          []struct {
+			Name  string
+			Value float64
+		}
+		ViewerReply []struct {
+			Name  string
+			Value float64
+		}
+		ScanChanged bool
+		AddPart     struct {
+			Failure string
+			Body    struct{ Seq int }
+		}
+		SceneAfterAdd                                   []string
+		WrongKind, ViewerRole, ViewerStatus, ViewerCall string
+		NoTokenOpened                                   bool
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	t.Logf("node saw: %s", raw)
+
+	for _, c := range []string{"parameters", "parametersSubscribe", "services"} {
+		if !slices.Contains(out.Capabilities, c) {
+			t.Errorf("capabilities %v lack %s", out.Capabilities, c)
+		}
+	}
+	for _, topic := range []string{"/SCAN/scan", "/tf", "/tf_static", "/simvis/scene", "/simvis/overlays", "/simvis/values"} {
+		if !slices.Contains(out.Topics, topic) {
+			t.Errorf("topics %v lack %s", out.Topics, topic)
+		}
+	}
+	if ch := out.Channels["/SCAN/scan"]; ch.Encoding != "cdr" || ch.SchemaName != "sensor_msgs/msg/LaserScan" || ch.SchemaEncoding != "ros2msg" {
+		t.Errorf("scan channel %+v", ch)
+	}
+	if ch := out.Channels["/simvis/scene"]; ch.Encoding != "json" || ch.SchemaName != "foxglove.SceneUpdate" || ch.SchemaEncoding != "jsonschema" {
+		t.Errorf("scene channel %+v", ch)
+	}
+	if out.Scan.FrameID != "SCAN" || out.Scan.N != 181 || math.Abs(out.Scan.AngleMin+math.Pi/2) > 1e-6 {
+		t.Errorf("scan: %+v, want frame SCAN, 181 beams from -pi/2", out.Scan)
+	}
+	yawOf := func(list []struct {
+		Parent, Child string
+		T             struct {
+			Translation struct{ X, Y, Z float64 }
+			Rotation    struct{ X, Y, Z, W float64 }
+		}
+	}) (float64, bool) {
+		for _, tr := range list {
+			// The robot's separator sits beside WORLD's insertion point,
+			// not below it: its nearest named ancestor is the world.
+			if tr.Child == "ROBOT" && tr.Parent == "world" {
+				q := tr.T.Rotation
+				return 2 * math.Atan2(q.Z, q.W) * 180 / math.Pi, math.Abs(tr.T.Translation.X+2) < 1e-9 && math.Abs(tr.T.Translation.Y+1) < 1e-9
+			}
+		}
+		return math.NaN(), false
+	}
+	if yaw, at := yawOf(out.TF); math.Abs(yaw-20) > 1e-6 || !at {
+		t.Errorf("/tf ROBOT in world: yaw %v (want 20), at (-2,-1): %v; %+v", yaw, at, out.TF)
+	}
+	if yaw, _ := yawOf(out.TFAfter); math.Abs(yaw-newYaw) > 1e-6 {
+		t.Errorf("/tf after setParameters: yaw %v, want %v", yaw, newYaw)
+	}
+	if len(out.TFStatic) == 0 {
+		t.Errorf("no static transforms")
+	}
+	if len(out.SchemaErrors) > 0 {
+		t.Errorf("the scene message does not match @foxglove/schemas' SceneUpdate: %v", out.SchemaErrors)
+	}
+	parts := map[string]bool{}
+	for _, e := range out.Scene {
+		parts[e.ID] = true
+		if e.FrameID != strings.TrimPrefix(e.ID, "part:") || !e.FrameLocked || len(e.Models) != 1 ||
+			e.Models[0].MediaType != "model/gltf-binary" || e.Models[0].Magic != "glTF" || e.Models[0].Bytes < 100 {
+			t.Errorf("scene entity %+v: want its part's frame, frame-locked, one embedded binary glTF", e)
+		}
+	}
+	if !parts["part:WORLD"] || !parts["part:ROBOT"] {
+		t.Errorf("scene entities %v, want part:WORLD and part:ROBOT", parts)
+	}
+	if out.YawBefore != 20 {
+		t.Errorf("getParameters R_POSE.yaw = %v, want 20", out.YawBefore)
+	}
+	if len(out.SetReply) != 1 || out.SetReply[0].Value != newYaw || len(out.Update) == 0 || out.Update[0].Value != newYaw {
+		t.Errorf("setParameters reply %+v, update %+v: want %v", out.SetReply, out.Update, newYaw)
+	}
+	if !out.ScanChanged {
+		t.Errorf("the scan after turning the robot equals the one before")
+	}
+	if out.AddPart.Failure != "" || out.AddPart.Body.Seq != 6 {
+		t.Errorf("add_part: %+v, want change 6 (5 commands in the scene file)", out.AddPart)
+	}
+	if !slices.Contains(out.SceneAfterAdd, "part:ADDED") {
+		t.Errorf("scene after add_part: %v", out.SceneAfterAdd)
+	}
+	if !strings.Contains(out.WrongKind, "takes one <part> command") {
+		t.Errorf("a sensor through add_part: %q", out.WrongKind)
+	}
+	if out.ViewerRole != "viewer" || !strings.Contains(out.ViewerStatus, "viewer token may only subscribe") ||
+		len(out.ViewerReply) != 1 || out.ViewerReply[0].Value != newYaw || out.YawAfterViewer != newYaw {
+		t.Errorf("viewer: role %q, status %q, reply %+v, yaw after %v: want refused, yaw still %v",
+			out.ViewerRole, out.ViewerStatus, out.ViewerReply, out.YawAfterViewer, newYaw)
+	}
+	if !strings.Contains(out.ViewerCall, "viewer token may only subscribe") {
+		t.Errorf("viewer's service call: %q", out.ViewerCall)
+	}
+	if out.NoTokenOpened {
+		t.Errorf("a connection without a token opened")
+	}
+	if summary := stop(); !strings.Contains(summary, "foxglove: ") {
+		t.Errorf("no foxglove summary in %q", summary)
+	}
+}
