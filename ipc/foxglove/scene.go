@@ -2,8 +2,8 @@ package foxglove
 
 import (
 	"encoding/base64"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
