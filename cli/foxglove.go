@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -45,6 +46,8 @@ type foxgloveLive struct {
 	owner    map[string]string // namespace -> sensor
 	channels map[string]uint32
 	last     int64 // the last cycle's scene time, ns
+
+	closeDriver func() error
 }
 
 // start listens for Foxglove clients; drv takes drivers' writes and
@@ -100,7 +103,8 @@ func (f *foxgloveFlags) startHost(h *ipc.Host, warnings func(kind, format string
 		l.cycle(h.Scene, time.Duration(h.Region.Cycles()-1)*period)
 		return nil
 	}})
-	return l, func() { l.srv.Close(); c.Close() }, nil
+	l.closeDriver = c.Close
+	return l, l.close, nil
 }
 
 // cycle publishes the transforms (/tf every call, /tf_static when it
@@ -171,4 +175,39 @@ func (l *foxgloveLive) summary() string {
 	st := l.srv.Stats()
 	return fmt.Sprintf("foxglove: %d frames sent, %d dropped for slow clients, %d clients disconnected as too slow, %d connections refused",
 		st.Sent, st.Dropped, st.SlowClosed, st.Refused)
+}
+
+// startMirror serves a mirror's replica to Foxglove: its drivers act on
+// the host through a connection of their own (the mirror's is busy
+// syncing), and emit also publishes the replica's sensor frames (only
+// them, without -o).
+func (f *foxgloveFlags) startMirror(hf *hostFlags, out string, emit *emitFunc) (*foxgloveLive, error) {
+	c, err := hf.open()
+	if err != nil {
+		return nil, err
+	}
+	l, err := f.start(c, "simvis mirror", ipc.NewWarnings(warnings, "simvis mirror").Warn)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	l.closeDriver = c.Close
+	files := *emit
+	*emit = func(se *scene.SensorEntry, fr *sensors.Frame, st *sensors.Stamp) (int, error) {
+		n := 0
+		var err error
+		if out != "" {
+			n, err = files(se, fr, st)
+		}
+		_, ferr := l.emit(se, fr, st)
+		return n, errors.Join(err, ferr)
+	}
+	return l, nil
+}
+
+func (l *foxgloveLive) close() {
+	l.srv.Close()
+	if l.closeDriver != nil {
+		l.closeDriver()
+	}
 }

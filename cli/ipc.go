@@ -727,6 +727,7 @@ func init() {
 	var patience time.Duration
 	var fetch bool
 	var lf limitFlags
+	var ff foxgloveFlags
 	commands = append(commands, &command{
 		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [budget flags]",
 		short: "replicate a running host's scene and capture from the replica",
@@ -753,13 +754,14 @@ func init() {
 			fs.DurationVar(&patience, "patience", 30*time.Second, "how long to keep retrying while the host is gone or unreachable")
 			fs.BoolVar(&fetch, "fetch-files", false, "fetch model files from the host over NATS even where its scene directory exists here")
 			lf.register(fs) // a host started with larger budgets needs a mirror given the same
+			ff.register(fs)
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
 			}
-			if out == "" {
-				return usagef("-o DIR is required")
+			if out == "" && (ff.addr == "" || from != "") {
+				return usagef("-o DIR is required (without it, --foxglove ADDR serves the replica only)")
 			}
 			var vp *viewpoint
 			if from != "" {
@@ -806,11 +808,22 @@ func init() {
 				}
 				picked[name] = true
 			}
-			if vp == nil && len(m.Scene().Sensors()) == 0 {
+			if vp == nil && len(m.Scene().Sensors()) == 0 && ff.addr == "" {
 				return errors.New("the replica has no sensors to capture (add a camera with --overlay, or render a viewpoint with --from)")
 			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return err
+			if out != "" {
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return err
+				}
+			}
+			emit := fileWriter(out)
+			var fox *foxgloveLive
+			if ff.addr != "" {
+				if fox, err = ff.startMirror(&hf, out, &emit); err != nil {
+					return err
+				}
+				defer fox.close()
+				fmt.Fprintf(w, "serving the replica to Foxglove at %s\n", fox.srv.URL())
 			}
 			r, err := sensors.NewRenderer()
 			if err != nil {
@@ -823,7 +836,6 @@ func init() {
 			period := time.Duration(float64(time.Second) / rate)
 			next := time.Now()
 			total := 0
-			emit := fileWriter(out)
 			fails := newSensorFailures(ipc.NewWarnings(warnings, "simvis mirror").Warn)
 			var silentSince time.Time
 			var syncErr error
@@ -841,6 +853,9 @@ func init() {
 				} else if !silentSince.IsZero() {
 					fmt.Fprintf(warnings, "simvis mirror: in sync again at change %d\n", m.Applied())
 					silentSince = time.Time{}
+				}
+				if fox != nil {
+					fox.cycle(m.Scene(), time.Duration(float64(i)/rate*float64(time.Second)))
 				}
 				n := 0
 				var err error
@@ -868,6 +883,9 @@ func init() {
 				}
 			}
 			fmt.Fprintf(w, "replica at change %d (%d rebuilds): %d files in %s\n", m.Applied(), m.Rebuilds, total, out)
+			if fox != nil {
+				fmt.Fprintln(w, fox.summary())
+			}
 			if syncErr != nil {
 				// The last frames came from a replica the host no longer
 				// updated: not a success.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -192,11 +193,12 @@ func (c *client) writeLoop() {
 			}
 			ctx, cancel := context.WithTimeout(c.ctx, c.s.opts.WriteTimeout)
 			err := c.conn.Write(ctx, m.typ, m.data)
+			stalled := errors.Is(ctx.Err(), context.DeadlineExceeded)
 			cancel()
 			if err != nil {
-				if c.ctx.Err() == nil {
+				if stalled {
 					c.s.slow.Add(1)
-					c.s.opts.Warn("foxglove-slow", "foxglove: disconnected %s: %v", c, err)
+					c.s.opts.Warn("foxglove-slow", "foxglove: disconnected %s: it took no message for %v", c, c.s.opts.WriteTimeout)
 				}
 				c.close(websocket.StatusPolicyViolation, "too slow")
 				return
