@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -9,9 +11,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/coder/websocket"
 	"github.com/simvis/simvis/internal/testkit"
+	"github.com/simvis/simvis/ipc"
 )
 
 // foxgloveScene writes a scene with the quickstart's world and robot, the
@@ -208,5 +214,85 @@ func TestFoxgloveClientDrivesHost(t *testing.T) {
 	}
 	if summary := stop(); !strings.Contains(summary, "foxglove: ") {
 		t.Errorf("no foxglove summary in %q", summary)
+	}
+}
+
+// mirror --foxglove serves the replica: its scan reaches a client, and a
+// driver's setParameters reaches the host through the mirror's own
+// connection.
+func TestFoxgloveMirrorDrivesHost(t *testing.T) {
+	shm := fmt.Sprintf("foxm-%d", os.Getpid())
+	startServe(t, foxgloveScene(t), "--shm", shm, "--no-nats")
+	cmd, lines, errOut := startChild(t, "mirror", "--shm", shm, "--foxglove", "127.0.0.1:0", "--frames", "1200", "--rate", "20")
+	defer func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		for lines.Scan() {
+		}
+		cmd.Wait()
+	}()
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "serving the replica to Foxglove at ") {
+		cmd.Process.Kill()
+		t.Fatalf("mirror: %q\n%s", lines.Text(), errOut.String())
+	}
+	url := wsURL.FindString(lines.Text())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"foxglove.websocket.v1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	conn.SetReadLimit(64 << 20)
+	send := func(v any) {
+		data, _ := json.Marshal(v)
+		if err := conn.Write(ctx, websocket.MessageText, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Read until the scan's channel is advertised, subscribe, and wait
+	// for a scan; then set the yaw and wait for the answer.
+	scanSub := false
+	var answer map[string]any
+	for answer == nil {
+		typ, data, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("reading: %v\n%s", err, errOut.String())
+		}
+		if typ == websocket.MessageBinary {
+			if data[0] == 1 && binary.LittleEndian.Uint32(data[1:]) == 5 && len(data) > 100 {
+				send(map[string]any{"op": "setParameters", "id": "yaw", "parameters": []any{map[string]any{"name": "R_POSE.yaw", "value": -30}}})
+			}
+			continue
+		}
+		var m map[string]any
+		json.Unmarshal(data, &m)
+		switch m["op"] {
+		case "advertise":
+			for _, ch := range m["channels"].([]any) {
+				if c := ch.(map[string]any); c["topic"] == "/SCAN/scan" && !scanSub {
+					scanSub = true
+					send(map[string]any{"op": "subscribe", "subscriptions": []any{map[string]any{"id": 5, "channelId": c["id"]}}})
+				}
+			}
+		case "parameterValues":
+			if m["id"] == "yaw" {
+				answer = m
+			}
+		}
+	}
+	if p := answer["parameters"].([]any)[0].(map[string]any); p["value"] != -30.0 {
+		t.Errorf("the mirror answered %v, want -30", p)
+	}
+	c, err := ipc.Open(shm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	i, err := c.Param("R_POSE", "yaw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := c.Get(i); err != nil || v != -30 {
+		t.Errorf("the host's R_POSE.yaw = %v (%v), want -30", v, err)
 	}
 }
