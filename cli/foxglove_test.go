@@ -24,7 +24,13 @@ import (
 // robot placed by R_POSE, a laser scanner on it and a label overlay.
 func foxgloveScene(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	return foxgloveSceneIn(t, t.TempDir(), ` rate="10"`)
+}
+
+// foxgloveSceneIn writes that scene into dir, the laser's rate attribute
+// as given.
+func foxgloveSceneIn(t testing.TB, dir, rate string) string {
+	t.Helper()
 	for _, f := range []string{"world.gltf", "robot.gltf"} {
 		data, err := os.ReadFile(filepath.Join(testkit.RepoRoot(), "scenes", "quickstart", f))
 		if err != nil {
@@ -40,7 +46,7 @@ func foxgloveScene(t *testing.T) string {
   <part file="robot.gltf" name="ROBOT" insert_at="WORLD"/>
   <element type="pose" name="R_POSE" insert_at="ROBOT" x="-2" y="-1" yaw="20"/>
   <sensor type="laser" name="SCAN" insert_at="ROBOT" pose_offset="0.2 0 0.5 0 0 0"
-          angle_min="-90" angle_max="90" resolution="1" range_min="0.05" range_max="30" rate="10"/>
+          angle_min="-90" angle_max="90" resolution="1" range_min="0.05" range_max="30"`+rate+`/>
   <element type="label" name="HELLO" insert_at="WORLD" text="hello" x="0" y="0" z="2" sensed="false"/>
 </scene>`), 0o644); err != nil {
 		t.Fatal(err)
