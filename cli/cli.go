@@ -280,8 +280,9 @@ func init() {
 	var frames int
 	var rate float64
 	var sweeps setFlags
+	var rf recordFlags
 	commands = append(commands, &command{
-		name: "capture", args: "SCENE -o DIR [--frames N [--sweep E.P=FROM:TO ...] [--rate HZ]] [--set E.P=V ...] [budget flags]",
+		name: "capture", args: "SCENE -o DIR [--mcap FILE.mcap] [--frames N [--sweep E.P=FROM:TO ...] [--rate HZ]] [--set E.P=V ...] [budget flags]",
 		short: "render every sensor headless into a directory, once or as a sequence",
 		summary: "Render every sensor of the scene headless and write its output into DIR:\n" +
 			"  camera   NAME.png, NAME.json (intrinsics, world pose)\n" +
@@ -292,7 +293,9 @@ func init() {
 			"With --frames N it writes a sequence, NAME_0000.png ... with the frame number and time\n" +
 			"(frame / rate) recorded in the JSON outputs; each --sweep moves a parameter linearly from\n" +
 			"FROM at the first frame to TO at the last. Progress goes to the output, a line a frame.\n" +
-			"A sensor that fails is reported and the others are still written; the exit status is 1.",
+			"A sensor that fails is reported and the others are still written; the exit status is 1.\n" +
+			"With --mcap every frame also goes into one MCAP recording (ROS 2 messages, tf, the\n" +
+			"scene's change log and model files; docs/recordings.md); -o is then optional.",
 		flags: func(fs *flag.FlagSet) {
 			sf = sceneFlags{}
 			sweeps = nil
@@ -301,13 +304,14 @@ func init() {
 			fs.IntVar(&frames, "frames", 0, "write a sequence of N frames")
 			fs.Float64Var(&rate, "rate", 10, "frames per second of the sequence, for its time stamps")
 			fs.Var(&sweeps, "sweep", "sweep a parameter over the sequence, ELEMENT.PARAM=FROM:TO (repeatable)")
+			rf.register(fs, "mcap")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			path, _, err := sceneArgs(args, 0)
 			if err != nil {
 				return err
 			}
-			if out == "" {
+			if out == "" && rf.path == "" {
 				return usagef("-o DIR is required")
 			}
 			if frames < 0 || frames > 1000000 {
@@ -344,13 +348,23 @@ func init() {
 				return err
 			}
 			defer r.Close()
-			if err := os.MkdirAll(out, 0o755); err != nil {
+			if out != "" {
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return err
+				}
+			}
+			rec, err := rf.open(path, rate)
+			if err != nil {
 				return err
 			}
+			defer rec.close(w)
 			// A sensor that fails is reported and the others are still
 			// written, in every frame; the run fails at the end.
 			fails := newSensorFailures(ipc.NewWarnings(warnings, "simvis capture").Warn)
 			capture := func(st *sensors.Stamp) []string {
+				if rec != nil {
+					return captureRecorded(r, s, out, st, rec, fails)
+				}
 				var written []string
 				for _, se := range s.Sensors() {
 					paths, err := sensors.CaptureSensor(r, s, se, out, st)
@@ -383,6 +397,9 @@ func init() {
 					fmt.Fprintf(w, "frame %d/%d: %d files\n", i+1, frames, len(written))
 				}
 				fmt.Fprintf(w, "%d files in %s\n", total, out)
+			}
+			if err := rec.close(w); err != nil {
+				return err
 			}
 			if fails.total() > 0 {
 				return errors.New(fails.String())

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -87,7 +86,9 @@ func (f *foxgloveFlags) start(drv foxglove.Driver, name string, warn func(kind, 
 
 // startHost serves a host to Foxglove: its drivers act through a
 // shared-memory client of the host's own region, as any other client.
-func (f *foxgloveFlags) startHost(h *ipc.Host, warnings func(kind, format string, args ...any)) (*foxgloveLive, func(), error) {
+// clock gives the scene time of the cycle that just ran (nil: the cycle
+// number times the period, as serve's render gets it).
+func (f *foxgloveFlags) startHost(h *ipc.Host, clock func() time.Duration, warnings func(kind, format string, args ...any)) (*foxgloveLive, func(), error) {
 	c, err := ipc.Open(h.Region.Path())
 	if err != nil {
 		return nil, nil, fmt.Errorf("foxglove: attaching to the host's region: %w", err)
@@ -97,10 +98,12 @@ func (f *foxgloveFlags) startHost(h *ipc.Host, warnings func(kind, format string
 		c.Close()
 		return nil, nil, err
 	}
-	period := h.Period()
+	if clock == nil {
+		period := h.Period()
+		clock = func() time.Duration { return time.Duration(h.Region.Cycles()-1) * period }
+	}
 	h.AddHook(ipc.CycleHook{After: func() error {
-		// The scene time of the cycle that just ran, as render gets it.
-		l.cycle(h.Scene, time.Duration(h.Region.Cycles()-1)*period)
+		l.cycle(h.Scene, clock())
 		return nil
 	}})
 	l.closeDriver = c.Close
@@ -179,9 +182,8 @@ func (l *foxgloveLive) summary() string {
 
 // startMirror serves a mirror's replica to Foxglove: its drivers act on
 // the host through a connection of their own (the mirror's is busy
-// syncing), and emit also publishes the replica's sensor frames (only
-// them, without -o).
-func (f *foxgloveFlags) startMirror(hf *hostFlags, out string, emit *emitFunc) (*foxgloveLive, error) {
+// syncing). The caller adds emit to the replica's sensor outputs.
+func (f *foxgloveFlags) startMirror(hf *hostFlags) (*foxgloveLive, error) {
 	c, err := hf.open()
 	if err != nil {
 		return nil, err
@@ -192,16 +194,6 @@ func (f *foxgloveFlags) startMirror(hf *hostFlags, out string, emit *emitFunc) (
 		return nil, err
 	}
 	l.closeDriver = c.Close
-	files := *emit
-	*emit = func(se *scene.SensorEntry, fr *sensors.Frame, st *sensors.Stamp) (int, error) {
-		n := 0
-		var err error
-		if out != "" {
-			n, err = files(se, fr, st)
-		}
-		_, ferr := l.emit(se, fr, st)
-		return n, errors.Join(err, ferr)
-	}
 	return l, nil
 }
 

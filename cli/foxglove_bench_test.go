@@ -43,7 +43,7 @@ func benchFoxglove(b *testing.B, fast bool, clients int) {
 	}
 	defer h.Close()
 	ff := foxgloveFlags{addr: "127.0.0.1:0", maxClients: 16}
-	fox, cleanup, err := ff.startHost(h, func(string, string, ...any) {})
+	fox, cleanup, err := ff.startHost(h, nil, func(string, string, ...any) {})
 	if err != nil {
 		b.Fatal(err)
 	}

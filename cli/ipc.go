@@ -389,8 +389,9 @@ func init() {
 	var nf natsFlags
 	var ff foxgloveFlags
 	var lf limitFlags
+	var rf recordFlags
 	commands = append(commands, &command{
-		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [NATS flags] [budget flags]",
+		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [--record FILE.mcap [--realtime]] [NATS flags] [budget flags]",
 		short: "run a scene as a host that other processes drive and mirror",
 		summary: "Run the scene as a host: publish its elements and values in shared memory\n" +
 			"(/dev/shm/simvis-NAME, layout in ipc/LAYOUT.md) and over NATS (an embedded server on\n" +
@@ -402,7 +403,8 @@ func init() {
 			"a warning when one overruns, or back to back with --fast (scene time still advances\n" +
 			"1/rate a cycle). A sensor frame that fails to render or to be written is counted,\n" +
 			"reported (at most once a second per sensor) and in the summary; the host goes on.\n" +
-			"Sensors that requests add render too. Ctrl-C stops it.",
+			"Sensors that requests add render too. With --record every cycle (tf, values, change\n" +
+			"log) and sensor frame goes into an MCAP recording (docs/recordings.md). Ctrl-C stops it.",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&shm, "shm", "default", shmHelp)
 			fs.Float64Var(&rate, "rate", 30, "host cycles per second")
@@ -414,6 +416,7 @@ func init() {
 			nf.register(fs)
 			ff.register(fs)
 			lf.register(fs)
+			rf.register(fs, "record")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			path, _, err := sceneArgs(args, 0)
@@ -465,7 +468,7 @@ func init() {
 			var fox *foxgloveLive
 			if ff.addr != "" {
 				var cleanup func()
-				if fox, cleanup, err = ff.startHost(h, ipc.NewWarnings(warnings, "simvis serve").Warn); err != nil {
+				if fox, cleanup, err = ff.startHost(h, nil, ipc.NewWarnings(warnings, "simvis serve").Warn); err != nil {
 					return err
 				}
 				defer cleanup()
@@ -477,6 +480,14 @@ func init() {
 					return err
 				}
 				emitters = append(emitters, fileWriter(out))
+			}
+			rec, err := rf.open(path, rate)
+			if err != nil {
+				return err
+			}
+			defer rec.close(w)
+			if rec != nil {
+				emitters = append(emitters, rec.emit)
 			}
 			fails := newSensorFailures(h.Warn)
 			var render func(int, time.Duration) error
@@ -503,6 +514,9 @@ func init() {
 					}
 				}
 				render = func(_ int, t time.Duration) error {
+					if err := rec.cycle(h.Scene, t.Seconds()); err != nil {
+						return err
+					}
 					hs.cycle(h.Scene, t.Seconds())
 					return nil
 				}
@@ -525,7 +539,7 @@ func init() {
 			if fox != nil {
 				fmt.Fprintln(w, fox.summary())
 			}
-			return err
+			return errors.Join(err, rec.close(w))
 		},
 	})
 }
@@ -728,8 +742,9 @@ func init() {
 	var fetch bool
 	var lf limitFlags
 	var ff foxgloveFlags
+	var rf recordFlags
 	commands = append(commands, &command{
-		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [budget flags]",
+		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--record FILE.mcap] [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [budget flags]",
 		short: "replicate a running host's scene and capture from the replica",
 		summary: "Build a local replica of a running host's scene by replaying its change log and\n" +
 			"copying its values, add the overlay file's commands (visualization only: never\n" +
@@ -740,7 +755,8 @@ func init() {
 			"exist on this machine (always with --fetch-files).\n" +
 			"With --from it renders the replica for people from that viewpoint instead, overlay\n" +
 			"geometry marked sensed=\"false\" included, into view.png (view_0000.png ...).\n" +
-			"A host restart is followed by a rebuild.",
+			"A host restart is followed by a rebuild. With --record the replica's frames, tf, values\n" +
+			"and change log also go into an MCAP recording (docs/recordings.md); -o is then optional.",
 		flags: func(fs *flag.FlagSet) {
 			only = nil
 			hf.register(fs)
@@ -755,13 +771,14 @@ func init() {
 			fs.BoolVar(&fetch, "fetch-files", false, "fetch model files from the host over NATS even where its scene directory exists here")
 			lf.register(fs) // a host started with larger budgets needs a mirror given the same
 			ff.register(fs)
+			rf.register(fs, "record")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
 			}
-			if out == "" && (ff.addr == "" || from != "") {
-				return usagef("-o DIR is required (without it, --foxglove ADDR serves the replica only)")
+			if out == "" && rf.path == "" && (ff.addr == "" || from != "") {
+				return usagef("-o DIR is required (without it, --record or --foxglove serve the replica only)")
 			}
 			var vp *viewpoint
 			if from != "" {
@@ -811,18 +828,28 @@ func init() {
 			if vp == nil && len(m.Scene().Sensors()) == 0 && ff.addr == "" {
 				return errors.New("the replica has no sensors to capture (add a camera with --overlay, or render a viewpoint with --from)")
 			}
+			var emit emitFunc
 			if out != "" {
 				if err := os.MkdirAll(out, 0o755); err != nil {
 					return err
 				}
+				emit = fileWriter(out)
 			}
-			emit := fileWriter(out)
+			rec, err := rf.open("", rate)
+			if err != nil {
+				return err
+			}
+			defer rec.close(w)
+			if rec != nil {
+				emit = joinEmit(emit, rec.emit)
+			}
 			var fox *foxgloveLive
 			if ff.addr != "" {
-				if fox, err = ff.startMirror(&hf, out, &emit); err != nil {
+				if fox, err = ff.startMirror(&hf); err != nil {
 					return err
 				}
 				defer fox.close()
+				emit = joinEmit(emit, fox.emit)
 				fmt.Fprintf(w, "serving the replica to Foxglove at %s\n", fox.srv.URL())
 			}
 			r, err := sensors.NewRenderer()
@@ -867,7 +894,7 @@ func init() {
 					if err = vp.write(r, m.Scene(), name); err == nil {
 						n = 1
 					}
-				} else {
+				} else if err = rec.cycle(m.Scene(), float64(i)/rate); err == nil {
 					n = clock.render(r, m.Scene(), float64(i)/rate, latest, picked, emit, fails.fail)
 				}
 				total += n
@@ -885,6 +912,9 @@ func init() {
 			fmt.Fprintf(w, "replica at change %d (%d rebuilds): %d files in %s\n", m.Applied(), m.Rebuilds, total, out)
 			if fox != nil {
 				fmt.Fprintln(w, fox.summary())
+			}
+			if err := rec.close(w); err != nil {
+				return err
 			}
 			if syncErr != nil {
 				// The last frames came from a replica the host no longer

@@ -1,0 +1,620 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/ipc/record"
+	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors"
+)
+
+// recordFlags are the recording flags of capture (--mcap), serve and
+// mirror (--record).
+type recordFlags struct {
+	path, compression string
+	realtime          bool
+}
+
+func (f *recordFlags) register(fs *flag.FlagSet, name string) {
+	*f = recordFlags{}
+	fs.StringVar(&f.path, name, "", "record every cycle and sensor frame into this MCAP file (ROS 2 profile, docs/recordings.md)")
+	fs.StringVar(&f.compression, "record-compression", "zstd", "chunk compression of the recording: zstd or lz4")
+	fs.BoolVar(&f.realtime, "realtime", false, "stamp the recording with the wall clock, not scene time")
+}
+
+// open starts the recording, or returns nil without a path.
+func (f *recordFlags) open(sceneFile string, rate float64) (*recorder, error) {
+	if f.path == "" {
+		if f.realtime {
+			return nil, usagef("--realtime needs a recording file")
+		}
+		return nil, nil
+	}
+	if f.compression != "zstd" && f.compression != "lz4" {
+		return nil, usagef("--record-compression %q: want zstd or lz4", f.compression)
+	}
+	w, err := record.Create(f.path, record.Options{Compression: f.compression,
+		Meta: record.Meta{Scene: sceneFile, Rate: rate, Realtime: f.realtime}})
+	if err != nil {
+		return nil, err
+	}
+	return &recorder{w: w, path: f.path}, nil
+}
+
+// recorder records a command's cycles and frames; a nil recorder records
+// nothing.
+type recorder struct {
+	w      *record.Writer
+	path   string
+	t      float64 // scene time of the cycle being recorded
+	frames int
+	closed bool
+}
+
+// cycle records the scene at scene time t: call it before the cycle's
+// frames.
+func (r *recorder) cycle(s *scene.Scene, t float64) error {
+	if r == nil {
+		return nil
+	}
+	r.t = t
+	return r.w.Cycle(s, t)
+}
+
+// emit records a frame of the current cycle.
+func (r *recorder) emit(_ *scene.SensorEntry, f *sensors.Frame, _ *sensors.Stamp) (int, error) {
+	if err := r.w.Frame(f, r.t); err != nil {
+		return 0, err
+	}
+	r.frames++
+	return 0, nil
+}
+
+// close ends the recording (summary and index) and reports it on w.
+func (r *recorder) close(w io.Writer) error {
+	if r == nil || r.closed {
+		return nil
+	}
+	r.closed = true
+	if err := r.w.Close(); err != nil {
+		return fmt.Errorf("recording %s: %w", r.path, err)
+	}
+	fmt.Fprintf(w, "recorded %d sensor frames into %s\n", r.frames, r.path)
+	return nil
+}
+
+// joinEmit hands each frame to every emitter, summing the files written.
+func joinEmit(emitters ...emitFunc) emitFunc {
+	return func(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error) {
+		total := 0
+		var errs []error
+		for _, e := range emitters {
+			if e == nil {
+				continue
+			}
+			n, err := e(se, f, st)
+			total += n
+			errs = append(errs, err)
+		}
+		return total, errors.Join(errs...)
+	}
+}
+
+// captureRecorded is capture's frame with a recording: each sensor is
+// rendered once, its files written into out (if any) and its messages
+// recorded at the stamp's time (0 for a single capture).
+func captureRecorded(r *sensors.Renderer, s *scene.Scene, out string, st *sensors.Stamp, rec *recorder, fails *sensorFailures) []string {
+	t := 0.0
+	if st != nil {
+		t = st.Time
+	}
+	if err := rec.cycle(s, t); err != nil {
+		for _, se := range s.Sensors() {
+			fails.fail(se, err)
+		}
+		return nil
+	}
+	var written []string
+	for _, se := range s.Sensors() {
+		f, err := sensors.RenderFrame(r, s, se, st)
+		if err != nil {
+			fails.fail(se, err)
+			continue
+		}
+		if out != "" {
+			paths, err := f.WriteFiles(sensors.OutputBase(out, se.Name, st))
+			if err != nil {
+				fails.fail(se, fmt.Errorf("sensor %q: %w", se.Name, err))
+				continue
+			}
+			written = append(written, paths...)
+		}
+		if _, err := rec.emit(se, f, st); err != nil {
+			fails.fail(se, fmt.Errorf("sensor %q: recording: %w", se.Name, err))
+		}
+	}
+	return written
+}
+
+// playScene is the scene file play writes next to the attachments: the
+// recording's first commands.
+const playScene = ".simvis-play.xml"
+
+// player applies a recording's change log and values to a host at the
+// playback position. It runs on the host's goroutine (a cycle hook).
+type player struct {
+	h       *ipc.Host
+	rec     *record.Recording
+	start   int64         // log time of position 0
+	pos     time.Duration // playback position
+	end     time.Duration
+	step    time.Duration // position advance per cycle
+	paused  bool
+	steps   int // cycles to advance while paused
+	loop    bool
+	done    bool // past the end, not looping
+	changes int  // changes executed (the first ones ran from the scene file)
+	values  int  // values messages applied
+	index   map[string]int
+	moved   bool // the position changed this cycle: render
+	control chan string
+	out     io.Writer
+	warn    func(kind, format string, args ...any)
+	started bool // the first cycle ran
+}
+
+// Play controls, one a line on standard input (docs/recordings.md).
+const playControls = "pause | resume | step [N] | seek T | rate X | status"
+
+func (p *player) command(line string) {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return
+	}
+	arg := func() (float64, bool) {
+		if len(f) < 2 {
+			return 0, false
+		}
+		v, err := strconv.ParseFloat(f[1], 64)
+		return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
+	}
+	switch f[0] {
+	case "pause", "p":
+		p.paused = true
+	case "resume", "r":
+		p.paused = false
+	case "step", "s":
+		n := 1.0
+		if len(f) > 1 {
+			var ok bool
+			if n, ok = arg(); !ok || n < 1 || n > 1e6 {
+				fmt.Fprintf(p.out, "play: step %q: want a count 1 to 1000000\n", f[1])
+				return
+			}
+		}
+		p.paused = true
+		p.steps += int(n)
+	case "seek":
+		t, ok := arg()
+		if !ok || t < 0 {
+			fmt.Fprintf(p.out, "play: seek: want a time in seconds >= 0\n")
+			return
+		}
+		p.seek(time.Duration(t * float64(time.Second)))
+	case "rate":
+		x, ok := arg()
+		if !ok || x <= 0 || x > 1000 {
+			fmt.Fprintf(p.out, "play: rate: want a factor in (0, 1000]\n")
+			return
+		}
+		p.step = time.Duration(x * float64(p.h.Period()))
+	case "status":
+	default:
+		fmt.Fprintf(p.out, "play: unknown control %q (%s)\n", line, playControls)
+		return
+	}
+	p.status()
+}
+
+func (p *player) status() {
+	state := "playing"
+	if p.paused {
+		state = "paused"
+	}
+	fmt.Fprintf(p.out, "play: %s at %.3f s of %.3f s, change %d, rate %g\n", state, p.pos.Seconds(), p.end.Seconds(),
+		p.changes, float64(p.step)/float64(p.h.Period()))
+}
+
+// seek moves to position t: values are those recorded last at or before t
+// (replayed from the start), commands up to t run; commands already run
+// stay (a scene cannot take a command back).
+func (p *player) seek(t time.Duration) {
+	t = min(t, p.end)
+	if t < p.pos {
+		p.values = 0
+	}
+	p.pos, p.moved, p.done = t, true, false
+	p.apply()
+}
+
+// apply runs the commands and sets the values recorded up to the position.
+func (p *player) apply() {
+	limit := p.start + int64(p.pos)
+	for p.changes < len(p.rec.Changes) && p.rec.Changes[p.changes].Time <= limit {
+		c := p.rec.Changes[p.changes].Msg
+		p.changes++
+		if c.Dir != "." {
+			p.warn("change", "recorded change %d (%s) resolves files in %s, which play does not rebuild; skipped", c.Seq, c.Source, c.Dir)
+			continue
+		}
+		if _, err := p.h.Execute(c.XML, "recording "+c.Source); err != nil {
+			p.warn("change", "recorded change %d (%s): %v", c.Seq, c.Source, err)
+		}
+		p.index = nil // new elements: parameter indexes change
+	}
+	if p.index == nil {
+		p.index = map[string]int{}
+		for _, e := range p.h.Scene.Elements() {
+			for i, prm := range e.Params {
+				p.index[e.Name+"."+prm.Name] = e.Start + i
+			}
+		}
+	}
+	tab := p.h.Scene.Values()
+	for ; p.values < len(p.rec.Values) && p.rec.Values[p.values].Time <= limit; p.values++ {
+		for name, v := range p.rec.Values[p.values].Msg.Values {
+			if i, ok := p.index[name]; ok && i < len(tab) {
+				tab[i] = v // checked by the host's Update like a client's value
+			}
+		}
+	}
+}
+
+// before is the host's cycle hook: controls, then the position advances
+// and what was recorded up to it applies.
+func (p *player) before() error {
+	p.moved = false
+	for {
+		select {
+		case line := <-p.control:
+			p.command(line)
+			continue
+		default:
+		}
+		break
+	}
+	if p.done {
+		return nil
+	}
+	if !p.started {
+		// The first cycle plays the start position itself.
+		p.started, p.moved = true, true
+		p.apply()
+		return nil
+	}
+	if !p.paused || p.steps > 0 {
+		if p.steps > 0 {
+			p.steps--
+		}
+		p.pos += p.step
+		p.moved = true
+	}
+	if p.pos > p.end {
+		if !p.loop {
+			p.pos, p.done, p.moved = p.end, true, false
+			return nil
+		}
+		p.seek(0)
+	}
+	p.apply()
+	return nil
+}
+
+func init() {
+	var shm, out string
+	var rate, start float64
+	var loop, paused, rerender, fast bool
+	var nf natsFlags
+	var ff foxgloveFlags
+	var lf limitFlags
+	var rf recordFlags
+	commands = append(commands, &command{
+		name: "play", args: "FILE.mcap [--rate X] [--start T] [--loop] [--paused] [--fast] [--rerender [-o DIR] [--record FILE.mcap]] [--shm NAME] [NATS flags] [budget flags]",
+		short: "run a recording as a host: its scene, values and change log at their times",
+		summary: "Rebuild the scene of a simvis MCAP recording (its change log, model files from its\n" +
+			"attachments written to a private temporary directory) and run it as a host, as serve\n" +
+			"does: clients, mirrors and viewers attach to it as to a live host. Each cycle (at the\n" +
+			"recording's host rate) the playback position advances by one period times --rate and\n" +
+			"the values and commands recorded up to it apply. With --rerender the sensors render\n" +
+			"anew (published on NATS, written with -o, recorded with --record). It stops at the\n" +
+			"end unless --loop. Controls, one a line on standard input: " + playControls + ".\n" +
+			"docs/recordings.md describes the recording and the controls.",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&shm, "shm", "play", shmHelp)
+			fs.Float64Var(&rate, "rate", 1, "playback speed factor")
+			fs.Float64Var(&start, "start", 0, "start at this many seconds into the recording")
+			fs.BoolVar(&loop, "loop", false, "start again at the end")
+			fs.BoolVar(&paused, "paused", false, "start paused (resume or step on standard input)")
+			fs.BoolVar(&fast, "fast", false, "run cycles as fast as possible")
+			fs.BoolVar(&rerender, "rerender", false, "render the sensors anew")
+			fs.StringVar(&out, "o", "", "with --rerender, write sensor outputs into DIR")
+			nf.register(fs)
+			ff.register(fs)
+			lf.register(fs)
+			rf.register(fs, "record")
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			if len(args) != 1 {
+				return usagef("want one recording FILE.mcap")
+			}
+			if !(rate > 0 && rate <= 1000) {
+				return usagef("--rate %v: want a speed factor in (0, 1000]", rate)
+			}
+			if !(start >= 0) || math.IsInf(start, 0) {
+				return usagef("--start %v: want seconds >= 0", start)
+			}
+			if (out != "" || rf.path != "") && !rerender {
+				return usagef("-o and --record need --rerender")
+			}
+			lim, err := lf.limits()
+			if err != nil {
+				return err
+			}
+			rec, err := record.Read(args[0], nil)
+			if err != nil {
+				return err
+			}
+			if !rec.HasMeta || len(rec.Changes) == 0 {
+				return fmt.Errorf("%s: not a simvis recording (no %q metadata or no %s channel)", args[0], record.MetadataName, record.TopicChanges)
+			}
+			if !(rec.Meta.Rate > 0 && rec.Meta.Rate <= 100000) {
+				return fmt.Errorf("%s: recorded rate %v: want (0, 100000] Hz", args[0], rec.Meta.Rate)
+			}
+			if rec.Truncation != "" {
+				fmt.Fprintf(warnings, "simvis play: %s: %s\n", args[0], rec.Truncation)
+			}
+			dir, err := os.MkdirTemp("", "simvis-play-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			sceneFile, err := writePlayFiles(dir, rec)
+			if err != nil {
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			ctx, stop := interrupted()
+			defer stop()
+			h, err := newHost(ipc.Path(shm), sceneFile, ipc.HostOptions{Rate: rec.Meta.Rate, Fast: fast, Warnings: warnings, Limits: lim})
+			if err != nil {
+				return withLimitHint(fmt.Errorf("%s: rebuilding the recorded scene: %w", args[0], err))
+			}
+			defer h.Close()
+			first := 0
+			for first < len(rec.Changes) && rec.Changes[first].Time == rec.Changes[0].Time {
+				first++
+			}
+			p := &player{h: h, rec: rec, start: rec.Start, end: time.Duration(rec.End - rec.Start), changes: first,
+				step: time.Duration(rate * float64(h.Period())), paused: paused, loop: loop, control: make(chan string, 16),
+				out: w, warn: h.Warn}
+			if start > 0 {
+				p.seek(time.Duration(start * float64(time.Second)))
+			}
+			h.AddHook(ipc.CycleHook{Before: p.before})
+			go func() {
+				sc := bufio.NewScanner(os.Stdin)
+				for sc.Scan() {
+					p.control <- sc.Text()
+				}
+			}()
+			var emitters []emitFunc
+			where := ipc.Path(shm)
+			if !nf.off {
+				pub, clientURL, cleanup, err := nf.start(h, shm)
+				if err != nil {
+					return err
+				}
+				defer cleanup()
+				where += " and " + clientURL
+				if rerender {
+					emitters = append(emitters, publisher(h, pub))
+				}
+			}
+			if ff.addr != "" {
+				fox, cleanup, err := ff.startHost(h, func() time.Duration { return p.pos }, ipc.NewWarnings(warnings, "simvis play").Warn)
+				if err != nil {
+					return err
+				}
+				defer cleanup()
+				where += " and " + fox.srv.URL()
+				if rerender {
+					emitters = append(emitters, fox.emit)
+				}
+			}
+			var hs *hostSensors
+			var recOut *recorder
+			if rerender {
+				if out != "" {
+					if err := os.MkdirAll(out, 0o755); err != nil {
+						return err
+					}
+					emitters = append(emitters, fileWriter(out))
+				}
+				if recOut, err = rf.open(rec.Meta.Scene, rec.Meta.Rate); err != nil {
+					return err
+				}
+				defer recOut.close(w)
+				if recOut != nil {
+					emitters = append(emitters, recOut.emit)
+				}
+				hs = &hostSensors{clock: newSensorClock(), fails: newSensorFailures(h.Warn), seen: map[string]bool{},
+					hostRate: rec.Meta.Rate, emit: joinEmit(emitters...), warn: h.Warn}
+				defer hs.close()
+				if len(h.Scene.Sensors()) > 0 {
+					if hs.r, err = sensors.NewRenderer(); err != nil {
+						return err
+					}
+				}
+			}
+			render := func(int, time.Duration) error {
+				if p.done {
+					if !loop {
+						stop() // the end of the recording ends the host
+					}
+					return nil
+				}
+				if hs == nil || !p.moved {
+					return nil
+				}
+				t := p.pos.Seconds()
+				if err := recOut.cycle(h.Scene, t); err != nil {
+					return err
+				}
+				hs.cycle(h.Scene, t)
+				return nil
+			}
+			fmt.Fprintf(w, "playing %s as %s: %d elements, %d sensors, %.3f s at %g x, %g Hz\n",
+				args[0], where, len(h.Scene.Elements()), len(h.Scene.Sensors()), p.end.Seconds(), rate, rec.Meta.Rate)
+			err = h.Run(ctx, 0, render)
+			files := 0
+			if hs != nil {
+				files = hs.files
+			}
+			fmt.Fprintf(w, "played to %.3f s: %d cycles, %d of %d changes, %d values messages, %d files written\n",
+				p.pos.Seconds(), h.Region.Cycles(), p.changes, len(rec.Changes), p.values, files)
+			return errors.Join(err, recOut.close(w))
+		},
+	})
+}
+
+// writePlayFiles writes the attachments into dir and the recording's
+// first commands (those logged before the first cycle's time passed) as a
+// scene file, and returns its path.
+func writePlayFiles(dir string, rec *record.Recording) (string, error) {
+	for _, a := range rec.Attachments {
+		if !filepath.IsLocal(filepath.FromSlash(a.Name)) || a.Name == playScene {
+			return "", fmt.Errorf("attachment %q: not a relative path inside the recording", a.Name)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(a.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(p, a.Data, 0o600); err != nil {
+			return "", err
+		}
+	}
+	var b strings.Builder
+	b.WriteString("<scene>\n")
+	for _, c := range rec.Changes {
+		if c.Time != rec.Changes[0].Time {
+			break
+		}
+		if c.Msg.Dir != "." {
+			return "", fmt.Errorf("recorded change %d (%s) resolves files in %s: play rebuilds scenes whose commands all resolve in the scene's directory", c.Msg.Seq, c.Msg.Source, c.Msg.Dir)
+		}
+		// The text was one command when recorded; the scene parser checks it
+		// again and names this file and line on error.
+		b.WriteString(c.Msg.XML + "\n")
+	}
+	b.WriteString("</scene>\n")
+	path := filepath.Join(dir, playScene)
+	return path, os.WriteFile(path, []byte(b.String()), 0o600)
+}
+
+func init() {
+	var asJSON bool
+	commands = append(commands, &command{
+		name: "info", args: "FILE.mcap [--json]",
+		short: "describe a recording: topics, message counts, duration",
+		summary: "Read a recording (any MCAP file; a file cut short is read up to its last whole\n" +
+			"chunk) and print its profile, duration, each topic with its schema, message count\n" +
+			"and rate, the attachments and simvis's metadata.",
+		flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
+		},
+		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			if len(args) != 1 {
+				return usagef("want one FILE.mcap")
+			}
+			rec, err := record.Read(args[0], nil)
+			if err != nil {
+				return err
+			}
+			type topic struct {
+				Topic    string  `json:"topic"`
+				Schema   string  `json:"schema"`
+				Encoding string  `json:"encoding"`
+				Messages int     `json:"messages"`
+				Hz       float64 `json:"hz"`
+			}
+			type attachment struct {
+				Name  string `json:"name"`
+				Bytes int    `json:"bytes"`
+			}
+			info := struct {
+				File        string       `json:"file"`
+				Profile     string       `json:"profile"`
+				Complete    bool         `json:"complete"`
+				Truncation  string       `json:"truncation,omitempty"`
+				Start       float64      `json:"start"`
+				Duration    float64      `json:"duration"`
+				Messages    int          `json:"messages"`
+				Changes     int          `json:"changes"`
+				Topics      []topic      `json:"topics"`
+				Attachments []attachment `json:"attachments"`
+				Meta        *record.Meta `json:"simvis,omitempty"`
+			}{File: args[0], Profile: rec.Profile, Complete: rec.Complete, Truncation: rec.Truncation,
+				Start: float64(rec.Start) / 1e9, Duration: float64(rec.End-rec.Start) / 1e9, Messages: rec.Messages, Changes: len(rec.Changes)}
+			if rec.HasMeta {
+				info.Meta = &rec.Meta
+			}
+			for _, t := range rec.Topics {
+				hz := 0.0
+				if t.Messages > 1 && t.Last > t.First {
+					hz = float64(t.Messages-1) / (float64(t.Last-t.First) / 1e9)
+				}
+				info.Topics = append(info.Topics, topic{t.Topic, t.Schema, t.Encoding, t.Messages, hz})
+			}
+			for _, a := range rec.Attachments {
+				info.Attachments = append(info.Attachments, attachment{a.Name, len(a.Data)})
+			}
+			sort.Slice(info.Attachments, func(i, j int) bool { return info.Attachments[i].Name < info.Attachments[j].Name })
+			if asJSON {
+				data, err := json.MarshalIndent(info, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(w, "%s\n", data)
+				return err
+			}
+			state := "complete (summary and index)"
+			if !rec.Complete {
+				state = "incomplete: " + rec.Truncation
+			}
+			fmt.Fprintf(w, "%s: profile %q, %s\n", args[0], rec.Profile, state)
+			fmt.Fprintf(w, "start %.9f s, duration %.3f s, %d messages, %d change-log commands\n", info.Start, info.Duration, rec.Messages, len(rec.Changes))
+			if info.Meta != nil {
+				fmt.Fprintf(w, "simvis: scene %s, %g Hz, epoch %d ns, realtime %v\n", info.Meta.Scene, info.Meta.Rate, info.Meta.EpochNs, info.Meta.Realtime)
+			}
+			for _, t := range info.Topics {
+				fmt.Fprintf(w, "  %-32s %-34s %-4s %7d msgs %8.2f Hz\n", t.Topic, t.Schema, t.Encoding, t.Messages, t.Hz)
+			}
+			for _, a := range info.Attachments {
+				fmt.Fprintf(w, "  attachment %s (%d bytes)\n", a.Name, a.Bytes)
+			}
+			return nil
+		},
+	})
+}

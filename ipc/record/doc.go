@@ -1,0 +1,13 @@
+// Package record writes and reads simvis recordings: MCAP files in the ROS 2
+// profile (schemas ros2msg, messages CDR through package sensors/ros2) that
+// ros2 bag play, Foxglove and any MCAP reader open, plus simvis's own JSON
+// channels (the change log and the values that changed each cycle) and the
+// model files as attachments, so that `simvis play` rebuilds the scene on a
+// machine that has nothing else. docs/recordings.md describes the format.
+//
+// A Writer takes a scene once per cycle (Cycle) and the sensor frames
+// rendered in it (Frame); it knows no transport. Chunks are compressed
+// (zstd or lz4) and closed at least every Options.ChunkInterval, so a
+// process killed mid-recording leaves a file readable up to its last
+// chunk; Close adds the summary and index readers seek with.
+package record

@@ -1,0 +1,96 @@
+package record
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/scene"
+)
+
+// maxModelDepth bounds models that embed commands naming other models.
+const maxModelDepth = 16
+
+// modelFiles lists the files a command loads, relative to its directory
+// (slash-separated): the model its file attribute names, a .gltf's external
+// buffers and images, and the files of commands embedded in the model,
+// recursively.
+func modelFiles(c *scene.Command, limits models.Limits) ([]string, error) {
+	file := c.Elem.SelectAttrValue("file", "")
+	if file == "" {
+		return nil, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	var walk func(rel string, depth int) error
+	walk = func(rel string, depth int) error {
+		rel = path.Clean(rel)
+		if seen[rel] {
+			return nil
+		}
+		if depth > maxModelDepth {
+			return fmt.Errorf("models embedded more than %d deep at %s", maxModelDepth, rel)
+		}
+		if !filepath.IsLocal(filepath.FromSlash(rel)) {
+			return fmt.Errorf("model file %q is outside the command's directory %s", rel, c.Dir)
+		}
+		seen[rel] = true
+		out = append(out, rel)
+		full := filepath.Join(c.Dir, filepath.FromSlash(rel))
+		base := path.Dir(rel)
+		if strings.HasSuffix(strings.ToLower(rel), ".gltf") {
+			data, err := models.ReadRegular(full, limits.FileBytes)
+			if err != nil {
+				return err
+			}
+			var doc struct {
+				Buffers []struct{ URI string } `json:"buffers"`
+				Images  []struct{ URI string } `json:"images"`
+			}
+			if err := json.Unmarshal(data, &doc); err == nil {
+				var uris []string
+				for _, b := range doc.Buffers {
+					uris = append(uris, b.URI)
+				}
+				for _, im := range doc.Images {
+					uris = append(uris, im.URI)
+				}
+				for _, u := range uris {
+					if u == "" || strings.HasPrefix(u, "data:") {
+						continue
+					}
+					p, err := url.PathUnescape(u)
+					if err != nil || strings.HasPrefix(p, "/") {
+						return fmt.Errorf("%s: uri %q is not a relative path", rel, u)
+					}
+					r := path.Join(base, p)
+					if !seen[r] {
+						seen[r] = true
+						out = append(out, r)
+					}
+				}
+			}
+		}
+		m, err := models.LoadWith(full, models.LoadOptions{Root: c.Dir, Limits: limits})
+		if err != nil {
+			return err
+		}
+		for _, ec := range m.Commands {
+			cmd, err := scene.ParseCommand(ec.XML, rel, "")
+			if err != nil {
+				continue // the scene refused it too
+			}
+			if f := cmd.Elem.SelectAttrValue("file", ""); f != "" {
+				if err := walk(path.Join(base, filepath.ToSlash(f)), depth+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return out, walk(filepath.ToSlash(file), 0)
+}

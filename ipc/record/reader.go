@@ -1,0 +1,228 @@
+package record
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path"
+	"sort"
+
+	"github.com/foxglove/mcap/go/mcap"
+)
+
+// Read bounds: a recording is hostile input like any other file.
+const (
+	// MaxRecordBytes bounds one record (a chunk, decompressed or not, or
+	// an attachment).
+	MaxRecordBytes = 512 << 20
+	// MaxAttachmentBytes bounds all attachments together, which Read
+	// holds in memory.
+	MaxAttachmentBytes = 1 << 30
+	// MaxJSONMessages bounds the change and value messages Read holds.
+	MaxJSONMessages = 10_000_000
+)
+
+// Timed is a change or values message with its log time (ns).
+type Timed[T any] struct {
+	Time int64
+	Msg  T
+}
+
+// Attachment is one attached file, named DIR/PATH (see Change.Dir).
+type Attachment struct {
+	Name string
+	Data []byte
+}
+
+// TopicStats counts one topic's messages.
+type TopicStats struct {
+	Topic, Schema, Encoding string
+	Messages                int
+	First, Last             int64 // log times, ns
+}
+
+// Recording is what Read found in a file.
+type Recording struct {
+	Meta        Meta
+	HasMeta     bool
+	Profile     string
+	Changes     []Timed[Change]
+	Values      []Timed[Values]
+	Attachments []Attachment
+	Topics      []TopicStats // sorted by topic
+	Start, End  int64        // first and last log time, ns
+	Messages    int
+	// Complete is false for a file that ends early (a recorder killed
+	// mid-file): everything up to its last whole chunk was read;
+	// Truncation says what was found at the end.
+	Complete   bool
+	Truncation string
+}
+
+// MessageFunc sees every message in file order with its channel's topic,
+// schema name and message encoding. Its data is valid during the call.
+type MessageFunc func(topic, schema, encoding string, m *mcap.Message) error
+
+// Read reads a recording in one pass (no index needed, so a truncated file
+// reads up to its last whole chunk): metadata, simvis's change and values
+// channels, attachments and per-topic counts; fn (may be nil) sees every
+// message.
+func Read(file string, fn MessageFunc) (*Recording, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rec := &Recording{Start: math.MaxInt64}
+	attBytes := 0
+	var attErr error
+	lex, err := mcap.NewLexer(f, &mcap.LexerOptions{ValidateChunkCRCs: true, MaxDecompressedChunkSize: MaxRecordBytes,
+		MaxRecordSize: MaxRecordBytes,
+		AttachmentCallback: func(ar *mcap.AttachmentReader) error {
+			if ar.DataSize > uint64(MaxAttachmentBytes-attBytes) {
+				attErr = fmt.Errorf("attachments exceed %d bytes", MaxAttachmentBytes)
+				return attErr
+			}
+			data, err := io.ReadAll(ar.Data())
+			if err != nil {
+				return err
+			}
+			attBytes += len(data)
+			rec.Attachments = append(rec.Attachments, Attachment{Name: ar.Name, Data: data})
+			return nil
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("%s: not an MCAP file: %w", file, err)
+	}
+	defer lex.Close()
+	schemas := map[uint16]*mcap.Schema{}
+	channels := map[uint16]*mcap.Channel{}
+	stats := map[uint16]*TopicStats{}
+	buf := make([]byte, 1<<20)
+	fail := func(format string, args ...any) (*Recording, error) {
+		return nil, fmt.Errorf("%s: %s", file, fmt.Sprintf(format, args...))
+	}
+	for {
+		tok, data, err := lex.Next(buf)
+		if err != nil {
+			if attErr != nil {
+				return fail("%v", attErr)
+			}
+			if errors.Is(err, io.EOF) && rec.Complete {
+				break
+			}
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				rec.Truncation = "the file ends before its footer (a recorder stopped mid-file): read up to its last whole chunk"
+				break
+			}
+			return fail("%v", err)
+		}
+		if len(data) > len(buf) {
+			buf = data
+		}
+		switch tok {
+		case mcap.TokenHeader:
+			h, err := mcap.ParseHeader(data)
+			if err != nil {
+				return fail("header: %v", err)
+			}
+			rec.Profile = h.Profile
+		case mcap.TokenSchema:
+			s, err := mcap.ParseSchema(data)
+			if err != nil {
+				return fail("schema: %v", err)
+			}
+			schemas[s.ID] = s
+		case mcap.TokenChannel:
+			c, err := mcap.ParseChannel(data)
+			if err != nil {
+				return fail("channel: %v", err)
+			}
+			if _, ok := schemas[c.SchemaID]; !ok && c.SchemaID != 0 {
+				return fail("channel %d (%s) names schema %d, which is not defined before it", c.ID, c.Topic, c.SchemaID)
+			}
+			channels[c.ID] = c
+		case mcap.TokenMetadata:
+			md, err := mcap.ParseMetadata(data)
+			if err != nil {
+				return fail("metadata: %v", err)
+			}
+			if md.Name == MetadataName {
+				if err := json.Unmarshal([]byte(md.Metadata["json"]), &rec.Meta); err != nil {
+					return fail("metadata %q: %v", MetadataName, err)
+				}
+				rec.HasMeta = true
+			}
+		case mcap.TokenMessage:
+			m, err := mcap.ParseMessage(data)
+			if err != nil {
+				return fail("message: %v", err)
+			}
+			c, ok := channels[m.ChannelID]
+			if !ok {
+				return fail("a message on channel %d, which is not defined before it", m.ChannelID)
+			}
+			if m.LogTime > math.MaxInt64 {
+				return fail("%s: log time %d out of range", c.Topic, m.LogTime)
+			}
+			t := int64(m.LogTime)
+			st := stats[m.ChannelID]
+			if st == nil {
+				name := ""
+				if s := schemas[c.SchemaID]; s != nil {
+					name = s.Name
+				}
+				st = &TopicStats{Topic: c.Topic, Schema: name, Encoding: c.MessageEncoding, First: t}
+				stats[m.ChannelID] = st
+			}
+			st.Messages++
+			st.Last = t
+			rec.Messages++
+			rec.Start, rec.End = min(rec.Start, t), max(rec.End, t)
+			switch c.Topic {
+			case TopicChanges, TopicValues:
+				if len(rec.Changes)+len(rec.Values) >= MaxJSONMessages {
+					return fail("more than %d change and values messages", MaxJSONMessages)
+				}
+				if c.Topic == TopicChanges {
+					var ch Change
+					if err := json.Unmarshal(m.Data, &ch); err != nil {
+						return fail("%s message %d: %v", c.Topic, m.Sequence, err)
+					}
+					if ch.Dir == "" || path.IsAbs(ch.Dir) || path.Clean(ch.Dir) != ch.Dir || ch.Dir == ".." || len(ch.Dir) > 2 && ch.Dir[:3] == "../" {
+						return fail("%s message %d: dir %q is not a relative directory inside the recording", c.Topic, m.Sequence, ch.Dir)
+					}
+					rec.Changes = append(rec.Changes, Timed[Change]{t, ch})
+				} else {
+					var v Values
+					if err := json.Unmarshal(m.Data, &v); err != nil {
+						return fail("%s message %d: %v", c.Topic, m.Sequence, err)
+					}
+					rec.Values = append(rec.Values, Timed[Values]{t, v})
+				}
+			}
+			if fn != nil {
+				name := ""
+				if s := schemas[c.SchemaID]; s != nil {
+					name = s.Name
+				}
+				if err := fn(c.Topic, name, c.MessageEncoding, m); err != nil {
+					return nil, err
+				}
+			}
+		case mcap.TokenDataEnd:
+			rec.Complete = true
+		}
+	}
+	for _, st := range stats {
+		rec.Topics = append(rec.Topics, *st)
+	}
+	sort.Slice(rec.Topics, func(i, j int) bool { return rec.Topics[i].Topic < rec.Topics[j].Topic })
+	if rec.Messages == 0 {
+		rec.Start = 0
+	}
+	return rec, nil
+}

@@ -1,0 +1,390 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/foxglove/mcap/go/mcap"
+	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors"
+	"github.com/simvis/simvis/sensors/ros2"
+)
+
+// simvis's own channels (JSON, schemas in jsonschema).
+const (
+	TopicChanges = "/simvis/changes" // one Change per change-log command
+	TopicValues  = "/simvis/values"  // Values: the parameters that changed in a cycle
+	TopicTF      = "/tf"
+	TopicStatic  = "/tf_static"
+	// MetadataName is the MCAP metadata record that holds Meta.
+	MetadataName = "simvis"
+)
+
+// Change is one change-log command as /simvis/changes carries it.
+type Change struct {
+	Seq    int    `json:"seq"`    // 1, 2, ... in execution order
+	Source string `json:"source"` // "FILE:LINE" of the command
+	// Dir is the directory its relative file paths resolve against,
+	// relative to the recording's base directory (the first command's):
+	// "." for the base itself; attachments are named Dir/PATH.
+	Dir string `json:"dir"`
+	XML string `json:"xml"`
+}
+
+// Values is one /simvis/values message: every parameter whose value
+// changed since the previous message (all of them in the first), keyed
+// ELEMENT.PARAM.
+type Values struct {
+	Values map[string]float64 `json:"values"`
+}
+
+// Meta is the recording's "simvis" metadata record.
+type Meta struct {
+	Scene    string  `json:"scene"`    // the scene file the host or capture loaded
+	Rate     float64 `json:"rate"`     // host cycles (capture: frames) per second
+	EpochNs  int64   `json:"epoch_ns"` // log time of scene time 0
+	Realtime bool    `json:"realtime"` // stamps are wall clock, not scene time
+}
+
+// Options configure a Writer.
+type Options struct {
+	Meta
+	// Compression is "zstd" (default) or "lz4".
+	Compression string
+	// ChunkBytes is the uncompressed size at which a chunk is closed
+	// (default 4 MiB).
+	ChunkBytes int64
+	// ChunkInterval closes a chunk at least this often (default 1 s): what
+	// a process killed mid-recording loses at most.
+	ChunkInterval time.Duration
+	// Limits bound each model file attached (zero fields: models.DefaultLimits).
+	Limits models.Limits
+}
+
+// Writer records a scene's cycles and sensor frames into an MCAP file. It is
+// not safe for concurrent use.
+type Writer struct {
+	f        *os.File
+	w        *mcap.Writer
+	mo       *mcap.WriterOptions
+	opts     Options
+	schemas  map[string]uint16 // by schema name
+	channels map[string]uint16 // by topic
+	seq      map[uint16]uint32
+	lastLog  uint64
+	flushed  time.Time
+
+	baseDir  string
+	logged   int // commands of scene.Log() recorded
+	attached map[string]bool
+	names    []string          // ELEMENT.PARAM per table index, as last seen
+	values   []float64         // as last recorded
+	ns       map[string]string // sensor -> topic namespace
+	byNS     map[string]string // topic namespace -> sensor
+	frames   int               // frames known to the tf tree last written to /tf_static
+	start    time.Time
+}
+
+// Create starts a recording at path (replacing a file there).
+func Create(path string, opts Options) (*Writer, error) {
+	comp := mcap.CompressionZSTD
+	switch opts.Compression {
+	case "", "zstd":
+	case "lz4":
+		comp = mcap.CompressionLZ4
+	default:
+		return nil, fmt.Errorf("recording compression %q: want zstd or lz4", opts.Compression)
+	}
+	if opts.ChunkBytes <= 0 {
+		opts.ChunkBytes = 4 << 20
+	}
+	if opts.ChunkInterval <= 0 {
+		opts.ChunkInterval = time.Second
+	}
+	if opts.Limits.FileBytes == 0 {
+		opts.Limits.FileBytes = models.DefaultLimits.FileBytes
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	mo := &mcap.WriterOptions{Chunked: true, ChunkSize: opts.ChunkBytes, Compression: comp, IncludeCRC: true}
+	mw, err := mcap.NewWriter(f, mo)
+	if err == nil {
+		err = mw.WriteHeader(&mcap.Header{Profile: ros2.Profile, Library: "simvis"})
+	}
+	if err == nil {
+		var meta []byte
+		meta, err = json.Marshal(opts.Meta)
+		if err == nil {
+			err = mw.WriteMetadata(&mcap.Metadata{Name: MetadataName, Metadata: map[string]string{"json": string(meta)}})
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &Writer{f: f, w: mw, mo: mo, opts: opts, schemas: map[string]uint16{}, channels: map[string]uint16{},
+		seq: map[uint16]uint32{}, attached: map[string]bool{}, ns: map[string]string{}, byNS: map[string]string{},
+		flushed: time.Now(), start: time.Now()}, nil
+}
+
+// Stamp returns the stamp of scene time t (seconds): the epoch plus t, or
+// the wall clock with Realtime.
+func (w *Writer) Stamp(t float64) ros2.Time {
+	if w.opts.Realtime {
+		return ros2.TimeFromNanos(time.Now().UnixNano())
+	}
+	return ros2.TimeFromNanos(w.opts.EpochNs + int64(math.Round(t*1e9)))
+}
+
+var jsonSchemas = map[string]string{
+	TopicChanges: `{"type":"object","properties":{"seq":{"type":"integer"},"source":{"type":"string"},"dir":{"type":"string"},"xml":{"type":"string"}}}`,
+	TopicValues:  `{"type":"object","properties":{"values":{"type":"object","additionalProperties":{"type":"number"}}}}`,
+}
+
+// channel returns the channel of topic, writing its schema and channel
+// records the first time.
+func (w *Writer) channel(topic, typ string) (uint16, error) {
+	if id, ok := w.channels[topic]; ok {
+		return id, nil
+	}
+	sid, ok := w.schemas[typ]
+	if !ok {
+		sid = uint16(len(w.schemas) + 1)
+		s := &mcap.Schema{ID: sid, Name: typ}
+		if js, isJSON := jsonSchemas[topic]; isJSON {
+			s.Encoding, s.Data = "jsonschema", []byte(js)
+		} else {
+			data, err := ros2.Schema(typ)
+			if err != nil {
+				return 0, err
+			}
+			s.Encoding, s.Data = ros2.SchemaEncoding, data
+		}
+		if err := w.w.WriteSchema(s); err != nil {
+			return 0, err
+		}
+		w.schemas[typ] = sid
+	}
+	if len(w.channels) >= math.MaxUint16-1 {
+		return 0, errors.New("recording: too many channels")
+	}
+	id := uint16(len(w.channels) + 1)
+	enc := ros2.MessageEncoding
+	if _, isJSON := jsonSchemas[topic]; isJSON {
+		enc = "json"
+	}
+	if err := w.w.WriteChannel(&mcap.Channel{ID: id, SchemaID: sid, Topic: topic, MessageEncoding: enc}); err != nil {
+		return 0, err
+	}
+	w.channels[topic] = id
+	return id, nil
+}
+
+func (w *Writer) write(topic, typ string, data []byte, t ros2.Time) error {
+	id, err := w.channel(topic, typ)
+	if err != nil {
+		return err
+	}
+	ns := uint64(t.Nanos())
+	if ns < w.lastLog {
+		ns = w.lastLog // log times in order, also when a wall clock steps back
+	}
+	w.lastLog = ns
+	// The MCAP writer closes a chunk only when it outgrows ChunkSize; a
+	// chunk older than ChunkInterval is closed after this message by
+	// making its size limit 0 for it (the writer reads its options per
+	// message).
+	force := time.Since(w.flushed) >= w.opts.ChunkInterval
+	if force {
+		w.mo.ChunkSize = 0
+	}
+	err = w.w.WriteMessage(&mcap.Message{ChannelID: id, Sequence: w.seq[id], LogTime: ns, PublishTime: ns, Data: data})
+	w.seq[id]++
+	if force {
+		w.mo.ChunkSize = w.opts.ChunkBytes
+		w.flushed = time.Now()
+	}
+	return err
+}
+
+func (w *Writer) writeJSON(topic string, v any, t ros2.Time) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return w.write(topic, topic[len("/simvis/"):], data, t)
+}
+
+// Cycle records the scene at scene time t (seconds): the change-log
+// commands executed since the last call (and the model files they load,
+// as attachments), the parameter values that changed, the moving frames on
+// /tf and, at the start and whenever frames were added, every static frame
+// on /tf_static. Call it once per cycle, before the cycle's frames.
+func (w *Writer) Cycle(s *scene.Scene, t float64) error {
+	stamp := w.Stamp(t)
+	log := s.Log()
+	for ; w.logged < len(log); w.logged++ {
+		if err := w.change(log[w.logged], stamp); err != nil {
+			return err
+		}
+	}
+	if err := w.recordValues(s, stamp); err != nil {
+		return err
+	}
+	static, moving, err := ros2.SceneTransforms(s)
+	if err != nil {
+		return err
+	}
+	if n := len(static) + len(moving); n != w.frames {
+		w.frames = n
+		tf := ros2.TF(static, stamp)
+		if err := w.write(TopicStatic, ros2.TypeTFMessage, tf.Marshal(), stamp); err != nil {
+			return err
+		}
+	}
+	if len(moving) > 0 {
+		tf := ros2.TF(moving, stamp)
+		if err := w.write(TopicTF, ros2.TypeTFMessage, tf.Marshal(), stamp); err != nil {
+			return err
+		}
+	}
+	for _, se := range s.Sensors() {
+		if _, ok := w.ns[se.Name]; ok {
+			continue
+		}
+		ns := ros2.SensorTopic(se.Name)
+		if other, ok := w.byNS[ns]; ok {
+			return fmt.Errorf("recording: sensors %q and %q both map to the topics %s/...: rename one", other, se.Name, ns)
+		}
+		w.ns[se.Name], w.byNS[ns] = ns, se.Name
+	}
+	return nil
+}
+
+func (w *Writer) change(c *scene.Command, stamp ros2.Time) error {
+	dir, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return err
+	}
+	if w.baseDir == "" {
+		w.baseDir = dir
+	}
+	key, err := filepath.Rel(w.baseDir, dir)
+	if err != nil || !filepath.IsLocal(key) && key != "." {
+		return fmt.Errorf("recording: %s:%d: its directory %s is outside the scene's %s, which a recording cannot replay", c.File, c.Line, dir, w.baseDir)
+	}
+	key = filepath.ToSlash(key)
+	files, err := modelFiles(c, w.opts.Limits)
+	if err != nil {
+		return fmt.Errorf("recording: %s:%d: %w", c.File, c.Line, err)
+	}
+	for _, rel := range files {
+		name := rel
+		if key != "." {
+			name = key + "/" + rel
+		}
+		if w.attached[name] {
+			continue
+		}
+		data, err := models.ReadRegular(filepath.Join(dir, filepath.FromSlash(rel)), w.opts.Limits.FileBytes)
+		if err != nil {
+			return fmt.Errorf("recording: %s:%d: %w", c.File, c.Line, err)
+		}
+		ns := uint64(stamp.Nanos())
+		if err := w.w.WriteAttachment(&mcap.Attachment{Name: name, MediaType: mediaType(name), LogTime: ns, CreateTime: ns,
+			DataSize: uint64(len(data)), Data: bytes.NewReader(data)}); err != nil {
+			return err
+		}
+		w.attached[name] = true
+	}
+	return w.writeJSON(TopicChanges, Change{Seq: w.logged + 1, Source: fmt.Sprintf("%s:%d", filepath.Base(c.File), c.Line), Dir: key, XML: c.String()}, stamp)
+}
+
+func mediaType(name string) string {
+	switch filepath.Ext(name) {
+	case ".gltf":
+		return "model/gltf+json"
+	case ".glb":
+		return "model/gltf-binary"
+	case ".png":
+		return "image/png"
+	case ".jpg", ".jpeg":
+		return "image/jpeg"
+	}
+	return "application/octet-stream"
+}
+
+func (w *Writer) recordValues(s *scene.Scene, stamp ros2.Time) error {
+	tab := s.Values()
+	for _, e := range s.Elements() {
+		for i, p := range e.Params {
+			for len(w.names) <= e.Start+i {
+				w.names = append(w.names, "")
+			}
+			w.names[e.Start+i] = e.Name + "." + p.Name
+		}
+	}
+	changed := map[string]float64{}
+	for i, v := range tab {
+		if i >= len(w.names) || w.names[i] == "" {
+			continue
+		}
+		if i >= len(w.values) || math.Float64bits(w.values[i]) != math.Float64bits(v) {
+			changed[w.names[i]] = v
+		}
+	}
+	w.values = append(w.values[:0], tab...)
+	if len(changed) == 0 {
+		return nil
+	}
+	return w.writeJSON(TopicValues, Values{Values: changed}, stamp)
+}
+
+// Frame records a frame rendered at scene time t (seconds) as its ROS 2
+// messages (ros2.FrameMessages) under its sensor's namespace.
+func (w *Writer) Frame(f *sensors.Frame, t float64) error {
+	ns, ok := w.ns[f.Sensor]
+	if !ok {
+		return fmt.Errorf("recording: sensor %q is not in the scene Cycle saw", f.Sensor)
+	}
+	stamp := w.Stamp(t)
+	msgs, err := ros2.FrameMessages(f, ns, stamp)
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		if err := w.write(m.Topic, m.Type, m.Data, stamp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Topics lists the recording's topics so far, sorted.
+func (w *Writer) Topics() []string {
+	var out []string
+	for t := range w.channels {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Close ends the recording: the last chunk, the summary and the index.
+func (w *Writer) Close() error {
+	err := w.w.Close()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
