@@ -302,3 +302,83 @@ func TestFoxgloveMirrorDrivesHost(t *testing.T) {
 		t.Errorf("the host's R_POSE.yaw = %v (%v), want -30", v, err)
 	}
 }
+
+// foxFirst connects to a Foxglove server and returns the first message
+// of each topic (its payload), subscribing as the topics are advertised.
+func foxFirst(t *testing.T, url string, topics ...string) map[string][]byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"foxglove.websocket.v1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	conn.SetReadLimit(64 << 20)
+	subs := map[uint32]string{}
+	got := map[string][]byte{}
+	for len(got) < len(topics) {
+		typ, data, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("reading: %v (got %d of %v)", err, len(got), topics)
+		}
+		if typ == websocket.MessageBinary {
+			if topic, ok := subs[binary.LittleEndian.Uint32(data[1:])]; ok && data[0] == 1 && got[topic] == nil {
+				got[topic] = data[13:]
+			}
+			continue
+		}
+		var m struct {
+			Op       string
+			Channels []struct {
+				ID    uint32
+				Topic string
+			}
+		}
+		json.Unmarshal(data, &m)
+		for _, ch := range m.Channels {
+			if m.Op == "advertise" && slices.Contains(topics, ch.Topic) {
+				subs[ch.ID] = ch.Topic
+				sub, _ := json.Marshal(map[string]any{"op": "subscribe", "subscriptions": []any{map[string]any{"id": ch.ID, "channelId": ch.ID}}})
+				if err := conn.Write(ctx, websocket.MessageText, sub); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	return got
+}
+
+// play --foxglove serves a recording's playback: values at their times,
+// re-rendered scans, the scene.
+func TestFoxglovePlay(t *testing.T) {
+	dir := t.TempDir()
+	sceneFile := foxgloveScene(t)
+	rec := filepath.Join(dir, "run.mcap")
+	if code, _, errOut := simvis(t, "capture", sceneFile, "--mcap", rec, "--frames", "20", "--rate", "5", "--sweep", "R_POSE.yaw=0:90"); code != 0 {
+		t.Fatalf("capture: exit %d: %s", code, errOut)
+	}
+	cmd, lines, errOut := startChild(t, "play", rec, "--no-nats", "--shm", fmt.Sprintf("foxp-%d", os.Getpid()),
+		"--foxglove", "127.0.0.1:0", "--rerender", "--loop")
+	defer func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		for lines.Scan() {
+		}
+		cmd.Wait()
+	}()
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "playing ") {
+		cmd.Process.Kill()
+		t.Fatalf("play: %q\n%s", lines.Text(), errOut.String())
+	}
+	got := foxFirst(t, wsURL.FindString(lines.Text()), "/SCAN/scan", "/simvis/values", "/simvis/scene")
+	var values struct{ Values map[string]float64 }
+	if err := json.Unmarshal(got["/simvis/values"], &values); err != nil {
+		t.Fatal(err)
+	}
+	if yaw, ok := values.Values["R_POSE.yaw"]; !ok || yaw < 0 || yaw > 90 {
+		t.Errorf("played R_POSE.yaw %v (%v), want within the sweep 0..90", yaw, ok)
+	}
+	if len(got["/SCAN/scan"]) < 181*4 || !strings.Contains(string(got["/simvis/scene"]), `"part:ROBOT"`) {
+		t.Errorf("scan of %d bytes, scene %.200s", len(got["/SCAN/scan"]), got["/simvis/scene"])
+	}
+}
