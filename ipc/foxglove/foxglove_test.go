@@ -153,6 +153,23 @@ func TestTokensRolesAndClientLimit(t *testing.T) {
 	if st := s.Stats(); st.Refused != 3 || st.Clients != 2 || st.CallsRefused != 1 {
 		t.Errorf("stats %+v: want 3 refused, 2 clients, 1 call refused", st)
 	}
+	// Without tokens, a request naming another host (DNS rebinding) is
+	// refused.
+	open, err := Listen(Options{Addr: "127.0.0.1:0"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close()
+	ctx0, cancel0 := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel0()
+	if _, resp, err := websocket.Dial(ctx0, open.URL(), &websocket.DialOptions{Subprotocols: []string{Subprotocol}, Host: "evil.example"}); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a foreign Host header: %v %v, want 403", err, resp)
+	}
+	if c, _, err := dial(t, open.URL(), "", nil); err != nil {
+		t.Errorf("a loopback Host: %v", err)
+	} else {
+		c.until("serverInfo", nil)
+	}
 	// Without the subprotocol the server closes the connection.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -245,6 +245,16 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// loopbackHost reports whether a Host header names this machine by a
+// loopback name or address.
+func loopbackHost(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = strings.Trim(hostport, "[]")
+	}
+	return loopback(host)
+}
+
 // URL is the address clients connect to (ws://HOST:PORT, wss:// with TLS).
 func (s *Server) URL() string { return s.url }
 
@@ -306,6 +316,14 @@ func (s *Server) role(r *http.Request) (Role, bool) {
 // ServeHTTP accepts a WebSocket connection: token, client limit, then the
 // subprotocol.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.opts.DriverToken == "" && s.opts.ViewerToken == "" && !loopbackHost(r.Host) {
+		// Without tokens only loopback names reach the server: a page
+		// whose own name was rebound to 127.0.0.1 (DNS rebinding) passes
+		// the origin check, but not this one.
+		s.refused.Add(1)
+		http.Error(w, "without tokens the server answers loopback host names only", http.StatusForbidden)
+		return
+	}
 	role, ok := s.role(r)
 	if !ok {
 		s.refused.Add(1)
