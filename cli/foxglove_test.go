@@ -101,9 +101,11 @@ func TestFoxgloveClientDrivesHost(t *testing.T) {
 			FrameID     string `json:"frame_id"`
 			FrameLocked bool   `json:"frame_locked"`
 			Models      []struct {
-				MediaType string `json:"media_type"`
-				Magic     string
-				Bytes     int
+				MediaType  string `json:"media_type"`
+				Magic      string
+				Bytes      int
+				GLTFErrors int
+				Vertices   int // as the validator counts them
 			}
 		}
 		SchemaErrors              []string
@@ -182,8 +184,8 @@ func TestFoxgloveClientDrivesHost(t *testing.T) {
 	for _, e := range out.Scene {
 		parts[e.ID] = true
 		if e.FrameID != strings.TrimPrefix(e.ID, "part:") || !e.FrameLocked || len(e.Models) != 1 ||
-			e.Models[0].MediaType != "model/gltf-binary" || e.Models[0].Magic != "glTF" || e.Models[0].Bytes < 100 {
-			t.Errorf("scene entity %+v: want its part's frame, frame-locked, one embedded binary glTF", e)
+			e.Models[0].MediaType != "model/gltf-binary" || e.Models[0].Magic != "glTF" || e.Models[0].GLTFErrors != 0 || e.Models[0].Vertices == 0 {
+			t.Errorf("scene entity %+v: want its part's frame, frame-locked, one embedded binary glTF that the validator passes", e)
 		}
 	}
 	if !parts["part:WORLD"] || !parts["part:ROBOT"] {

@@ -14,6 +14,7 @@ const { FoxgloveClient } = require("@foxglove/ws-protocol");
 const { parse } = require("@foxglove/rosmsg");
 const { MessageReader } = require("@foxglove/rosmsg2-serialization");
 const jsonschemas = require("@foxglove/schemas/jsonschema");
+const gltfValidator = require("gltf-validator");
 
 const [url, driverToken, viewerToken, scanTopic, newYaw, partXML] = process.argv.slice(2);
 const out = { schemaErrors: [] };
@@ -119,8 +120,18 @@ async function main() {
   out.tfStatic = tfs("/tf_static");
   const sceneMsg = latest.get("/simvis/scene");
   check(sceneMsg, jsonschemas.SceneUpdate, "scene");
-  out.scene = sceneMsg.entities.map((e) => ({ id: e.id, frame_id: e.frame_id, frame_locked: e.frame_locked,
-    models: e.models.map((m) => ({ media_type: m.media_type, magic: Buffer.from(m.data, "base64").subarray(0, 4).toString("latin1"), bytes: Buffer.from(m.data, "base64").length })) }));
+  out.scene = [];
+  for (const e of sceneMsg.entities) {
+    const models = [];
+    for (const m of e.models) {
+      const bytes = Buffer.from(m.data, "base64");
+      // Khronos' validator reads the embedded model as Foxglove would get it.
+      const report = await gltfValidator.validateBytes(new Uint8Array(bytes));
+      models.push({ media_type: m.media_type, magic: bytes.subarray(0, 4).toString("latin1"), bytes: bytes.length,
+        gltfErrors: report.issues.numErrors, vertices: report.info.totalVertexCount });
+    }
+    out.scene.push({ id: e.id, frame_id: e.frame_id, frame_locked: e.frame_locked, models });
+  }
 
   // Parameters: read, subscribe, set, and the next scan.
   d.client.getParameters(["R_POSE.yaw"], "get1");
