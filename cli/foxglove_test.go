@@ -108,6 +108,11 @@ func TestFoxgloveClientDrivesHost(t *testing.T) {
 				Vertices   int // as the validator counts them
 			}
 		}
+		Overlays []struct {
+			ID      string
+			FrameID string `json:"frame_id"`
+			Texts   []string
+		}
 		SchemaErrors              []string
 		YawBefore, YawAfterViewer float64
 		SetReply, Update          []struct {
@@ -179,6 +184,10 @@ func TestFoxgloveClientDrivesHost(t *testing.T) {
 	}
 	if len(out.SchemaErrors) > 0 {
 		t.Errorf("the scene message does not match @foxglove/schemas' SceneUpdate: %v", out.SchemaErrors)
+	}
+	if len(out.Overlays) != 1 || out.Overlays[0].ID != "overlay:HELLO" || out.Overlays[0].FrameID != "WORLD" ||
+		!slices.Equal(out.Overlays[0].Texts, []string{"hello"}) {
+		t.Errorf("overlays %+v: want the label HELLO in WORLD", out.Overlays)
 	}
 	parts := map[string]bool{}
 	for _, e := range out.Scene {

@@ -111,7 +111,7 @@ async function main() {
     bySub.set(d.client.subscribe(ch.id), ch);
   }
   const got = (t) => next(d, "message", (m) => bySub.get(m.subscriptionId).topic === t);
-  await Promise.all(["/tf", "/tf_static", "/simvis/scene", scanTopic].map(got));
+  await Promise.all(["/tf", "/tf_static", "/simvis/scene", "/simvis/overlays", scanTopic].map(got));
 
   const scan = latest.get(scanTopic);
   out.scan = { frame_id: scan.header.frame_id, n: scan.ranges.length, angle_min: scan.angle_min, angle_max: scan.angle_max, range_max: scan.range_max };
@@ -120,6 +120,9 @@ async function main() {
   out.tfStatic = tfs("/tf_static");
   const sceneMsg = latest.get("/simvis/scene");
   check(sceneMsg, jsonschemas.SceneUpdate, "scene");
+  const overlays = latest.get("/simvis/overlays");
+  check(overlays, jsonschemas.SceneUpdate, "overlays");
+  out.overlays = overlays.entities.map((e) => ({ id: e.id, frame_id: e.frame_id, texts: e.texts.map((x) => x.text) }));
   out.scene = [];
   for (const e of sceneMsg.entities) {
     const models = [];

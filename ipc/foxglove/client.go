@@ -252,15 +252,21 @@ func (c *client) textMessage(data []byte) {
 	case "subscribe":
 		c.subscribe(m)
 	case "unsubscribe":
+		var unknown []uint32
 		c.mu.Lock()
 		for _, sid := range m.SubscriptionIDs {
 			if ch, ok := c.subs[sid]; ok {
 				delete(c.subs, sid)
 				delete(c.bySub, ch)
 				delete(c.frames, ch)
+			} else {
+				unknown = append(unknown, sid)
 			}
 		}
 		c.mu.Unlock()
+		if len(unknown) > 0 {
+			c.status(1, fmt.Sprintf("unsubscribe: no subscription %v", unknown))
+		}
 	case "getParameters":
 		c.s.getParameters(c, m.ParameterNames, id)
 	case "setParameters":

@@ -142,19 +142,23 @@ func (s *Server) subscribeParameters(c *client, names []string, on bool) {
 
 // setParameters queues a driver's writes for the set worker; a viewer's
 // are refused at once and answered with the values as they are.
-func (s *Server) setParameters(c *client, params []rawParameter, id string) {
-	refuse := func(why string) {
-		s.setsRefused.Add(uint64(len(params)))
-		c.status(2, "setParameters refused: "+why)
-		names := make([]string, len(params))
-		for i, prm := range params {
-			names[i] = prm.Name
-		}
-		s.params.mu.Lock()
-		list := s.params.current(names)
-		s.params.mu.Unlock()
-		s.reply(c, id, list)
+// refuseSet refuses a whole setParameters: a status message, and the
+// values as they are.
+func (s *Server) refuseSet(c *client, params []rawParameter, id, why string) {
+	s.setsRefused.Add(uint64(len(params)))
+	c.status(2, "setParameters refused: "+why)
+	names := make([]string, len(params))
+	for i, prm := range params {
+		names[i] = prm.Name
 	}
+	s.params.mu.Lock()
+	list := s.params.current(names)
+	s.params.mu.Unlock()
+	s.reply(c, id, list)
+}
+
+func (s *Server) setParameters(c *client, params []rawParameter, id string) {
+	refuse := func(why string) { s.refuseSet(c, params, id, why) }
 	switch {
 	case c.role != RoleDriver:
 		refuse("a viewer token may only subscribe; connect with the driver token to set parameters")
@@ -186,6 +190,14 @@ func (s *Server) setWorker() {
 
 func (s *Server) set(r setRequest) {
 	p := &s.params
+	p.mu.Lock()
+	full := len(p.pending) >= s.opts.MaxPending
+	p.mu.Unlock()
+	if full {
+		// Nothing was written: the host has not settled the earlier ones.
+		s.refuseSet(r.c, r.params, r.id, fmt.Sprintf("%d parameter writes are waiting for the host already", s.opts.MaxPending))
+		return
+	}
 	ps := &pendingSet{c: r.c, id: r.id, since: time.Now()}
 	var refused []string
 	var problems []string
@@ -222,7 +234,7 @@ func (s *Server) set(r setRequest) {
 		r.c.status(2, "setParameters refused: "+strings.Join(problems, "; "))
 	}
 	p.mu.Lock()
-	if len(ps.items) > 0 && len(p.pending) < s.opts.MaxPending {
+	if len(ps.items) > 0 {
 		// The refused names are answered with the rest once the host
 		// decided; their values stay as they were.
 		for _, n := range refused {
