@@ -464,3 +464,33 @@ func TestServicesThroughTheHost(t *testing.T) {
 		}
 	}
 }
+
+// A client that sends requests faster than it takes the replies (here:
+// never) fills its control queue and is disconnected; its replies never
+// pile up beyond MaxQueue.
+func TestUnreadRepliesDisconnect(t *testing.T) {
+	s, err := Listen(Options{Addr: "127.0.0.1:0", MaxQueue: 256}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, _, err := dial(t, s.URL(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := []byte(`{"op":"getParameters","parameterNames":["nothing.here.but.a.long.name.to.fill.the.replies"],"id":"x"}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for i := 0; i < 2_000_000 && s.Stats().SlowClosed == 0; i++ {
+		if err := c.conn.Write(ctx, websocket.MessageText, req); err != nil {
+			break // the server closed the connection
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for st := s.Stats(); (st.SlowClosed == 0 || st.Clients > 0) && time.Now().Before(deadline); st = s.Stats() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := s.Stats(); st.SlowClosed != 1 || st.Clients != 0 {
+		t.Fatalf("stats %+v: want the client disconnected for its full queue", st)
+	}
+}
