@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/simvis/simvis/ipc"
@@ -180,6 +182,50 @@ func (l *foxgloveLive) summary() string {
 		st.Sent, st.Dropped, st.SlowClosed, st.Refused)
 }
 
+// reopening is a Foxglove driver through a client that follows its host
+// across restarts (a mirror's host): an operation that finds the host
+// replaced reopens the connection. A request (XML, no indices) is then
+// tried once more; a write is not, since its index belongs to the old
+// host's table: the driver gets the error and sets the name again once the
+// replica was rebuilt.
+type reopening struct {
+	mu sync.RWMutex // Reopen excludes Set and Request; they may overlap
+	c  *ipc.Client
+}
+
+func (r *reopening) retry(op func() error, again bool) error {
+	r.mu.RLock()
+	err := op()
+	r.mu.RUnlock()
+	if !errors.Is(err, ipc.ErrHostReplaced) {
+		return err
+	}
+	r.mu.Lock()
+	if rerr := r.c.Reopen(); rerr != nil {
+		r.mu.Unlock()
+		return fmt.Errorf("%w (reopening: %v)", err, rerr)
+	}
+	r.mu.Unlock()
+	if !again {
+		return err
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return op()
+}
+
+func (r *reopening) Set(i int, v float64) error {
+	return r.retry(func() error { return r.c.Set(i, v) }, false)
+}
+
+func (r *reopening) Request(xml string) (seq uint64, err error) {
+	err = r.retry(func() error {
+		seq, err = r.c.Request(xml)
+		return err
+	}, true)
+	return seq, err
+}
+
 // startMirror serves a mirror's replica to Foxglove: its drivers act on
 // the host through a connection of their own (the mirror's is busy
 // syncing). The caller adds emit to the replica's sensor outputs.
@@ -188,7 +234,7 @@ func (f *foxgloveFlags) startMirror(hf *hostFlags) (*foxgloveLive, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := f.start(c, "simvis mirror", ipc.NewWarnings(warnings, "simvis mirror").Warn)
+	l, err := f.start(&reopening{c: c}, "simvis mirror", ipc.NewWarnings(warnings, "simvis mirror").Warn)
 	if err != nil {
 		c.Close()
 		return nil, err

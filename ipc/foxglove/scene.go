@@ -141,6 +141,7 @@ type sceneState struct {
 	overlays               int
 	values                 []float64
 	valuesSent, sceneFresh bool
+	last                   *scene.Scene // the scene of the last Update
 }
 
 // Update publishes what changed in the scene since the last call: the
@@ -159,6 +160,17 @@ func (s *Server) Update(sc *scene.Scene, ts uint64) {
 			Schema: valuesSchema, SchemaEncoding: "jsonschema"})
 		st.glb, st.glbErr = map[*models.Model]string{}, map[*models.Model]bool{}
 		st.modelNodes = map[*scene.PartEntry]*scene.Node{}
+	}
+	if st.last != sc {
+		// A new scene (a mirror rebuilt after its host restarted): name
+		// its parameters and send its parts and overlays afresh.
+		st.last = sc
+		st.parts, st.partPoses, st.overlays, st.sceneFresh, st.valuesSent = -1, nil, -1, false, false
+		clear(st.modelNodes)
+		s.params.mu.Lock()
+		s.params.names, s.params.known, s.params.values = nil, 0, nil
+		clear(s.params.index)
+		s.params.mu.Unlock()
 	}
 	s.updateParams(sc)
 	s.publishParts(sc, ts)
