@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 	_ "github.com/simvis/simvis/elements"
 	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/scene"
 )
 
 // tclient is a minimal protocol client for tests.
@@ -492,5 +494,40 @@ func TestUnreadRepliesDisconnect(t *testing.T) {
 	}
 	if st := s.Stats(); st.SlowClosed != 1 || st.Clients != 0 {
 		t.Fatalf("stats %+v: want the client disconnected for its full queue", st)
+	}
+}
+
+// A new scene given to Update (a mirror rebuilt after its host restarted)
+// replaces the old one's parameters and entities.
+func TestNewSceneReplacesParameters(t *testing.T) {
+	s, err := Listen(Options{Addr: "127.0.0.1:0"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	first, err := scene.Load(hostScene(t), scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "other.xml")
+	if err := os.WriteFile(f, []byte(`<scene><element type="translation" name="SLIDE" insert_at="ROOT" axis="1 0 0" offset="0.5"/></scene>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second, err := scene.Load(f, scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := dial(t, s.URL(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, sc := range []*scene.Scene{first, second} {
+		s.Update(sc, uint64(i))
+		c.send(map[string]any{"op": "getParameters", "parameterNames": []string{}, "id": fmt.Sprint(i)})
+		got := params(c.until("parameterValues", func(m map[string]any) bool { return m["id"] == fmt.Sprint(i) }))
+		_, joint := got["JOINT.angle"]
+		if i == 0 && (!joint || len(got) != 18) || i == 1 && (joint || len(got) != 1 || got["SLIDE.offset"] != 0.5) {
+			t.Errorf("scene %d: parameters %v", i, got)
+		}
 	}
 }
