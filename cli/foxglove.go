@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -152,7 +153,7 @@ func (l *foxgloveLive) emit(se *scene.SensorEntry, f *sensors.Frame, st *sensors
 	}
 	ns2 := l.last
 	if st != nil {
-		ns2 = int64(st.Time * 1e9)
+		ns2 = int64(math.Round(st.Time * 1e9)) // the cycle's time, as /tf has it
 	}
 	stamp := ros2.TimeFromNanos(ns2)
 	msgs, err := ros2.FrameMessages(f, ns, stamp)

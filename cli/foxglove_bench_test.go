@@ -28,8 +28,12 @@ import (
 //	go test -run XXX -bench Foxglove -benchtime 1x ./cli/
 func BenchmarkFoxglove(b *testing.B) {
 	for _, mode := range []string{"fast", "30Hz"} {
-		for _, n := range []int{0, 1, 10} {
-			b.Run(fmt.Sprintf("%s/clients=%d", mode, n), func(b *testing.B) { benchFoxglove(b, mode == "fast", n) })
+		for _, n := range []int{-1, 0, 1, 10} {
+			name := fmt.Sprintf("%s/clients=%d", mode, n)
+			if n < 0 {
+				name = mode + "/no-server"
+			}
+			b.Run(name, func(b *testing.B) { benchFoxglove(b, mode == "fast", n) })
 		}
 	}
 }
@@ -42,12 +46,17 @@ func benchFoxglove(b *testing.B, fast bool, clients int) {
 		b.Fatal(err)
 	}
 	defer h.Close()
-	ff := foxgloveFlags{addr: "127.0.0.1:0", maxClients: 16}
-	fox, cleanup, err := ff.startHost(h, nil, func(string, string, ...any) {})
-	if err != nil {
-		b.Fatal(err)
+	// clients < 0: no server at all, the host's own rate.
+	var fox *foxgloveLive
+	if clients >= 0 {
+		ff := foxgloveFlags{addr: "127.0.0.1:0", maxClients: 16}
+		var cleanup func()
+		if fox, cleanup, err = ff.startHost(h, nil, func(string, string, ...any) {}); err != nil {
+			b.Fatal(err)
+		}
+		defer cleanup()
 	}
-	defer cleanup()
+	clients = max(clients, 0)
 	var sentMu sync.Mutex
 	sent := map[uint64]time.Time{} // scan stamp -> when it was published
 	hs := &hostSensors{clock: newSensorClock(), fails: newSensorFailures(func(string, string, ...any) {}), seen: map[string]bool{},
@@ -56,6 +65,9 @@ func benchFoxglove(b *testing.B, fast bool, clients int) {
 		sentMu.Lock()
 		sent[uint64(st.Time*1e9)] = time.Now()
 		sentMu.Unlock()
+		if fox == nil {
+			return 0, nil
+		}
 		return fox.emit(se, f, st)
 	}
 	if hs.r, err = sensors.NewRenderer(); err != nil {
@@ -152,7 +164,7 @@ func benchFoxglove(b *testing.B, fast bool, clients int) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(cycles)/elapsed.Seconds(), "cycles/s")
-	if clients == 0 {
+	if fox == nil || clients == 0 {
 		return
 	}
 	var all []time.Duration
