@@ -187,3 +187,24 @@ func benchFoxglove(b *testing.B, fast bool, clients int) {
 func benchScene(b *testing.B, dir string) string {
 	return foxgloveSceneIn(b, dir, "")
 }
+
+// BenchmarkFoxgloveCycle is the server's work in one host cycle of the
+// benchmark scene with no client: transforms, parameters, scene, values.
+func BenchmarkFoxgloveCycle(b *testing.B) {
+	dir := b.TempDir()
+	h, err := ipc.NewHost(filepath.Join(dir, "region"), benchScene(b, dir), ipc.HostOptions{Rate: 30, Warnings: &strings.Builder{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	ff := foxgloveFlags{addr: "127.0.0.1:0", maxClients: 16}
+	fox, cleanup, err := ff.startHost(h, nil, func(string, string, ...any) {})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cleanup()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		fox.cycle(h.Scene, time.Duration(i)*time.Millisecond)
+	}
+}
