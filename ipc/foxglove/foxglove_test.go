@@ -2,9 +2,18 @@ package foxglove
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/binary"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -529,5 +538,53 @@ func TestNewSceneReplacesParameters(t *testing.T) {
 		if i == 0 && (!joint || len(got) != 18) || i == 1 && (joint || len(got) != 1 || got["SLIDE.offset"] != 0.5) {
 			t.Errorf("scene %d: parameters %v", i, got)
 		}
+	}
+}
+
+// With certificate and key files the server speaks wss://.
+func TestTLS(t *testing.T) {
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
+	s, err := Listen(Options{Addr: "127.0.0.1:0", TLSCert: certFile, TLSKey: keyFile, ViewerToken: "v"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !strings.HasPrefix(s.URL(), "wss://") {
+		t.Fatalf("URL %s, want wss://", s.URL())
+	}
+	pool := x509.NewCertPool()
+	cert, _ := x509.ParseCertificate(der)
+	pool.AddCert(cert)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	conn, _, err := websocket.Dial(ctx, s.URL()+"?token=v", &websocket.DialOptions{Subprotocols: []string{Subprotocol}, HTTPClient: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	_, data, err := conn.Read(ctx)
+	if err != nil || !strings.Contains(string(data), `"op":"serverInfo"`) {
+		t.Fatalf("over TLS: %v %s", err, data)
+	}
+	if _, err := Listen(Options{Addr: "127.0.0.1:0", TLSCert: keyFile, TLSKey: certFile}, nil); err == nil {
+		t.Error("swapped certificate and key accepted")
 	}
 }
