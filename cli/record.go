@@ -15,10 +15,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/foxglove/mcap/go/mcap"
 	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/ipc/natsipc"
 	"github.com/simvis/simvis/ipc/record"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
+	"github.com/simvis/simvis/sensors/ros2"
 )
 
 // recordFlags are the recording flags of capture (--mcap), serve and
@@ -174,6 +177,7 @@ type player struct {
 	out     io.Writer
 	warn    func(kind, format string, args ...any)
 	started bool // the first cycle ran
+	reopen  bool // the position jumped: recorded frames restart there
 }
 
 // Play controls, one a line on standard input (docs/recordings.md).
@@ -246,7 +250,7 @@ func (p *player) seek(t time.Duration) {
 	if t < p.pos {
 		p.values = 0
 	}
-	p.pos, p.moved, p.done = t, true, false
+	p.pos, p.moved, p.done, p.reopen = t, true, false, true
 	p.apply()
 }
 
@@ -276,9 +280,13 @@ func (p *player) apply() {
 	tab := p.h.Scene.Values()
 	for ; p.values < len(p.rec.Values) && p.rec.Values[p.values].Time <= limit; p.values++ {
 		for name, v := range p.rec.Values[p.values].Msg.Values {
-			if i, ok := p.index[name]; ok && i < len(tab) {
-				tab[i] = v // checked by the host's Update like a client's value
+			i, ok := p.index[name]
+			if !ok || i >= len(tab) {
+				p.warn("values", "recorded value %s = %v at %.3f s: the rebuilt scene has no such parameter", name, v,
+					float64(p.rec.Values[p.values].Time-p.start)/1e9)
+				continue
 			}
+			tab[i] = v // checked by the host's Update like a client's value
 		}
 	}
 }
@@ -300,9 +308,17 @@ func (p *player) before() error {
 		return nil
 	}
 	if !p.started {
-		// The first cycle plays the start position itself.
-		p.started, p.moved = true, true
 		p.apply()
+		if p.paused && p.steps == 0 {
+			// Started paused: the scene is at the start position; its
+			// frames come with the first step or resume.
+			return nil
+		}
+		// The first cycle plays the start position itself.
+		if p.steps > 0 {
+			p.steps--
+		}
+		p.started, p.moved = true, true
 		return nil
 	}
 	if !p.paused || p.steps > 0 {
@@ -420,6 +436,7 @@ func init() {
 				}
 			}()
 			var emitters []emitFunc
+			var rp *republisher
 			where := ipc.Path(shm)
 			if !nf.off {
 				pub, clientURL, cleanup, err := nf.start(h, shm)
@@ -430,6 +447,10 @@ func init() {
 				where += " and " + clientURL
 				if rerender {
 					emitters = append(emitters, publisher(h, pub))
+				} else {
+					rp = newRepublisher(args[0], rec.Complete, h, pub, rec.Meta)
+					defer rp.close()
+					p.reopen = true
 				}
 			}
 			if ff.addr != "" {
@@ -474,6 +495,16 @@ func init() {
 						stop() // the end of the recording ends the host
 					}
 					return nil
+				}
+				if rp != nil && p.moved {
+					if p.reopen {
+						// Started, or seeked: republish from the position on.
+						p.reopen = false
+						if err := rp.seek(p.start + int64(p.pos)); err != nil {
+							return fmt.Errorf("%s: %w", args[0], err)
+						}
+					}
+					rp.upTo(p.start + int64(p.pos))
 				}
 				if hs == nil || !p.moved {
 					return nil
@@ -523,6 +554,9 @@ func writePlayFiles(dir string, rec *record.Recording) (string, error) {
 		}
 		if c.Msg.Dir != "." {
 			return "", fmt.Errorf("recorded change %d (%s) resolves files in %s: play rebuilds scenes whose commands all resolve in the scene's directory", c.Msg.Seq, c.Msg.Source, c.Msg.Dir)
+		}
+		if _, err := scene.ParseCommand(c.Msg.XML, fmt.Sprintf("recorded change %d (%s)", c.Msg.Seq, c.Msg.Source), dir); err != nil {
+			return "", err // one command each, as recorded, or the file was altered
 		}
 		// The text was one command when recorded; the scene parser checks it
 		// again and names this file and line on error.
@@ -617,4 +651,192 @@ func init() {
 			return nil
 		},
 	})
+}
+
+// republisher publishes a recording's sensor messages to the play host's
+// NATS clients as a live host publishes frames (ipc/natsipc/NATS.md), each
+// when the playback position reaches its log time. Images, depth images,
+// scans, PSD readings and clouds are republished; segmentation is not (its
+// labels are not recorded).
+type republisher struct {
+	file     string
+	h        *ipc.Host
+	pub      *natsipc.Publisher
+	meta     record.Meta
+	f        *os.File
+	it       mcap.MessageIterator
+	next     *mcap.Message // read, not yet due
+	nextCh   *mcap.Channel
+	routes   map[string]*scene.SensorEntry
+	sensors  int // sensors the routes know
+	frames   map[string]int
+	indexed  bool
+	finished bool
+}
+
+func newRepublisher(file string, indexed bool, h *ipc.Host, pub *natsipc.Publisher, meta record.Meta) *republisher {
+	return &republisher{file: file, h: h, pub: pub, meta: meta, indexed: indexed, frames: map[string]int{}}
+}
+
+// seek restarts at log time from (ns).
+func (rp *republisher) seek(from int64) error {
+	rp.close()
+	f, err := os.Open(rp.file)
+	if err != nil {
+		return err
+	}
+	rp.f = f
+	r, err := mcap.NewReader(f)
+	if err != nil {
+		return err
+	}
+	opts := []mcap.ReadOpt{mcap.AfterNanos(uint64(max(from, 0)))}
+	if rp.indexed {
+		opts = append(opts, mcap.InOrder(mcap.LogTimeOrder))
+	} else {
+		opts = append(opts, mcap.UsingIndex(false))
+	}
+	rp.it, err = r.Messages(opts...)
+	rp.next, rp.finished = nil, false
+	return err
+}
+
+func (rp *republisher) close() {
+	if rp.f != nil {
+		rp.f.Close()
+		rp.f = nil
+	}
+}
+
+// route maps the topics of the scene's sensors (recorded commands may
+// add sensors) to them.
+func (rp *republisher) route() {
+	list := rp.h.Scene.Sensors()
+	if rp.routes != nil && len(list) == rp.sensors {
+		return
+	}
+	rp.routes, rp.sensors = map[string]*scene.SensorEntry{}, len(list)
+	for _, se := range list {
+		suffix := map[string]string{"laser": ros2.SuffixScan, "psd": ros2.SuffixRange, "laser3d": ros2.SuffixPoints,
+			"camera": ros2.SuffixImage, "depth": ros2.SuffixDepthImage}[se.Type]
+		if suffix != "" {
+			rp.routes[ros2.SensorTopic(se.Name)+suffix] = se
+		}
+	}
+}
+
+// upTo publishes the messages logged at or before limit (ns).
+func (rp *republisher) upTo(limit int64) {
+	rp.route()
+	for !rp.finished {
+		if rp.next == nil {
+			_, ch, m, err := rp.it.NextInto(nil)
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					rp.h.Warn("republish", "reading %s: %v", rp.file, err)
+				}
+				rp.finished = true
+				return
+			}
+			rp.next, rp.nextCh = m, ch
+		}
+		if int64(rp.next.LogTime) > limit {
+			return
+		}
+		m, ch := rp.next, rp.nextCh
+		rp.next = nil
+		if se := rp.routes[ch.Topic]; se != nil {
+			if err := rp.publish(se, m); err != nil {
+				rp.h.Warn("republish "+se.Name, "%s message %d: %v", ch.Topic, m.Sequence, err)
+			}
+		}
+	}
+}
+
+// publish turns one recorded message into the frame a live host publishes:
+// info JSON and binary data as sensors.Frame.Encode lays them out, the
+// sensor's pose from the rebuilt scene (at the recorded values).
+func (rp *republisher) publish(se *scene.SensorEntry, m *mcap.Message) error {
+	t := float64(int64(m.LogTime)-rp.meta.EpochNs) / 1e9
+	st := &sensors.Stamp{Frame: rp.frames[se.Name], Time: t}
+	rp.frames[se.Name]++
+	world, err := rp.h.Scene.Transform(se.Name, scene.WorldFrame)
+	if err != nil {
+		return err
+	}
+	pose := scene.PoseFromMatrix(world)
+	var kind string
+	var info, data []byte
+	switch se.Type {
+	case "laser":
+		msg, err := ros2.DecodeLaserScan(m.Data)
+		if err != nil {
+			return err
+		}
+		sc := &sensors.Scan{Sensor: se.Name, Stamp: st, AngleMin: float64(msg.AngleMin), AngleMax: float64(msg.AngleMax),
+			AngleIncrement: float64(msg.AngleIncrement), RangeMin: float64(msg.RangeMin), RangeMax: float64(msg.RangeMax),
+			Ranges: make([]float64, len(msg.Ranges)), Pose: pose}
+		for i, r := range msg.Ranges {
+			sc.Ranges[i] = float64(r)
+		}
+		kind = "scan"
+		info, err = json.Marshal(sc)
+		if err != nil {
+			return err
+		}
+	case "psd":
+		msg, err := ros2.DecodeRange(m.Data)
+		if err != nil {
+			return err
+		}
+		kind = "psd"
+		if info, err = json.Marshal(&sensors.Reading{Sensor: se.Name, Stamp: st, Range: float64(msg.Range),
+			RangeMin: float64(msg.MinRange), RangeMax: float64(msg.MaxRange), Pose: pose}); err != nil {
+			return err
+		}
+	case "camera", "depth":
+		msg, err := ros2.DecodeImage(m.Data)
+		if err != nil {
+			return err
+		}
+		in, ok := se.Sensor.(interface{ Intrinsics() sensors.Intrinsics })
+		if !ok {
+			return fmt.Errorf("sensor %q has no intrinsics", se.Name)
+		}
+		fi := sensors.FrameInfo{Sensor: se.Name, Stamp: st, Intrinsics: in.Intrinsics(), Pose: pose}
+		if int(msg.Width) != fi.Intrinsics.Width || int(msg.Height) != fi.Intrinsics.Height {
+			return fmt.Errorf("recorded image %dx%d, the sensor's is %dx%d", msg.Width, msg.Height, fi.Intrinsics.Width, fi.Intrinsics.Height)
+		}
+		kind, data = "image", msg.Data
+		if se.Type == "depth" {
+			kind = "depth"
+		}
+		if info, err = json.Marshal(fi); err != nil {
+			return err
+		}
+	case "laser3d":
+		msg, err := ros2.DecodePointCloud2(m.Data)
+		if err != nil {
+			return err
+		}
+		if msg.PointStep < 12 {
+			return fmt.Errorf("point step %d: want x y z float32", msg.PointStep)
+		}
+		n := int(msg.Width) * int(msg.Height)
+		data = make([]byte, 0, 12*n)
+		for y := 0; y < int(msg.Height); y++ {
+			row := msg.Data[y*int(msg.RowStep):]
+			for x := 0; x < int(msg.Width); x++ {
+				data = append(data, row[x*int(msg.PointStep):x*int(msg.PointStep)+12]...)
+			}
+		}
+		kind = "cloud"
+		if info, err = json.Marshal(map[string]any{"sensor": se.Name, "stamp": st, "width": msg.Width, "height": msg.Height,
+			"pose": pose}); err != nil {
+			return err
+		}
+	default:
+		return nil
+	}
+	return rp.pub.PublishSensor(se.Name, kind, info, data)
 }

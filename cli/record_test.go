@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,10 +17,12 @@ import (
 
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/nats-io/nats.go"
 	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/ipc/record"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors/ros2"
 )
 
 // recordScene writes a closed room (walls at x = ±4, y = ±3, 3 m high)
@@ -428,6 +432,14 @@ func TestServeRecordSurvivesKill(t *testing.T) {
 			kill()
 			os.Remove("/dev/shm/simvis-" + shm)
 		} else {
+			// A request and a value during the recording: play replays both.
+			if code, out, errOut := simvis(t, "request", "--shm", shm, `<sensor type="psd" name="PSD2" insert_at="ROOM" pose_offset="0 0 1 0 0 90" range_max="5"/>`); code != 0 {
+				t.Fatalf("request: %s %s", out, errOut)
+			}
+			if code, _, errOut := simvis(t, "set", "--shm", shm, "R_POSE.x=0.25"); code != 0 {
+				t.Fatalf("set: %s", errOut)
+			}
+			time.Sleep(300 * time.Millisecond) // a few cycles record the value
 			out := stop()
 			if !strings.Contains(out, "recorded ") {
 				t.Errorf("serve output lacks the recording line:\n%s", out)
@@ -438,10 +450,17 @@ func TestServeRecordSurvivesKill(t *testing.T) {
 		if c.Complete == killed || rec.Complete == killed {
 			t.Errorf("killed %v: node reads complete = %v, Go %v", killed, c.Complete, rec.Complete)
 		}
-		if !sameCounts(c.Counts, counts) || counts["/SCAN/scan"] == 0 || counts[record.TopicChanges] != 8 || len(rec.Attachments) != 2 {
+		if !sameCounts(c.Counts, counts) || counts["/SCAN/scan"] == 0 || counts[record.TopicChanges] < 8 || len(rec.Attachments) != 2 {
 			t.Errorf("killed %v: counts node %v, Go %v; %d attachments", killed, c.Counts, counts, len(rec.Attachments))
 		}
 		if !killed {
+			if counts[record.TopicChanges] != 9 || counts["/PSD2/range"] == 0 || rec.Values[len(rec.Values)-1].Msg.Values["R_POSE.x"] != 0.25 {
+				t.Errorf("the request and the value are not recorded: %v, last values %v", counts, rec.Values[len(rec.Values)-1])
+			}
+			code, out, errOut := simvis(t, "play", file, "--fast", "--no-nats", "--shm", shm+"p")
+			if code != 0 || !strings.Contains(out, "9 of 9 changes") {
+				t.Errorf("play: exit %d %s %s", code, out, errOut)
+			}
 			if !sameCounts(c.Indexed.Counts, counts) || c.Indexed.Chunks == 0 {
 				t.Errorf("index counts %v, stream %v", c.Indexed.Counts, counts)
 			}
@@ -532,5 +551,173 @@ func TestPlayRerenderEqualsRecording(t *testing.T) {
 	}
 	if code, _, _ := simvis(t, "play", a, "--rate", "0"); code != 2 {
 		t.Errorf("--rate 0: exit %d, want 2", code)
+	}
+}
+
+// Without --rerender, play republishes the recorded frames to NATS clients
+// as a live host publishes frames: each scan's ranges are the recorded
+// LaserScan's, one per recorded frame, in order; clouds carry the recorded
+// points. Standard input controls it (here: resume from --paused).
+func TestPlayRepublishesRecordedFrames(t *testing.T) {
+	scenePath := recordScene(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.mcap")
+	const frames = 10
+	if code, _, errOut := simvis(t, "capture", scenePath, "--mcap", file, "--frames", strconv.Itoa(frames), "--rate", "10",
+		"--sweep", "R_POSE.yaw=-20:20", "--sweep", "R_POSE.x=0:0.5"); code != 0 {
+		t.Fatalf("capture: %s", errOut)
+	}
+	var want [][]float32
+	var wantCloud [][]byte
+	if _, err := record.Read(file, func(topic, _, _ string, m *mcap.Message) error {
+		switch topic {
+		case "/SCAN/scan":
+			s, err := ros2.DecodeLaserScan(m.Data)
+			if err != nil {
+				return err
+			}
+			want = append(want, s.Ranges)
+		case "/CLOUD/points":
+			pc, err := ros2.DecodePointCloud2(m.Data)
+			if err != nil {
+				return err
+			}
+			wantCloud = append(wantCloud, pc.Data)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("i15rp%d", os.Getpid())
+	cmd := exec.Command(os.Args[0], "play", file, "--paused", "--shm", name, "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "SIMVIS_CLI_CHILD=1")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "playing ") {
+		t.Fatalf("play did not start: %q %s", lines.Text(), errOut.String())
+	}
+	_, after, _ := strings.Cut(lines.Text(), " and ")
+	url := strings.TrimSuffix(strings.Fields(after)[0], ":")
+	nc, err := nats.Connect(url[:strings.LastIndex(url, "/")])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	scans, _ := nc.SubscribeSync("simvis." + name + ".sensor.SCAN")
+	clouds, _ := nc.SubscribeSync("simvis." + name + ".sensor.CLOUD")
+	nc.Flush()
+	fmt.Fprintln(stdin, "resume")
+	for i := 0; i < frames; i++ {
+		msg, err := scans.NextMsg(30 * time.Second)
+		if err != nil {
+			t.Fatalf("scan %d: %v\n%s", i, err, errOut.String())
+		}
+		var sc struct {
+			Stamp  struct{ Frame int }
+			Ranges []*float64
+		}
+		if err := json.Unmarshal(msg.Data, &sc); err != nil || msg.Header.Get("Simvis-Kind") != "scan" || sc.Stamp.Frame != i || len(sc.Ranges) != len(want[i]) {
+			t.Fatalf("scan %d: kind %q, %v: %s", i, msg.Header.Get("Simvis-Kind"), err, msg.Data)
+		}
+		for k, r := range sc.Ranges {
+			got := float32(math.Inf(1))
+			if r != nil {
+				got = float32(*r)
+			}
+			if got != want[i][k] {
+				t.Errorf("scan %d beam %d: republished %v, recorded %v", i, k, got, want[i][k])
+			}
+		}
+		cm, err := clouds.NextMsg(30 * time.Second)
+		if err != nil {
+			t.Fatalf("cloud %d: %v", i, err)
+		}
+		for k := 0; k < 21; k++ {
+			if !bytes.Equal(cm.Data[12*k:12*k+12], wantCloud[i][20*k:20*k+12]) {
+				t.Errorf("cloud %d point %d: republished %x, recorded %x", i, k, cm.Data[12*k:12*k+12], wantCloud[i][20*k:20*k+12])
+			}
+		}
+	}
+	var rest strings.Builder
+	for lines.Scan() {
+		rest.WriteString(lines.Text() + "\n")
+	}
+	if err := cmd.Wait(); err != nil || !strings.Contains(rest.String(), "play: playing at 0.000 s of 0.900 s") || !strings.Contains(rest.String(), "played to 0.900 s") {
+		t.Errorf("play: %v\n%s\n%s", err, rest.String(), errOut.String())
+	}
+}
+
+// A mirror of the player, seeked to the end of a MARVIN sequence, renders
+// what a capture at the sequence's last values renders: the seek applied
+// the recorded values (replayed from the start) to a host clients attach to.
+func TestMirrorOfPlayerAfterSeek(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.mcap")
+	if code, _, errOut := simvis(t, "capture", marvinScene, "--mcap", file, "--frames", "5", "--rate", "5",
+		"--sweep", "M_POSE.x=-2:-1", "--sweep", "M_POSE.yaw=20:60", "--sweep", "TILT.angle=-20:20"); code != 0 {
+		t.Fatalf("capture: %s", errOut)
+	}
+	shm := filepath.Join(dir, "simvis-player")
+	cmd := exec.Command(os.Args[0], "play", file, "--paused", "--no-nats", "--shm", shm)
+	cmd.Env = append(os.Environ(), "SIMVIS_CLI_CHILD=1")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "playing ") {
+		t.Fatalf("play did not start: %q %s", lines.Text(), errOut.String())
+	}
+	fmt.Fprintln(stdin, "seek 0.8")
+	if !lines.Scan() || lines.Text() != "play: paused at 0.800 s of 0.800 s, change 10, rate 1" {
+		t.Fatalf("after seek: %q", lines.Text())
+	}
+	fmt.Fprintln(stdin, "bogus")
+	if !lines.Scan() || !strings.Contains(lines.Text(), `unknown control "bogus"`) {
+		t.Errorf("unknown control: %q", lines.Text())
+	}
+	mirrored := filepath.Join(dir, "mirror")
+	// The seek applies at the player's next cycle: wait for it through the
+	// mirror, which copies the host's values.
+	waitFor(t, func() bool {
+		code, out, _ := simvis(t, "elements", "--shm", shm)
+		return code == 0 && strings.Contains(out, "start 0: x=-1 y=-1 z=0 roll=0 pitch=0 yaw=60\n") && strings.Contains(out, "angle=20\n")
+	}, "the player's values at 0.8 s")
+	if code, out, errOut := simvis(t, "mirror", "--shm", shm, "-o", mirrored, "--latest"); code != 0 {
+		t.Fatalf("mirror: %s %s", out, errOut)
+	}
+	want := filepath.Join(dir, "want")
+	if code, _, errOut := simvis(t, "capture", marvinScene, "-o", want, "--set", "M_POSE.x=-1", "--set", "M_POSE.yaw=60", "--set", "TILT.angle=20"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if d := testkit.MaxDiff(testkit.ReadPNG(t, filepath.Join(mirrored, "CAMERA.png")), testkit.ReadPNG(t, filepath.Join(want, "CAMERA.png"))); d > 2 {
+		t.Errorf("the player's mirror's camera differs from a capture at the last values by %d levels", d)
+	}
+	for _, name := range []string{"FRONT_LASER", "TILT_LASER"} {
+		var a, b struct{ Ranges []*float64 }
+		da, _ := os.ReadFile(filepath.Join(mirrored, name+".scan.json"))
+		db, _ := os.ReadFile(filepath.Join(want, name+".scan.json"))
+		json.Unmarshal(da, &a)
+		json.Unmarshal(db, &b)
+		if len(a.Ranges) != 361 || len(b.Ranges) != 361 {
+			t.Fatalf("%s: %d and %d ranges", name, len(a.Ranges), len(b.Ranges))
+		}
+		for k := range a.Ranges {
+			if (a.Ranges[k] == nil) != (b.Ranges[k] == nil) || a.Ranges[k] != nil && *a.Ranges[k] != *b.Ranges[k] {
+				t.Errorf("%s beam %d: mirror of the player %v, capture %v", name, k, a.Ranges[k], b.Ranges[k])
+				break
+			}
+		}
 	}
 }

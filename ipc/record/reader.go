@@ -55,9 +55,9 @@ type Recording struct {
 	Topics      []TopicStats // sorted by topic
 	Start, End  int64        // first and last log time, ns
 	Messages    int
-	// Complete is false for a file that ends early (a recorder killed
-	// mid-file): everything up to its last whole chunk was read;
-	// Truncation says what was found at the end.
+	// Complete is true for a file read to its footer; false for one that
+	// ends early (a recorder killed mid-file): everything up to its last
+	// whole chunk was read, and Truncation says so.
 	Complete   bool
 	Truncation string
 }
@@ -213,7 +213,7 @@ func Read(file string, fn MessageFunc) (*Recording, error) {
 					return nil, err
 				}
 			}
-		case mcap.TokenDataEnd:
+		case mcap.TokenFooter:
 			rec.Complete = true
 		}
 	}

@@ -91,6 +91,11 @@ type Writer struct {
 	byNS     map[string]string // topic namespace -> sensor
 	frames   int               // frames known to the tf tree last written to /tf_static
 	start    time.Time
+	// The stamp of the cycle last recorded, for its frames: with
+	// Realtime, one wall-clock reading per cycle.
+	cycleT     float64
+	cycleStamp ros2.Time
+	inCycle    bool
 }
 
 // Create starts a recording at path (replacing a file there).
@@ -117,6 +122,11 @@ func Create(path string, opts Options) (*Writer, error) {
 		return nil, err
 	}
 	mo := &mcap.WriterOptions{Chunked: true, ChunkSize: opts.ChunkBytes, Compression: comp, IncludeCRC: true}
+	if comp == mcap.CompressionLZ4 {
+		// The library's default lz4 level is a high-compression one, six
+		// times slower than zstd here: lz4 is chosen for speed.
+		mo.CompressionLevel = mcap.CompressionLevelFastest
+	}
 	mw, err := mcap.NewWriter(f, mo)
 	if err == nil {
 		err = mw.WriteHeader(&mcap.Header{Profile: ros2.Profile, Library: "simvis"})
@@ -145,6 +155,9 @@ func (w *Writer) Stamp(t float64) ros2.Time {
 	}
 	return ros2.TimeFromNanos(w.opts.EpochNs + int64(math.Round(t*1e9)))
 }
+
+// jsonTypes are the schema names of simvis's JSON channels.
+var jsonTypes = map[string]string{TopicChanges: "simvis/Change", TopicValues: "simvis/Values"}
 
 var jsonSchemas = map[string]string{
 	TopicChanges: `{"type":"object","properties":{"seq":{"type":"integer"},"source":{"type":"string"},"dir":{"type":"string"},"xml":{"type":"string"}}}`,
@@ -222,7 +235,7 @@ func (w *Writer) writeJSON(topic string, v any, t ros2.Time) error {
 	if err != nil {
 		return err
 	}
-	return w.write(topic, topic[len("/simvis/"):], data, t)
+	return w.write(topic, jsonTypes[topic], data, t)
 }
 
 // Cycle records the scene at scene time t (seconds): the change-log
@@ -232,6 +245,7 @@ func (w *Writer) writeJSON(topic string, v any, t ros2.Time) error {
 // on /tf_static. Call it once per cycle, before the cycle's frames.
 func (w *Writer) Cycle(s *scene.Scene, t float64) error {
 	stamp := w.Stamp(t)
+	w.cycleT, w.cycleStamp, w.inCycle = t, stamp, true
 	log := s.Log()
 	for ; w.logged < len(log); w.logged++ {
 		if err := w.change(log[w.logged], stamp); err != nil {
@@ -357,7 +371,10 @@ func (w *Writer) Frame(f *sensors.Frame, t float64) error {
 	if !ok {
 		return fmt.Errorf("recording: sensor %q is not in the scene Cycle saw", f.Sensor)
 	}
-	stamp := w.Stamp(t)
+	stamp := w.cycleStamp
+	if !w.inCycle || t != w.cycleT {
+		stamp = w.Stamp(t)
+	}
 	msgs, err := ros2.FrameMessages(f, ns, stamp)
 	if err != nil {
 		return err

@@ -20,4 +20,16 @@
 //     z forward, x right, y down), which its Image and CameraInfo headers
 //     name;
 //   - time is the caller's: a Time in every header.
+//
+// A publisher's cycle, in short:
+//
+//	stamp := ros2.TimeFromNanos(ns)
+//	msgs, err := ros2.FrameMessages(frame, ros2.SensorTopic(frame.Sensor), stamp)
+//	static, moving, err := ros2.SceneTransforms(s) // /tf_static once, /tf each cycle
+//	tf := ros2.TF(moving, stamp)
+//	data := tf.Marshal()
+//	schema, err := ros2.Schema(ros2.TypeTFMessage) // for a channel's ros2msg schema
+//
+// Decode* read back LaserScan, Range, Image and PointCloud2 as encoded
+// here, refusing any message cut short or followed by extra bytes.
 package ros2
