@@ -1,15 +1,18 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/foxglove/mcap/go/mcap"
 	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/ipc/foxglove"
 	"github.com/simvis/simvis/scene"
@@ -249,4 +252,97 @@ func (l *foxgloveLive) close() {
 	if l.closeDriver != nil {
 		l.closeDriver()
 	}
+}
+
+// foxReplay publishes a recording's sensor messages (ROS 2, CDR) to
+// Foxglove clients as they are, each when the playback position reaches
+// its log time: play without --rerender. /tf and /tf_static come from the
+// rebuilt scene, simvis's own JSON channels from the server.
+type foxReplay struct {
+	l       *foxgloveLive
+	file    string
+	indexed bool
+	step    int64 // the position's advance per cycle, ns
+	f       *os.File
+	it      mcap.MessageIterator
+	next    *mcap.Message
+	nextCh  *mcap.Channel
+	nextSc  *mcap.Schema
+	last    int64 // the limit of the last upTo; -1 before the first
+	done    bool
+}
+
+func (l *foxgloveLive) replay(file string, indexed bool, step time.Duration) *foxReplay {
+	return &foxReplay{l: l, file: file, indexed: indexed, step: int64(step), last: -1}
+}
+
+func (r *foxReplay) seek(from int64) error {
+	r.close()
+	f, err := os.Open(r.file)
+	if err != nil {
+		return err
+	}
+	r.f = f
+	rd, err := mcap.NewReader(f)
+	if err != nil {
+		return err
+	}
+	opts := []mcap.ReadOpt{mcap.AfterNanos(uint64(max(from, 0)))}
+	if r.indexed {
+		opts = append(opts, mcap.InOrder(mcap.LogTimeOrder))
+	} else {
+		opts = append(opts, mcap.UsingIndex(false))
+	}
+	r.it, err = rd.Messages(opts...)
+	r.next, r.done = nil, false
+	return err
+}
+
+func (r *foxReplay) close() {
+	if r.f != nil {
+		r.f.Close()
+		r.f = nil
+	}
+}
+
+// upTo publishes the messages logged at or before limit (ns); a position
+// that went back or jumped ahead (a seek, a loop) starts reading there.
+func (r *foxReplay) upTo(limit int64) error {
+	if r.last < 0 || limit < r.last || limit-r.last > 4*r.step {
+		if err := r.seek(limit - r.step); err != nil {
+			return fmt.Errorf("%s: %w", r.file, err)
+		}
+	}
+	r.last = limit
+	for !r.done {
+		if r.next == nil {
+			sc, ch, m, err := r.it.NextInto(nil)
+			if err != nil {
+				r.done = true
+				if !errors.Is(err, io.EOF) {
+					return fmt.Errorf("%s: %w", r.file, err)
+				}
+				return nil
+			}
+			r.next, r.nextCh, r.nextSc = m, ch, sc
+		}
+		if int64(r.next.LogTime) > limit {
+			return nil
+		}
+		m, ch, sc := r.next, r.nextCh, r.nextSc
+		r.next = nil
+		if sc == nil || sc.Encoding != ros2.SchemaEncoding || ch.MessageEncoding != ros2.MessageEncoding || ch.Topic == "/tf" || ch.Topic == "/tf_static" {
+			continue
+		}
+		id, ok := r.l.channels[ch.Topic]
+		if !ok {
+			id = r.l.srv.Advertise(foxglove.Channel{Topic: ch.Topic, Encoding: ros2.MessageEncoding, SchemaName: sc.Name,
+				Schema: string(sc.Data), SchemaEncoding: ros2.SchemaEncoding})
+			r.l.channels[ch.Topic] = id
+		}
+		// Publish keeps the data for new subscribers: a copy of the
+		// reader's buffer.
+		r.l.srv.Publish(id, m.LogTime, bytes.Clone(m.Data))
+	}
+	return nil
 }

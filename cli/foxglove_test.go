@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/foxglove/mcap/go/mcap"
 	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/ipc/record"
 )
 
 // foxgloveScene writes a scene with the quickstart's world and robot, the
@@ -361,7 +363,7 @@ func foxFirst(t *testing.T, url string, topics ...string) map[string][]byte {
 }
 
 // play --foxglove serves a recording's playback: values at their times,
-// re-rendered scans, the scene.
+// the scene, and the scans: re-rendered (--rerender) or as recorded.
 func TestFoxglovePlay(t *testing.T) {
 	dir := t.TempDir()
 	sceneFile := foxgloveScene(t)
@@ -369,27 +371,42 @@ func TestFoxglovePlay(t *testing.T) {
 	if code, _, errOut := simvis(t, "capture", sceneFile, "--mcap", rec, "--frames", "20", "--rate", "5", "--sweep", "R_POSE.yaw=0:90"); code != 0 {
 		t.Fatalf("capture: exit %d: %s", code, errOut)
 	}
-	cmd, lines, errOut := startChild(t, "play", rec, "--no-nats", "--shm", fmt.Sprintf("foxp-%d", os.Getpid()),
-		"--foxglove", "127.0.0.1:0", "--rerender", "--loop")
-	defer func() {
+	recorded := map[string]bool{}
+	if _, err := record.Read(rec, func(topic, _, _ string, m *mcap.Message) error {
+		if topic == "/SCAN/scan" {
+			recorded[string(m.Data)] = true
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"--rerender", "--loop"} {
+		cmd, lines, errOut := startChild(t, "play", rec, "--no-nats", "--shm", fmt.Sprintf("foxp-%d", os.Getpid()),
+			"--foxglove", "127.0.0.1:0", "--loop", mode)
+		if !lines.Scan() || !strings.HasPrefix(lines.Text(), "playing ") {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("play %s: %q\n%s", mode, lines.Text(), errOut.String())
+		}
+		got := foxFirst(t, wsURL.FindString(lines.Text()), "/SCAN/scan", "/simvis/values", "/simvis/scene")
+		t.Logf("%s: %d recorded scans; got %d scan bytes", mode, len(recorded), len(got["/SCAN/scan"]))
 		cmd.Process.Signal(syscall.SIGINT)
 		for lines.Scan() {
 		}
 		cmd.Wait()
-	}()
-	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "playing ") {
-		cmd.Process.Kill()
-		t.Fatalf("play: %q\n%s", lines.Text(), errOut.String())
-	}
-	got := foxFirst(t, wsURL.FindString(lines.Text()), "/SCAN/scan", "/simvis/values", "/simvis/scene")
-	var values struct{ Values map[string]float64 }
-	if err := json.Unmarshal(got["/simvis/values"], &values); err != nil {
-		t.Fatal(err)
-	}
-	if yaw, ok := values.Values["R_POSE.yaw"]; !ok || yaw < 0 || yaw > 90 {
-		t.Errorf("played R_POSE.yaw %v (%v), want within the sweep 0..90", yaw, ok)
-	}
-	if len(got["/SCAN/scan"]) < 181*4 || !strings.Contains(string(got["/simvis/scene"]), `"part:ROBOT"`) {
-		t.Errorf("scan of %d bytes, scene %.200s", len(got["/SCAN/scan"]), got["/simvis/scene"])
+		var values struct{ Values map[string]float64 }
+		if err := json.Unmarshal(got["/simvis/values"], &values); err != nil {
+			t.Fatal(err)
+		}
+		if yaw, ok := values.Values["R_POSE.yaw"]; !ok || yaw < 0 || yaw > 90 {
+			t.Errorf("%s: played R_POSE.yaw %v (%v), want within the sweep 0..90", mode, yaw, ok)
+		}
+		if len(got["/SCAN/scan"]) < 181*4 || !strings.Contains(string(got["/simvis/scene"]), `"part:ROBOT"`) {
+			t.Errorf("%s: scan of %d bytes, scene %.200s", mode, len(got["/SCAN/scan"]), got["/simvis/scene"])
+		}
+		// Without --rerender the scans are the recorded messages, byte for byte.
+		if mode == "--loop" && !recorded[string(got["/SCAN/scan"])] {
+			t.Errorf("the scan played without --rerender is not one of the %d recorded", len(recorded))
+		}
 	}
 }

@@ -453,8 +453,15 @@ func init() {
 					p.reopen = true
 				}
 			}
+			var foxRp *foxReplay
 			if ff.addr != "" {
-				fox, cleanup, err := ff.startHost(h, func() time.Duration { return p.pos }, ipc.NewWarnings(warnings, "simvis play").Warn)
+				// Stamps: re-rendered frames carry the position; recorded
+				// ones their log time, which /tf then follows.
+				clock := func() time.Duration { return p.pos }
+				if !rerender {
+					clock = func() time.Duration { return time.Duration(p.start) + p.pos }
+				}
+				fox, cleanup, err := ff.startHost(h, clock, ipc.NewWarnings(warnings, "simvis play").Warn)
 				if err != nil {
 					return err
 				}
@@ -462,6 +469,9 @@ func init() {
 				where += " and " + fox.srv.URL()
 				if rerender {
 					emitters = append(emitters, fox.emit)
+				} else {
+					foxRp = fox.replay(args[0], rec.Complete, p.step)
+					defer foxRp.close()
 				}
 			}
 			var hs *hostSensors
@@ -505,6 +515,11 @@ func init() {
 						}
 					}
 					rp.upTo(p.start + int64(p.pos))
+				}
+				if foxRp != nil && p.moved {
+					if err := foxRp.upTo(p.start + int64(p.pos)); err != nil {
+						h.Warn("foxglove-replay", "%v", err)
+					}
 				}
 				if hs == nil || !p.moved {
 					return nil
