@@ -391,7 +391,7 @@ func init() {
 	var lf limitFlags
 	var rf recordFlags
 	commands = append(commands, &command{
-		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [--record FILE.mcap [--realtime]] [NATS flags] [budget flags]",
+		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [--record FILE.mcap [--realtime]] [NATS flags] [--foxglove ADDR [Foxglove flags]] [budget flags]",
 		short: "run a scene as a host that other processes drive and mirror",
 		summary: "Run the scene as a host: publish its elements and values in shared memory\n" +
 			"(/dev/shm/simvis-NAME, layout in ipc/LAYOUT.md) and over NATS (an embedded server on\n" +
@@ -744,7 +744,7 @@ func init() {
 	var ff foxgloveFlags
 	var rf recordFlags
 	commands = append(commands, &command{
-		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--record FILE.mcap] [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [budget flags]",
+		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--record FILE.mcap] [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [--foxglove ADDR [Foxglove flags]] [budget flags]",
 		short: "replicate a running host's scene and capture from the replica",
 		summary: "Build a local replica of a running host's scene by replaying its change log and\n" +
 			"copying its values, add the overlay file's commands (visualization only: never\n" +

@@ -348,7 +348,7 @@ func init() {
 	var lf limitFlags
 	var rf recordFlags
 	commands = append(commands, &command{
-		name: "play", args: "FILE.mcap [--rate X] [--start T] [--loop] [--paused] [--fast] [--rerender [-o DIR] [--record FILE.mcap]] [--shm NAME] [NATS flags] [budget flags]",
+		name: "play", args: "FILE.mcap [--rate X] [--start T] [--loop] [--paused] [--fast] [--rerender [-o DIR] [--record FILE.mcap]] [--shm NAME] [NATS flags] [--foxglove ADDR [Foxglove flags]] [budget flags]",
 		short: "run a recording as a host: its scene, values and change log at their times",
 		summary: "Rebuild the scene of a simvis MCAP recording (its change log, model files from its\n" +
 			"attachments written to a private temporary directory) and run it as a host, as serve\n" +
