@@ -73,8 +73,11 @@ func (f *foxgloveFlags) start(drv foxglove.Driver, name string, warn func(kind, 
 		opts.Origins = append(append([]string(nil), foxglove.DefaultOrigins...), strings.Split(f.origins, ",")...)
 	}
 	srv, err := foxglove.Listen(opts, drv)
+	if errors.Is(err, foxglove.ErrTokenRequired) {
+		return nil, usagef("--foxglove %s is not a loopback address: give --foxglove-token or --foxglove-viewer-token ($SIMVIS_FOXGLOVE_TOKEN, $SIMVIS_FOXGLOVE_VIEWER_TOKEN)", f.addr)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--foxglove %s: %w", f.addr, err)
 	}
 	l := &foxgloveLive{srv: srv, warn: warn, ns: map[string]string{}, owner: map[string]string{}, channels: map[string]uint32{}}
 	schema := func(typ string) string {

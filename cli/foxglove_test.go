@@ -410,3 +410,21 @@ func TestFoxglovePlay(t *testing.T) {
 		}
 	}
 }
+
+// Off loopback --foxglove needs a token; a bad address names the flag.
+func TestFoxgloveFlagErrors(t *testing.T) {
+	sceneFile := goodAndBadSensors(t, t.TempDir())
+	shm := fmt.Sprintf("foxe-%d", os.Getpid())
+	code, _, errOut := simvis(t, "serve", sceneFile, "--shm", shm, "--no-nats", "--foxglove", "0.0.0.0:0", "--cycles", "1")
+	if code != 2 || !strings.Contains(errOut, "--foxglove 0.0.0.0:0 is not a loopback address: give --foxglove-token") {
+		t.Errorf("off loopback without a token: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = simvis(t, "serve", sceneFile, "--shm", shm, "--no-nats", "--foxglove", "nonsense", "--cycles", "1")
+	if code != 1 || !strings.Contains(errOut, "--foxglove nonsense: ") {
+		t.Errorf("a bad address: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := simvis(t, "serve", sceneFile, "--shm", shm, "--no-nats", "--foxglove", "0.0.0.0:0", "--foxglove-viewer-token", "v", "--cycles", "1")
+	if code != 0 || !strings.Contains(out, "ws://0.0.0.0:") {
+		t.Errorf("off loopback with a viewer token: exit %d: %s%s", code, out, errOut)
+	}
+}

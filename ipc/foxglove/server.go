@@ -180,6 +180,9 @@ type Server struct {
 	reported                                                uint64 // drops already warned about (Update's goroutine)
 }
 
+// ErrTokenRequired refuses a server off loopback without a token.
+var ErrTokenRequired = errors.New("not a loopback address: give a driver or viewer token")
+
 // Listen starts a server on opts.Addr whose drivers act through drv (nil:
 // parameters and services answer that the server cannot drive the host).
 // Off loopback it requires a token.
@@ -190,7 +193,7 @@ func Listen(opts Options, drv Driver) (*Server, error) {
 		return nil, fmt.Errorf("foxglove: address %q: %w", opts.Addr, err)
 	}
 	if !loopback(host) && opts.DriverToken == "" && opts.ViewerToken == "" {
-		return nil, fmt.Errorf("foxglove: address %q is not loopback: give a driver or viewer token", opts.Addr)
+		return nil, fmt.Errorf("foxglove: address %q: %w", opts.Addr, ErrTokenRequired)
 	}
 	if opts.DriverToken != "" && opts.DriverToken == opts.ViewerToken {
 		return nil, errors.New("foxglove: the driver and viewer tokens must differ")
@@ -224,7 +227,13 @@ func Listen(opts Options, drv Driver) (*Server, error) {
 	if s.tls {
 		scheme = "wss"
 	}
-	s.url = scheme + "://" + ln.Addr().String()
+	// The address as given, with the port the listener got: a wildcard
+	// host stays as the user wrote it rather than Go's "[::]".
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	s.url = scheme + "://" + net.JoinHostPort(host, port)
 	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	s.addServices()
 	s.wg.Add(3)
