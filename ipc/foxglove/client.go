@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -33,6 +34,9 @@ type client struct {
 	order     []uint32          // channels with a waiting frame, oldest first
 	params    map[string]float64
 	closed    bool
+	dropped   uint64    // frames replaced before this client took them
+	told      uint64    // drops already told to the client
+	toldAt    time.Time // when it was last told
 
 	wake   chan struct{}
 	ctx    context.Context
@@ -103,6 +107,7 @@ func (c *client) offer(ch uint32, f *frame) {
 	}
 	if _, waiting := c.frames[ch]; waiting {
 		c.s.dropped.Add(1)
+		c.dropped++
 	} else {
 		c.order = append(c.order, ch)
 	}
@@ -146,6 +151,14 @@ func (c *client) next() (outMsg, bool) {
 		c.control[0] = outMsg{}
 		c.control = c.control[1:]
 		return m, true
+	}
+	if c.dropped > c.told && time.Since(c.toldAt) >= time.Second {
+		// The client hears of its own losses, at most once a second: a
+		// warning Foxglove shows among its problems.
+		data, _ := json.Marshal(map[string]any{"op": "status", "level": 1, "id": "simvis-drops",
+			"message": fmt.Sprintf("%d messages dropped since the last notice: this connection takes them slower than they come (the latest per channel is kept)", c.dropped-c.told)})
+		c.told, c.toldAt = c.dropped, time.Now()
+		return outMsg{websocket.MessageText, data}, true
 	}
 	if len(c.params) > 0 {
 		names := make([]string, 0, len(c.params))

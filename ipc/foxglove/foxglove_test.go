@@ -227,10 +227,19 @@ func TestSlowClientLosesFramesNeverStalls(t *testing.T) {
 		frames[i] = append(binary.LittleEndian.AppendUint32(nil, uint32(i+1)), payload...)
 		s.Publish(id, uint64(i+1), frames[i])
 	}
-	// Only now the client reads: what was written, then the last frame.
+	// Only now the client reads: what was written, then the last frame,
+	// and a notice of what it lost.
 	got, last := 0, uint32(0)
-	for last != n {
-		_, data := c.read()
+	told := 0 // drops the client was told of (at most once a second)
+	for last != n || told == 0 {
+		m, data := c.read()
+		if m != nil && m["op"] == "status" {
+			var k int
+			if _, err := fmt.Sscanf(m["message"].(string), "%d messages dropped", &k); err != nil || m["level"].(float64) != 1 {
+				t.Errorf("status %v", m)
+			}
+			told += k
+		}
 		if data == nil {
 			continue
 		}
@@ -246,6 +255,9 @@ func TestSlowClientLosesFramesNeverStalls(t *testing.T) {
 	st := s.Stats()
 	if st.Dropped == 0 || uint64(got)+st.Dropped != n || st.Sent != uint64(got) {
 		t.Errorf("received %d, stats %+v: want received + dropped = %d, some dropped", got, st, n)
+	}
+	if told == 0 || uint64(told) > st.Dropped {
+		t.Errorf("the client was told of %d drops, want some of its %d", told, st.Dropped)
 	}
 	t.Logf("%d of %d frames reached the slow client, %d dropped", got, n, st.Dropped)
 }
