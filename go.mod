@@ -4,6 +4,7 @@ go 1.24.0
 
 require (
 	github.com/beevik/etree v1.6.0
+	github.com/coder/websocket v1.8.14
 	github.com/foxglove/mcap/go/mcap v1.9.0
 	github.com/g3n/engine v0.2.0
 	github.com/go-gl/mathgl v1.2.0

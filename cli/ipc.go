@@ -473,12 +473,13 @@ func init() {
 	var fast, latest bool
 	var cycles, logMiB int
 	var nf natsFlags
+	var ff foxgloveFlags
 	var lf limitFlags
 	var rf recordFlags
 	var window bool
 	var wf windowFlags
 	commands = append(commands, &command{
-		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [--record FILE.mcap [--realtime]] [NATS flags] [budget flags]",
+		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [--record FILE.mcap [--realtime]] [NATS flags] [--foxglove ADDR [Foxglove flags]] [budget flags]",
 		short: "run a scene as a host that other processes drive and mirror",
 		summary: "Run the scene as a host: publish its elements and values in shared memory\n" +
 			"(/dev/shm/simvis-NAME, layout in ipc/LAYOUT.md) and over NATS (an embedded server on\n" +
@@ -504,6 +505,7 @@ func init() {
 			wf = windowFlags{}
 			wf.register(fs)
 			nf.register(fs)
+			ff.register(fs)
 			lf.register(fs)
 			rf.register(fs, "record")
 		},
@@ -553,6 +555,16 @@ func init() {
 				defer cleanup()
 				where += " and " + clientURL
 				emitters = append(emitters, publisher(h, pub))
+			}
+			var fox *foxgloveLive
+			if ff.addr != "" {
+				var cleanup func()
+				if fox, cleanup, err = ff.startHost(h, nil, ipc.NewWarnings(warnings, "simvis serve").Warn); err != nil {
+					return err
+				}
+				defer cleanup()
+				where += " and " + fox.srv.URL()
+				emitters = append(emitters, fox.emit)
 			}
 			if out != "" {
 				if err := os.MkdirAll(out, 0o755); err != nil {
@@ -645,6 +657,9 @@ func init() {
 			}
 			fmt.Fprintf(w, "%d cycles in %v (%d overran their period), %d changes logged, %d values rejected, %d files written, %s\n",
 				reg.Cycles(), time.Since(start).Round(time.Millisecond), h.Overruns(), len(h.Scene.Log()), reg.Rejected(), files, fails)
+			if fox != nil {
+				fmt.Fprintln(w, fox.summary())
+			}
 			return errors.Join(err, rec.close(w))
 		},
 	})
@@ -856,11 +871,12 @@ func init() {
 	var patience time.Duration
 	var fetch bool
 	var lf limitFlags
+	var ff foxgloveFlags
 	var rf recordFlags
 	var window bool
 	var wf windowFlags
 	commands = append(commands, &command{
-		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--record FILE.mcap] [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [budget flags]",
+		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--record FILE.mcap] [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [--foxglove ADDR [Foxglove flags]] [budget flags]",
 		short: "replicate a running host's scene and capture from the replica",
 		summary: "Build a local replica of a running host's scene by replaying its change log and\n" +
 			"copying its values, add the overlay file's commands (visualization only: never\n" +
@@ -887,6 +903,7 @@ func init() {
 			fs.DurationVar(&patience, "patience", 30*time.Second, "how long to keep retrying while the host is gone or unreachable")
 			fs.BoolVar(&fetch, "fetch-files", false, "fetch model files from the host over NATS even where its scene directory exists here")
 			lf.register(fs) // a host started with larger budgets needs a mirror given the same
+			ff.register(fs)
 			rf.register(fs, "record")
 			fs.BoolVar(&window, "window", false, "show the live replica in a window (docs/viewer.md); -o is then optional")
 			wf = windowFlags{}
@@ -896,13 +913,14 @@ func init() {
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
 			}
-			if out == "" && rf.path == "" && !window {
-				return usagef("-o DIR is required")
+			if out == "" && rf.path == "" && !window && (ff.addr == "" || from != "") {
+				return usagef("-o DIR is required (without it, --window, --record or --foxglove serve the replica only)")
 			}
-			if window && rf.path != "" {
-				// The window shows the replica live; recording follows the
-				// frame loop, which a window replaces.
-				return usagef("--record and --window exclude each other: record with a second mirror")
+			if window && (rf.path != "" || ff.addr != "") {
+				// The window shows the replica live; recording and the
+				// Foxglove server follow the frame loop, which a window
+				// replaces.
+				return usagef("--window excludes --record and --foxglove: run a second mirror for them")
 			}
 			if window {
 				if err := wf.check(); err != nil {
@@ -967,7 +985,7 @@ func init() {
 			if window {
 				return mirrorWindow(c, m, &hf, *vp, &wf, out, latest, picked, patience, w)
 			}
-			if vp == nil && len(m.Scene().Sensors()) == 0 {
+			if vp == nil && len(m.Scene().Sensors()) == 0 && ff.addr == "" {
 				return errors.New("the replica has no sensors to capture (add a camera with --overlay, or render a viewpoint with --from)")
 			}
 			var emit emitFunc
@@ -984,6 +1002,15 @@ func init() {
 			defer rec.close(w)
 			if rec != nil {
 				emit = joinEmit(emit, rec.emit)
+			}
+			var fox *foxgloveLive
+			if ff.addr != "" {
+				if fox, err = ff.startMirror(&hf); err != nil {
+					return err
+				}
+				defer fox.close()
+				emit = joinEmit(emit, fox.emit)
+				fmt.Fprintf(w, "serving the replica to Foxglove at %s\n", fox.srv.URL())
 			}
 			r, err := sensors.NewRenderer()
 			if err != nil {
@@ -1021,6 +1048,10 @@ func init() {
 				}
 				if at, ok := c.HostTime(); ok {
 					hostAt = at.Seconds()
+				}
+				if fox != nil {
+					// Stamped with the host's scene time, like the frames.
+					fox.cycle(m.Scene(), time.Duration(hostAt*float64(time.Second)))
 				}
 				n := 0
 				var err error
@@ -1069,6 +1100,9 @@ func init() {
 			if late > 0 {
 				fmt.Fprintf(warnings, "simvis mirror: %d of %d frames started late: %d frames at --rate %g should take %v\n",
 					late, frames, frames, rate, (time.Duration(frames-1) * period).Round(time.Millisecond))
+			}
+			if fox != nil {
+				fmt.Fprintln(w, fox.summary())
 			}
 			if err := rec.close(w); err != nil {
 				return err

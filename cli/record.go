@@ -344,10 +344,11 @@ func init() {
 	var rate, start float64
 	var loop, paused, rerender, fast bool
 	var nf natsFlags
+	var ff foxgloveFlags
 	var lf limitFlags
 	var rf recordFlags
 	commands = append(commands, &command{
-		name: "play", args: "FILE.mcap [--rate X] [--start T] [--loop] [--paused] [--fast] [--rerender [-o DIR] [--record FILE.mcap]] [--shm NAME] [NATS flags] [budget flags]",
+		name: "play", args: "FILE.mcap [--rate X] [--start T] [--loop] [--paused] [--fast] [--rerender [-o DIR] [--record FILE.mcap]] [--shm NAME] [NATS flags] [--foxglove ADDR [Foxglove flags]] [budget flags]",
 		short: "run a recording as a host: its scene, values and change log at their times",
 		summary: "Rebuild the scene of a simvis MCAP recording (its change log, model files from its\n" +
 			"attachments written to a private temporary directory) and run it as a host, as serve\n" +
@@ -367,6 +368,7 @@ func init() {
 			fs.BoolVar(&rerender, "rerender", false, "render the sensors anew")
 			fs.StringVar(&out, "o", "", "with --rerender, write sensor outputs into DIR")
 			nf.register(fs)
+			ff.register(fs)
 			lf.register(fs)
 			rf.register(fs, "record")
 		},
@@ -451,6 +453,27 @@ func init() {
 					p.reopen = true
 				}
 			}
+			var foxRp *foxReplay
+			if ff.addr != "" {
+				// Stamps: re-rendered frames carry the position; recorded
+				// ones their log time, which /tf then follows.
+				clock := func() time.Duration { return p.pos }
+				if !rerender {
+					clock = func() time.Duration { return time.Duration(p.start) + p.pos }
+				}
+				fox, cleanup, err := ff.startHost(h, clock, ipc.NewWarnings(warnings, "simvis play").Warn)
+				if err != nil {
+					return err
+				}
+				defer cleanup()
+				where += " and " + fox.srv.URL()
+				if rerender {
+					emitters = append(emitters, fox.emit)
+				} else {
+					foxRp = fox.replay(args[0], rec.Complete, p.step)
+					defer foxRp.close()
+				}
+			}
 			var hs *hostSensors
 			var recOut *recorder
 			if rerender {
@@ -492,6 +515,11 @@ func init() {
 						}
 					}
 					rp.upTo(p.start + int64(p.pos))
+				}
+				if foxRp != nil && p.moved {
+					if err := foxRp.upTo(p.start + int64(p.pos)); err != nil {
+						h.Warn("foxglove-replay", "%v", err)
+					}
 				}
 				if hs == nil || !p.moved {
 					return nil

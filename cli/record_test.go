@@ -729,7 +729,9 @@ func connectAsViewer(t *testing.T, url, name string) *nats.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sec struct{ Viewer struct{ User, Password string } }
+	var sec struct {
+		Viewer struct{ User, Password string }
+	}
 	if err := json.Unmarshal(raw, &sec); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,441 @@
+package foxglove
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/scene"
+)
+
+// Topics of the channels the server fills itself. Sensor and transform
+// channels are the caller's (Advertise, Publish).
+const (
+	TopicScene    = "/simvis/scene"    // foxglove.SceneUpdate: one entity per part, its model embedded
+	TopicOverlays = "/simvis/overlays" // foxglove.SceneUpdate: points, lines, graphs and labels
+	TopicValues   = "/simvis/values"   // simvis.Values: every parameter's value
+)
+
+// Foxglove's JSON messages (foxglove.SceneUpdate and its parts), with the
+// field names of @foxglove/schemas. Every list is sent, empty or not.
+type (
+	fgTime  struct{ Sec, Nsec uint32 }
+	fgVec3  struct{ X, Y, Z float64 }
+	fgQuat  struct{ X, Y, Z, W float64 }
+	fgColor struct{ R, G, B, A float64 }
+	fgPose  struct {
+		Position    fgVec3 `json:"position"`
+		Orientation fgQuat `json:"orientation"`
+	}
+	fgCube struct {
+		Pose  fgPose  `json:"pose"`
+		Size  fgVec3  `json:"size"`
+		Color fgColor `json:"color"`
+	}
+	fgLine struct {
+		Type           int       `json:"type"` // 2: line list
+		Pose           fgPose    `json:"pose"`
+		Thickness      float64   `json:"thickness"`
+		ScaleInvariant bool      `json:"scale_invariant"`
+		Points         []fgVec3  `json:"points"`
+		Color          fgColor   `json:"color"`
+		Colors         []fgColor `json:"colors"`
+		Indices        []uint32  `json:"indices"`
+	}
+	fgText struct {
+		Pose           fgPose  `json:"pose"`
+		Billboard      bool    `json:"billboard"`
+		FontSize       float64 `json:"font_size"`
+		ScaleInvariant bool    `json:"scale_invariant"`
+		Color          fgColor `json:"color"`
+		Text           string  `json:"text"`
+	}
+	fgModel struct {
+		Pose          fgPose  `json:"pose"`
+		Scale         fgVec3  `json:"scale"`
+		Color         fgColor `json:"color"`
+		OverrideColor bool    `json:"override_color"`
+		URL           string  `json:"url"`
+		MediaType     string  `json:"media_type"`
+		Data          string  `json:"data"` // base64, as JSON carries bytes
+	}
+	fgKV struct {
+		Key   string `json:"key"`
+		Value string `json:"value"`
+	}
+	fgEntity struct {
+		Timestamp   fgTime    `json:"timestamp"`
+		FrameID     string    `json:"frame_id"`
+		ID          string    `json:"id"`
+		Lifetime    fgTime    `json:"lifetime"`
+		FrameLocked bool      `json:"frame_locked"`
+		Metadata    []fgKV    `json:"metadata"`
+		Arrows      []any     `json:"arrows"`
+		Cubes       []fgCube  `json:"cubes"`
+		Spheres     []any     `json:"spheres"`
+		Cylinders   []any     `json:"cylinders"`
+		Lines       []fgLine  `json:"lines"`
+		Triangles   []any     `json:"triangles"`
+		Texts       []fgText  `json:"texts"`
+		Models      []fgModel `json:"models"`
+	}
+	fgSceneUpdate struct {
+		Deletions []any      `json:"deletions"`
+		Entities  []fgEntity `json:"entities"`
+	}
+)
+
+func (t fgTime) MarshalJSON() ([]byte, error) {
+	return fmt.Appendf(nil, `{"sec":%d,"nsec":%d}`, t.Sec, t.Nsec), nil
+}
+func (v fgVec3) MarshalJSON() ([]byte, error) {
+	return fmt.Appendf(nil, `{"x":%s,"y":%s,"z":%s}`, num(v.X), num(v.Y), num(v.Z)), nil
+}
+func (q fgQuat) MarshalJSON() ([]byte, error) {
+	return fmt.Appendf(nil, `{"x":%s,"y":%s,"z":%s,"w":%s}`, num(q.X), num(q.Y), num(q.Z), num(q.W)), nil
+}
+func (c fgColor) MarshalJSON() ([]byte, error) {
+	return fmt.Appendf(nil, `{"r":%s,"g":%s,"b":%s,"a":%s}`, num(c.R), num(c.G), num(c.B), num(c.A)), nil
+}
+
+// num writes a finite float in JSON; the scene's numbers are checked
+// finite, a guard keeps a message valid regardless.
+func num(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "0"
+	}
+	b, _ := json.Marshal(x)
+	return string(b)
+}
+
+func stampOf(ns uint64) fgTime { return fgTime{uint32(ns / 1e9), uint32(ns % 1e9)} }
+
+func newEntity(id, frame string, ts uint64) fgEntity {
+	return fgEntity{Timestamp: stampOf(ts), FrameID: frame, ID: id, FrameLocked: true,
+		Metadata: []fgKV{}, Arrows: []any{}, Cubes: []fgCube{}, Spheres: []any{}, Cylinders: []any{},
+		Lines: []fgLine{}, Triangles: []any{}, Texts: []fgText{}, Models: []fgModel{}}
+}
+
+var identity = fgPose{Orientation: fgQuat{W: 1}}
+
+// poseOf converts a rigid transform (any scale is dropped) to a pose.
+func poseOf(m mgl64.Mat4) fgPose {
+	q := mgl64.Mat4ToQuat(m).Normalize()
+	return fgPose{Position: fgVec3{m[12], m[13], m[14]}, Orientation: fgQuat{q.V[0], q.V[1], q.V[2], q.W}}
+}
+
+// sceneState is what Update last published on the scene channels.
+type sceneState struct {
+	ids                    [3]uint32 // scene, overlays, values channels
+	glb                    map[*models.Model]string
+	glbErr                 map[*models.Model]bool
+	modelNodes             map[*scene.PartEntry]*scene.Node
+	parts                  int
+	partPoses              []mgl64.Mat4
+	overlayVals            []float64
+	overlays               int
+	values                 []float64
+	valuesSent, sceneFresh bool
+	last                   *scene.Scene // the scene of the last Update
+}
+
+// Update publishes what changed in the scene since the last call: the
+// parameters (to their subscribers, and settling drivers' writes), the
+// values, the parts and the overlays. Call it on the goroutine that owns
+// sc, after every host cycle or mirror sync; ts is the scene time in
+// nanoseconds that stamps the messages.
+func (s *Server) Update(sc *scene.Scene, ts uint64) {
+	st := &s.scene
+	if st.ids[0] == 0 {
+		st.ids[0] = s.Advertise(Channel{Topic: TopicScene, Encoding: "json", SchemaName: "foxglove.SceneUpdate",
+			Schema: sceneUpdateSchema, SchemaEncoding: "jsonschema"})
+		st.ids[1] = s.Advertise(Channel{Topic: TopicOverlays, Encoding: "json", SchemaName: "foxglove.SceneUpdate",
+			Schema: sceneUpdateSchema, SchemaEncoding: "jsonschema"})
+		st.ids[2] = s.Advertise(Channel{Topic: TopicValues, Encoding: "json", SchemaName: "simvis.Values",
+			Schema: valuesSchema, SchemaEncoding: "jsonschema"})
+		st.glb, st.glbErr = map[*models.Model]string{}, map[*models.Model]bool{}
+		st.modelNodes = map[*scene.PartEntry]*scene.Node{}
+	}
+	if st.last != sc {
+		// A new scene (a mirror rebuilt after its host restarted): name
+		// its parameters and send its parts and overlays afresh.
+		st.last = sc
+		st.parts, st.partPoses, st.overlays, st.sceneFresh, st.valuesSent = -1, nil, -1, false, false
+		clear(st.modelNodes)
+		s.params.mu.Lock()
+		s.params.names, s.params.known, s.params.values = nil, 0, nil
+		clear(s.params.index)
+		s.params.mu.Unlock()
+	}
+	s.updateParams(sc)
+	s.publishParts(sc, ts)
+	s.publishOverlays(sc, ts)
+	s.publishValues(sc, ts)
+	s.reportDrops()
+}
+
+// publishParts sends one entity per part, in the frame of the part's own
+// insertion point (which /tf moves), when parts were added or a model
+// moved relative to its insertion point.
+func (s *Server) publishParts(sc *scene.Scene, ts uint64) {
+	st := &s.scene
+	parts := sc.Parts()
+	poses := make([]mgl64.Mat4, 0, len(parts))
+	models := make([]*models.Model, 0, len(parts))
+	for _, p := range parts {
+		m, rel := s.partModel(sc, p)
+		poses = append(poses, rel)
+		models = append(models, m)
+	}
+	if len(parts) == st.parts && samePoses(poses, st.partPoses) {
+		return
+	}
+	st.parts, st.partPoses = len(parts), poses
+	up := fgSceneUpdate{Deletions: []any{}, Entities: []fgEntity{}}
+	for i, p := range parts {
+		e := newEntity("part:"+p.Name, p.Name, ts)
+		e.Metadata = append(e.Metadata, fgKV{"file", p.File}, fgKV{"insert_at", p.At})
+		if models[i] != nil {
+			if data, ok := s.modelData(models[i]); ok {
+				e.Models = append(e.Models, fgModel{Pose: poseOf(poses[i]), Scale: fgVec3{1, 1, 1},
+					Color: fgColor{1, 1, 1, 1}, MediaType: "model/gltf-binary", Data: data})
+			}
+		}
+		up.Entities = append(up.Entities, e)
+	}
+	s.publishJSON(st.ids[0], ts, up)
+}
+
+// partModel finds a part's model and its pose relative to the part's own
+// insertion point. Elements' transforms nest the model below them, so it
+// is looked for in the part's subtree (once) by its owner.
+func (s *Server) partModel(sc *scene.Scene, p *scene.PartEntry) (*models.Model, mgl64.Mat4) {
+	ip, ok := sc.InsertionPoint(p.Name)
+	if !ok {
+		return nil, mgl64.Ident4()
+	}
+	n, seen := s.scene.modelNodes[p]
+	if !seen {
+		found := errors.New("found")
+		p.Node.Walk(func(m *scene.Node) error {
+			if m.Kind == scene.KindModel && m.Owner == p.Name {
+				n = m
+				return found
+			}
+			return nil
+		})
+		s.scene.modelNodes[p] = n
+	}
+	if n == nil {
+		return nil, mgl64.Ident4()
+	}
+	inv, ok := scene.InvertAffine(ip.World())
+	if !ok {
+		return n.Model(), mgl64.Ident4()
+	}
+	return n.Model(), inv.Mul4(n.World())
+}
+
+func samePoses(a, b []mgl64.Mat4) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].ApproxEqualThreshold(b[i], 1e-9) {
+			return false
+		}
+	}
+	return true
+}
+
+// modelData returns a model as base64 binary glTF, encoded once.
+func (s *Server) modelData(m *models.Model) (string, bool) {
+	st := &s.scene
+	if d, ok := st.glb[m]; ok {
+		return d, true
+	}
+	if st.glbErr[m] {
+		return "", false
+	}
+	b, err := models.GLB(m)
+	if err != nil {
+		st.glbErr[m] = true
+		s.opts.Warn("foxglove-model", "foxglove: model %s not sent: %v", m.Name, err)
+		return "", false
+	}
+	d := base64.StdEncoding.EncodeToString(b)
+	st.glb[m] = d
+	return d, true
+}
+
+func (s *Server) publishJSON(id uint32, ts uint64, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		s.opts.Warn("foxglove-json", "foxglove: %v", err)
+		return
+	}
+	s.Publish(id, ts, data)
+}
+
+// overlayTypes are the elements drawn as primitives on the overlays
+// channel.
+var overlayTypes = map[string]bool{"pointcloud": true, "lines": true, "graph": true, "label": true}
+
+// publishOverlays sends one entity per overlay element when any of their
+// values changed or one was added.
+func (s *Server) publishOverlays(sc *scene.Scene, ts uint64) {
+	st := &s.scene
+	vals := sc.Values()
+	var now []float64
+	var list []*scene.ElementEntry
+	for _, e := range sc.Elements() {
+		if overlayTypes[e.Type] && e.Start+len(e.Params) <= len(vals) {
+			list = append(list, e)
+			now = append(now, vals[e.Start:e.Start+len(e.Params)]...)
+		}
+	}
+	if len(list) == st.overlays && sameValues(now, st.overlayVals) && st.sceneFresh {
+		return
+	}
+	st.overlays, st.overlayVals, st.sceneFresh = len(list), now, true
+	up := fgSceneUpdate{Deletions: []any{}, Entities: []fgEntity{}}
+	for _, e := range list {
+		up.Entities = append(up.Entities, overlayEntity(e, vals[e.Start:e.Start+len(e.Params)], ts))
+	}
+	s.publishJSON(st.ids[1], ts, up)
+}
+
+func sameValues(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// rgb reads an element's color attribute as its element does (the
+// command was validated when it ran).
+func rgb(c *scene.Command, name string, def [3]float64) fgColor {
+	v, err := c.RGB(name, def)
+	if err != nil {
+		v = [3]float32{float32(def[0]), float32(def[1]), float32(def[2])}
+	}
+	return fgColor{float64(v[0]), float64(v[1]), float64(v[2]), 1}
+}
+
+func attrFloat(c *scene.Command, name string, def float64) float64 {
+	v, err := c.Float(name, def)
+	if err != nil {
+		return def
+	}
+	return v
+}
+
+// overlayEntity draws an overlay element as Foxglove primitives, in its
+// insertion point's frame, as simvis draws it: points and graph nodes as
+// cubes, lines and graph edges as line lists (width in pixels), labels as
+// billboard text size meters tall.
+func overlayEntity(e *scene.ElementEntry, v []float64, ts uint64) fgEntity {
+	ent := newEntity("overlay:"+e.Name, e.At, ts)
+	ent.Metadata = append(ent.Metadata, fgKV{"type", e.Type})
+	c := e.Command
+	count := func() int {
+		n := 0
+		if len(v) > 0 && v[0] >= 0 {
+			n = int(min(v[0], float64(len(v))))
+		}
+		return n
+	}
+	switch e.Type {
+	case "pointcloud":
+		size := attrFloat(c, "point_size", 0.03)
+		col := rgb(c, "color", [3]float64{1, 0.1, 0.1})
+		for i := 0; i < count() && 3+3*i < len(v); i++ {
+			p := identity
+			p.Position = fgVec3{v[1+3*i], v[2+3*i], v[3+3*i]}
+			ent.Cubes = append(ent.Cubes, fgCube{Pose: p, Size: fgVec3{size, size, size}, Color: col})
+		}
+	case "lines":
+		l := fgLine{Type: 2, Pose: identity, Thickness: attrFloat(c, "width", 1), ScaleInvariant: true,
+			Color: rgb(c, "color", [3]float64{0.1, 0.9, 0.1}), Points: []fgVec3{}, Colors: []fgColor{}, Indices: []uint32{}}
+		for i := 0; i < 2*count() && 3+3*i < len(v); i++ {
+			l.Points = append(l.Points, fgVec3{v[1+3*i], v[2+3*i], v[3+3*i]})
+		}
+		ent.Lines = append(ent.Lines, l)
+	case "graph":
+		size := attrFloat(c, "marker_size", 0.15)
+		col := rgb(c, "color", [3]float64{0.1, 0.4, 1})
+		index := map[string]int{}
+		for i := 0; 3*i+2 < len(v); i++ {
+			index[strings.TrimSuffix(e.Params[3*i].Name, "_x")] = i
+			p := identity
+			p.Position = fgVec3{v[3*i], v[3*i+1], v[3*i+2]}
+			ent.Cubes = append(ent.Cubes, fgCube{Pose: p, Size: fgVec3{size, size, size}, Color: col})
+		}
+		l := fgLine{Type: 2, Pose: identity, Thickness: attrFloat(c, "width", 2), ScaleInvariant: true,
+			Color: rgb(c, "edge_color", [3]float64{1, 0.8, 0.1}), Points: []fgVec3{}, Colors: []fgColor{}, Indices: []uint32{}}
+		edges, _ := c.Attr("edges")
+		for _, pair := range strings.Fields(edges) {
+			if a, b, ok := graphEdge(pair, index); ok {
+				for _, n := range [2]int{a, b} {
+					l.Points = append(l.Points, fgVec3{v[3*n], v[3*n+1], v[3*n+2]})
+				}
+			}
+		}
+		ent.Lines = append(ent.Lines, l)
+	case "label":
+		if len(v) >= 4 {
+			text, _ := c.Attr("text")
+			p := identity
+			p.Position = fgVec3{v[0], v[1], v[2]}
+			ent.Texts = append(ent.Texts, fgText{Pose: p, Billboard: true, FontSize: v[3],
+				Color: rgb(c, "color", [3]float64{1, 1, 1}), Text: text})
+		}
+	}
+	return ent
+}
+
+// graphEdge reads "A-B" as the graph element does: node names may hold
+// '-', so the one split naming two nodes counts.
+func graphEdge(pair string, index map[string]int) (int, int, bool) {
+	found, a, b := 0, 0, 0
+	for i, r := range pair {
+		if r != '-' {
+			continue
+		}
+		x, okA := index[pair[:i]]
+		y, okB := index[pair[i+1:]]
+		if okA && okB {
+			found, a, b = found+1, x, y
+		}
+	}
+	return a, b, found == 1
+}
+
+// publishValues sends every parameter's value, by name, when any changed.
+func (s *Server) publishValues(sc *scene.Scene, ts uint64) {
+	st := &s.scene
+	vals := sc.Values()
+	if st.valuesSent && sameValues(vals, st.values) {
+		return
+	}
+	st.values, st.valuesSent = append(st.values[:0], vals...), true
+	named := map[string]float64{}
+	for _, e := range sc.Elements() {
+		for i, p := range e.Params {
+			if e.Start+i < len(vals) {
+				named[e.Name+"."+p.Name] = vals[e.Start+i]
+			}
+		}
+	}
+	s.publishJSON(st.ids[2], ts, map[string]any{"timestamp": stampOf(ts), "values": named})
+}
