@@ -94,8 +94,12 @@ func BenchmarkMarvinDepthCPU(b *testing.B) {
 	runCycle(b, s, sensors.BackendCPU, "depth")
 }
 
-func BenchmarkMarvins50CPU(b *testing.B) { runCycle(b, loadBenchScene(b, 0), sensors.BackendCPU, "laser") }
-func BenchmarkMarvins50GPU(b *testing.B) { runCycle(b, loadBenchScene(b, 0), sensors.BackendGPU, "laser") }
+func BenchmarkMarvins50CPU(b *testing.B) {
+	runCycle(b, loadBenchScene(b, 0), sensors.BackendCPU, "laser")
+}
+func BenchmarkMarvins50GPU(b *testing.B) {
+	runCycle(b, loadBenchScene(b, 0), sensors.BackendGPU, "laser")
+}
 func BenchmarkMillionScanCPU(b *testing.B) {
 	runCycle(b, loadBenchScene(b, 1), sensors.BackendCPU, "laser")
 }
