@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
@@ -18,7 +19,7 @@ func init() { scene.RegisterSensor("depth", newDepthCamera) }
 //
 // XML: width, height (640x480), fov (60, horizontal) or vfov, range_min
 // (0.1 m) and range_max (10 m) on the depth, the noise attributes and
-// seed, backend ("gpu" or "cpu").
+// seed, backend ("auto", "gpu" or "cpu").
 type DepthCamera struct {
 	*beamSet
 	view View // size and field of view; Pose set per frame
@@ -28,7 +29,7 @@ type DepthCamera struct {
 }
 
 func newDepthCamera(ctx *scene.Context) (scene.Sensor, error) {
-	b, err := readBeamSettings(ctx, 0.1, 10, BackendGPU)
+	b, err := readBeamSettings(ctx, 0.1, 10, BackendAuto)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +72,9 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 		Info:  FrameInfo{Sensor: d.name, Intrinsics: v.intrinsics(), Pose: scene.PoseFromMatrix(world), Near: d.rangeMin, Far: d.rangeMax},
 		Depth: make([]float32, v.Width*v.Height),
 	}
-	switch d.backend {
+	backend, start := d.backendNow(), time.Now()
+	defer func() { d.took(backend, time.Since(start)) }()
+	switch backend {
 	case BackendGPU:
 		if err := r.renderSurfaces(s, world, d.views, &d.gpu, modeDepth); err != nil {
 			return nil, err
