@@ -10,6 +10,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/scene"
 )
 
 // Benchmark scenes that WriteBenchScenes makes, by folder.
@@ -129,4 +130,58 @@ func cave(segments, rings int) *models.Mesh {
 	}
 	p.UpdateKey()
 	return &models.Mesh{Name: "cave", Primitives: []*models.Primitive{p}}
+}
+
+// WorldTriangles returns every triangle range sensors see in s, in world
+// coordinates: the vertices of each sensed primitive mapped by its mesh's
+// world transform (in float64, then rounded to float32), and three vertex
+// indices per triangle. The peer benchmark hands them to other ray casters.
+func WorldTriangles(s *scene.Scene) (vertices []float32, indices []uint32, err error) {
+	if err := s.Update(); err != nil {
+		return nil, nil, err
+	}
+	for _, m := range s.SensedMeshes(nil) {
+		for _, p := range m.Mesh.Primitives {
+			if len(p.Indices) < 3 {
+				continue
+			}
+			base := uint32(len(vertices) / 3)
+			for _, q := range p.Positions {
+				w := m.World.Mul4x1(mgl64.Vec4{float64(q[0]), float64(q[1]), float64(q[2]), 1})
+				vertices = append(vertices, float32(w[0]), float32(w[1]), float32(w[2]))
+			}
+			for _, i := range p.Indices[:len(p.Indices)/3*3] {
+				indices = append(indices, base+i)
+			}
+		}
+	}
+	return vertices, indices, nil
+}
+
+// WorldRays returns the rays a range sensor's CPU backend casts at the
+// scene's current state: its origin and unit directions in world
+// coordinates (for a depth camera, one per pixel, row by row from the top).
+// ok is false for other sensors.
+func WorldRays(s *scene.Scene, sensor scene.Sensor) (origin mgl64.Vec3, dirs []mgl64.Vec3, ok bool, err error) {
+	rr, isRange := sensor.(rangeReader)
+	if !isRange {
+		return origin, nil, false, nil
+	}
+	if err := s.Update(); err != nil {
+		return origin, nil, false, err
+	}
+	b := rr.beams()
+	world := b.frame.World()
+	if d, isDepth := sensor.(*DepthCamera); isDepth {
+		for _, zt := range d.zTan {
+			for _, yt := range d.yTan {
+				dirs = append(dirs, world.Mul4x1(mgl64.Vec4{1, yt, zt, 0}).Vec3().Normalize())
+			}
+		}
+	} else {
+		for _, d := range b.dirs {
+			dirs = append(dirs, world.Mul4x1(d.Vec4(0)).Vec3().Normalize())
+		}
+	}
+	return world.Col(3).Vec3(), dirs, true, nil
 }
