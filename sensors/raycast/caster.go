@@ -234,9 +234,31 @@ func (c *Caster) Cast(origin, dir mgl64.Vec3, tmax float64) (float64, bool) {
 
 // cast returns the nearest hit closer than tmax (tmax if none).
 func (c *Caster) cast(origin, dir [3]float64, tmax float64) float64 {
+	var h hint
+	return c.castHinted(origin, dir, tmax, &h)
+}
+
+// hint is the triangle the previous ray of a scan hit (instance and
+// triangle in leaf order; inst is the instance's index + 1, 0 for none). Neighbouring beams mostly hit
+// the same triangle: testing it first gives the traversal a near bound
+// from the start, so that it skips what lies behind. The result is the
+// same to the bit: the nearest hit is found either way (a triangle at the
+// bound itself is not taken again, and its distance is the bound).
+type hint struct{ inst, tri int32 }
+
+func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint) float64 {
 	top := c.top
 	if top == nil || len(c.instances) == 0 {
 		return tmax // an empty tree's root is no leaf; its empty box need not stop every ray
+	}
+	if h.inst > 0 && int(h.inst) <= len(c.instances) {
+		in := &c.instances[h.inst-1]
+		lr := newRay(in.toLocal.point(origin), in.toLocal.vector(dir))
+		if t, ok := in.geom.tris[h.tri].hit(&lr, tmax); ok {
+			tmax = t
+		} else {
+			h.inst = 0
+		}
 	}
 	r := newRay(origin, dir)
 	nodes := top.nodes
@@ -269,7 +291,9 @@ func (c *Caster) cast(origin, dir [3]float64, tmax float64) float64 {
 			for i := n.first; i < n.first+n.count; i++ {
 				in := &c.instances[i]
 				lr := newRay(in.toLocal.point(origin), in.toLocal.vector(dir))
-				tmax = in.geom.intersect(&lr, tmax)
+				if t, tri := in.geom.intersect(&lr, tmax); tri >= 0 {
+					tmax, h.inst, h.tri = t, i+1, tri
+				}
 			}
 		}
 		for {
@@ -309,8 +333,9 @@ func (j *castJob) run() {
 			return
 		}
 		hi := min(lo+chunk, len(j.dirs))
+		var h hint
 		for i := lo; i < hi; i++ {
-			if t := j.c.cast(j.origin, j.dirs[i], j.tmax); t < j.tmax {
+			if t := j.c.castHinted(j.origin, j.dirs[i], j.tmax, &h); t < j.tmax {
 				j.out[i] = t
 			} else {
 				j.out[i] = math.Inf(1)
@@ -367,7 +392,7 @@ func (c *Caster) CastAll(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out
 // mapped from another frame keeps that frame's distances.
 func (g *Geometry) Intersect(origin, dir mgl64.Vec3, tmax float64) (float64, bool) {
 	r := newRay(origin, dir)
-	t := g.intersect(&r, tmax)
+	t, _ := g.intersect(&r, tmax)
 	return t, t < tmax
 }
 
@@ -403,12 +428,14 @@ func (g *Geometry) Bounds() (lo, hi mgl64.Vec3) {
 // Triangles returns the number of triangles.
 func (g *Geometry) Triangles() int { return len(g.tris) }
 
-// intersect returns the nearest hit closer than tmax (tmax if none). It
-// is cast's loop with triangles in the leaves.
-func (g *Geometry) intersect(r *ray, tmax float64) float64 {
+// intersect returns the nearest hit closer than tmax and its triangle in
+// leaf order (tmax and -1 if none). It is cast's loop with triangles in
+// the leaves.
+func (g *Geometry) intersect(r *ray, tmax float64) (float64, int32) {
 	nodes := g.bvh.nodes
+	best := int32(-1)
 	if len(g.tris) == 0 || r.enter(&nodes[0], tmax) == inf {
-		return tmax
+		return tmax, best
 	}
 	var fixed [fixedStack]stackEntry
 	stack, sp := fixed[:], 0
@@ -435,13 +462,13 @@ func (g *Geometry) intersect(r *ray, tmax float64) float64 {
 		} else {
 			for i := n.first; i < n.first+n.count; i++ {
 				if t, ok := g.tris[i].hit(r, tmax); ok {
-					tmax = t
+					tmax, best = t, i
 				}
 			}
 		}
 		for {
 			if sp == 0 {
-				return tmax
+				return tmax, best
 			}
 			sp--
 			if stack[sp].t <= tmax {
@@ -452,25 +479,30 @@ func (g *Geometry) intersect(r *ray, tmax float64) float64 {
 	}
 }
 
-// hit is the Möller-Trumbore test, two-sided.
+// hit is the Möller-Trumbore test, two-sided, with the barycentric tests
+// on the numerators (exact comparisons, no rounded reciprocal) and one
+// division, only for a ray inside the triangle.
 func (tr *triangle) hit(r *ray, tmax float64) (float64, bool) {
 	p := cross(r.d, tr.e2)
 	det := dot(tr.e1, p)
 	if det == 0 {
 		return 0, false
 	}
-	inv := 1 / det
 	s := sub(r.o, tr.v0)
-	u := dot(s, p) * inv
-	if u < 0 || u > 1 {
+	un := dot(s, p)
+	adet, sign := det, 1.0
+	if det < 0 {
+		adet, sign, un = -det, -1, -un
+	}
+	if un < 0 || un > adet {
 		return 0, false
 	}
 	q := cross(s, tr.e1)
-	v := dot(r.d, q) * inv
-	if v < 0 || u+v > 1 {
+	vn := sign * dot(r.d, q)
+	if vn < 0 || un+vn > adet {
 		return 0, false
 	}
-	t := dot(tr.e2, q) * inv
+	t := dot(tr.e2, q) / det
 	if t <= 0 || t >= tmax {
 		return 0, false
 	}
