@@ -549,10 +549,7 @@ func (g *Geometry) Near(p mgl64.Vec3, r float64) bool {
 	for len(stack) > 0 {
 		n := &g.bvh.nodes[stack[len(stack)-1]]
 		stack = stack[:len(stack)-1]
-		nb := box{
-			[3]float64{float64(n.lo[0]), float64(n.lo[1]), float64(n.lo[2])},
-			[3]float64{float64(n.hi[0]), float64(n.hi[1]), float64(n.hi[2])},
-		}
+		nb := box{n.lo, n.hi}
 		if boxDist2(&nb, q) > r2 {
 			continue
 		}
