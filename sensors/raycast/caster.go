@@ -315,24 +315,30 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint) float
 // cores where one part of a scan costs more than another.
 const chunk = 32
 
-// castJob is one CastAll call shared with the workers.
+// castJob is one CastAll call shared with the workers. The caller waits
+// for the beams, not for the helpers: a helper whose thread the system
+// runs late finds no chunk left and lets go of the job, and the last one
+// to let go returns it to the pool.
 type castJob struct {
-	c      *Caster
-	origin [3]float64
-	dirs   []mgl64.Vec3
-	tmax   float64
-	out    []float64
-	next   atomic.Int64
-	wg     sync.WaitGroup
+	c        *Caster
+	origin   [3]float64
+	dirs     []mgl64.Vec3
+	tmax     float64
+	out      []float64
+	next     atomic.Int64  // the first beam of the next chunk
+	done     atomic.Int64  // beams written
+	refs     atomic.Int32  // participants that have not let go
+	finished chan struct{} // one token per call, sent by whoever writes the last beam
 }
 
 func (j *castJob) run() {
+	n := len(j.dirs)
 	for {
 		lo := int(j.next.Add(chunk)) - chunk
-		if lo >= len(j.dirs) {
+		if lo >= n {
 			return
 		}
-		hi := min(lo+chunk, len(j.dirs))
+		hi := min(lo+chunk, n)
 		var h hint
 		for i := lo; i < hi; i++ {
 			if t := j.c.castHinted(j.origin, j.dirs[i], j.tmax, &h); t < j.tmax {
@@ -341,6 +347,17 @@ func (j *castJob) run() {
 				j.out[i] = math.Inf(1)
 			}
 		}
+		if j.done.Add(int64(hi-lo)) == int64(n) {
+			j.finished <- struct{}{}
+		}
+	}
+}
+
+// release lets go of the job; the last participant returns it to the pool.
+func (j *castJob) release() {
+	if j.refs.Add(-1) == 0 {
+		j.c, j.dirs, j.out = nil, nil, nil
+		jobPool.Put(j)
 	}
 }
 
@@ -349,7 +366,7 @@ func (j *castJob) run() {
 var (
 	workersOnce sync.Once
 	jobs        chan *castJob
-	jobPool     = sync.Pool{New: func() any { return new(castJob) }}
+	jobPool     = sync.Pool{New: func() any { return &castJob{finished: make(chan struct{}, 1)} }}
 )
 
 func startWorkers() {
@@ -359,7 +376,7 @@ func startWorkers() {
 		go func() {
 			for j := range jobs {
 				j.run()
-				j.wg.Done()
+				j.release()
 			}
 		}()
 	}
@@ -369,21 +386,24 @@ func startWorkers() {
 // where nothing is hit within tmax) into out, on all cores (GOMAXPROCS):
 // the calling goroutine and helpers take chunks of consecutive beams.
 func (c *Caster) CastAll(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out []float64) {
+	if len(dirs) == 0 {
+		return
+	}
 	helpers := min(runtime.GOMAXPROCS(0), (len(dirs)+2*chunk-1)/(2*chunk)) - 1
 	j := jobPool.Get().(*castJob)
 	j.c, j.origin, j.dirs, j.tmax, j.out = c, origin, dirs, tmax, out
 	j.next.Store(0)
+	j.done.Store(0)
+	j.refs.Store(int32(max(helpers, 0) + 1))
 	if helpers > 0 {
 		workersOnce.Do(startWorkers)
-		j.wg.Add(helpers)
 		for i := 0; i < helpers; i++ {
 			jobs <- j
 		}
 	}
 	j.run()
-	j.wg.Wait()
-	j.c, j.dirs, j.out = nil, nil, nil
-	jobPool.Put(j)
+	<-j.finished
+	j.release()
 }
 
 // Intersect returns the distance along dir from origin (both in the
