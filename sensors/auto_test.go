@@ -24,7 +24,7 @@ func TestAutoBackendFramesAreExact(t *testing.T) {
 	a := laser(t, s, "A")
 	used := map[string]int{}
 	var order []string
-	for i := 0; i < 12; i++ {
+	for i := 0; i < 16; i++ {
 		used[sensors.Backend(a)]++
 		order = append(order, sensors.Backend(a))
 		sc, err := a.Scan(r, s)
@@ -42,9 +42,9 @@ func TestAutoBackendFramesAreExact(t *testing.T) {
 	// and one kept for the remaining frames does not.
 	got := a.Describe()["backend_chosen"]
 	if got != "gpu" && got != "cpu" {
-		t.Fatalf("backend_chosen %v after 12 frames", got)
+		t.Fatalf("backend_chosen %v after 16 frames", got)
 	}
-	if used["gpu"] < 2 || used["cpu"] < 2 || order[0] != "gpu" || order[1] != "cpu" || order[11] != got {
+	if used["gpu"] < 2 || used["cpu"] < 2 || order[0] != "gpu" || order[1] != "cpu" || order[14] != got || order[15] != got {
 		t.Errorf("backends frame by frame %v: want gpu, cpu alternating, then %s kept", order, got)
 	}
 	// Beams too fine for GPU views: auto loads and uses the CPU.

@@ -26,6 +26,9 @@ type DepthCamera struct {
 	gpu  surfaceFrame
 	yTan []float64 // per column: the pixel center ray's y over x
 	zTan []float64 // per row: z over x
+	// Scratch of the CPU backend, kept between frames.
+	cpuDirs   []mgl64.Vec3
+	cpuRanges []float64
 }
 
 func newDepthCamera(ctx *scene.Context) (scene.Sensor, error) {
@@ -84,13 +87,15 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 		}
 		d.nearSurfaces(out.Depth)
 	case BackendCPU:
-		dirs := make([]mgl64.Vec3, len(out.Depth))
+		if len(d.cpuDirs) != len(out.Depth) {
+			d.cpuDirs, d.cpuRanges = make([]mgl64.Vec3, len(out.Depth)), make([]float64, len(out.Depth))
+		}
+		dirs, ranges := d.cpuDirs, d.cpuRanges
 		for j, zt := range d.zTan {
 			for i, yt := range d.yTan {
 				dirs[j*v.Width+i] = world.Mul4x1(mgl64.Vec4{1, yt, zt, 0}).Vec3().Normalize()
 			}
 		}
-		ranges := make([]float64, len(dirs))
 		r.castAll(s, world.Col(3).Vec3(), dirs, ranges)
 		for j, zt := range d.zTan {
 			for i, yt := range d.yTan {

@@ -28,10 +28,11 @@ const (
 
 // autoTrials is how many frames auto times on each backend, after one
 // warm-up frame each (shaders, buffers, hierarchies), before it keeps the
-// backend of the smaller median; a backend more than twice as slow as the
-// other in every timed frame is dropped as soon as that shows. Both backends are exact (see surfaces.go),
+// backend of the faster best frame (the least disturbed by other work on
+// the machine, which only ever adds time); a backend more than twice as
+// slow as the other in every timed frame is dropped as soon as that shows. Both backends are exact (see surfaces.go),
 // so the frames measured on either are valid readings.
-const autoTrials = 3
+const autoTrials = 5
 
 // autoBackend is the choice of a sensor with backend="auto": it alternates
 // GPU and CPU frames while measuring, then keeps the faster for good (until
@@ -91,12 +92,8 @@ func (b *beamSet) took(backend string, d time.Duration) {
 	case best(c) > 2*worst(g):
 		a.chosen = BackendGPU
 	case trials == autoTrials:
-		median := func(c [autoTrials]time.Duration) time.Duration {
-			slices.Sort(c[:])
-			return c[autoTrials/2]
-		}
 		a.chosen = BackendGPU
-		if median(a.cost[1]) < median(a.cost[0]) {
+		if best(c) < best(g) {
 			a.chosen = BackendCPU
 		}
 	}
