@@ -199,6 +199,16 @@ const beamsPerWorker = 2048
 // sees, or -1.
 func (f *surfaceFrame) rangesAlong(dirs []mgl64.Vec3, out []float64) int {
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(dirs)/beamsPerWorker))
+	if workers == 1 { // a scan: no goroutine, no allocation
+		for i, b := range dirs {
+			rg, ok := f.rangeAlong(b)
+			if !ok {
+				return i
+			}
+			out[i] = rg
+		}
+		return -1
+	}
 	chunk := (len(dirs) + workers - 1) / workers
 	bad := make([]int, workers)
 	var wg sync.WaitGroup
@@ -690,7 +700,8 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 			for di := range f.draws {
 				d := &f.draws[di]
 				g := st.geometry(gs, d.prim, d.edges)
-				c := viewFromSensor.Mul4(d.sensorFromModel).Mul4x1(g.center.Vec4(1)).Vec3()
+				// Two matrix-vector products, not a matrix product per draw.
+				c := viewFromSensor.Mul4x1(d.sensorFromModel.Mul4x1(g.center.Vec4(1))).Vec3()
 				if !outside(planes, c, g.radius*maxScale(d.sensorFromModel)) {
 					f.visible = append(f.visible, di)
 					f.drawn += int(g.count) / 3
@@ -701,9 +712,10 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 			// surface thinner than a pixel leaves its draw and triangle
 			// within a pixel of any beam that hits it (GL rasterizes a line
 			// in every column or row it crosses, a point in its pixel).
-			passes := []uint32{gls.TRIANGLES}
+			allPasses := [3]uint32{gls.TRIANGLES, gls.LINES, gls.POINTS}
+			passes := allPasses[:1]
 			if mode == modeIDs {
-				passes = append(passes, gls.LINES, gls.POINTS)
+				passes = allPasses[:]
 			}
 			for _, prim := range passes {
 				if mode == modeIDs {
