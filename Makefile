@@ -88,3 +88,12 @@ assets:
 
 clean:
 	rm -rf bin out
+
+# The peer benchmark (not part of `make test`): simvis's exact caster and
+# Intel Embree (libembree-dev, one thread, rtcIntersect1 and packets of 4
+# and 8) cast the same rays of the MARVIN, 50-MARVIN and 1M-triangle scenes;
+# ranges are checked to agree and the rates and ratios printed. See
+# docs/performance.md.
+.PHONY: bench-peers
+bench-peers: deps
+	$(GO) run ./sensors/raycast/peer -o out/bench-peers

@@ -702,25 +702,47 @@ func (vp viewpoint) write(r *sensors.Renderer, s *scene.Scene, path string) erro
 func init() {
 	var sf sceneFlags
 	var seconds float64
-	var asJSON bool
+	var asJSON, cyclesOnly bool
+	var generate, marvinAssets, backend string
 	commands = append(commands, &command{
-		name: "bench", args: "SCENE [--seconds S] [--json] [--set E.P=V ...] [budget flags]",
+		name: "bench", args: "SCENE [--seconds S] [--json] [--backend auto|gpu|cpu] [--cycles] [--set E.P=V ...] [budget flags] | --generate DIR",
 		short: "measure each sensor's rate, and range sensors' speed and accuracy against the ray caster",
 		summary: "Render each sensor of the scene repeatedly and print frames per second; for range\n" +
 			"sensors also beams per second, the rate of the exact CPU ray caster on the same beams\n" +
 			"(speed ratio = sensor rate / ray caster rate), how many beams agree with it within 1 mm\n" +
 			"and 1 cm, the largest difference, the beams where one finds a surface and the other none\n" +
 			"(hit/miss), the beams per frame the exact caster resolved (edges), and the triangles drawn\n" +
-			"per frame after culling out of\n" +
-			"those the sensor could see. Then the rate of all scanners (laser, laser3d, psd) together\n" +
-			"and of all sensors, one after the other as in one simulation cycle.",
+			"per frame after culling out of those the sensor could see. Then the rate of all scanners\n" +
+			"(laser, laser3d, psd) together and of all sensors, one after the other as in one\n" +
+			"simulation cycle, with the wall and CPU time per cycle.\n" +
+			"--backend puts every range sensor on one backend first; --cycles measures only the\n" +
+			"cycles (for scenes of many sensors). --generate DIR writes the benchmark scenes instead:\n" +
+			"DIR/marvin50 (50 MARVINs, 150 scanners) and DIR/mesh1m (a million triangles), from the\n" +
+			"MARVIN assets in --marvin-assets (see docs/performance.md).",
 		flags: func(fs *flag.FlagSet) {
 			sf = sceneFlags{}
 			sf.register(fs)
 			fs.Float64Var(&seconds, "seconds", 2, "time to spend on each measurement")
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
+			fs.BoolVar(&cyclesOnly, "cycles", false, "measure only the cycles of all scanners and all sensors, not each sensor")
+			fs.StringVar(&backend, "backend", "", "put every range sensor on this backend (auto, gpu or cpu) first")
+			fs.StringVar(&generate, "generate", "", "write the benchmark scenes into this folder and stop")
+			fs.StringVar(&marvinAssets, "marvin-assets", "scenes/marvin", "the folder with lab.gltf and marvin.gltf, for --generate")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
+			if generate != "" {
+				if len(args) > 0 {
+					return usagef("--generate takes no scene")
+				}
+				files, err := sensors.WriteBenchScenes(generate, marvinAssets)
+				if err != nil {
+					return err
+				}
+				for _, f := range files {
+					fmt.Fprintln(w, f)
+				}
+				return nil
+			}
 			path, _, err := sceneArgs(args, 0)
 			if err != nil {
 				return err
@@ -740,10 +762,19 @@ func init() {
 				return err
 			}
 			defer r.Close()
+			if backend != "" {
+				for _, se := range s.Sensors() {
+					if err := sensors.SetBackend(se.Sensor, backend); err != nil {
+						return fmt.Errorf("--backend: sensor %q: %w", se.Name, err)
+					}
+				}
+			}
 			d := time.Duration(seconds * float64(time.Second))
-			results, err := sensors.Bench(r, s, d)
-			if err != nil {
-				return err
+			var results []sensors.BenchResult
+			if !cyclesOnly {
+				if results, err = sensors.Bench(r, s, d); err != nil {
+					return err
+				}
 			}
 			var scanners, all []string
 			for _, se := range s.Sensors() {
@@ -782,6 +813,9 @@ func init() {
 					continue
 				}
 				fmt.Fprintf(w, " %12.0f", res.BeamsPerSec)
+				if res.Sensors > 0 {
+					fmt.Fprintf(w, "   %d sensors: %.2f ms per cycle, %.2f ms CPU per cycle", res.Sensors, res.CycleMS, res.CycleCPUMS)
+				}
 				if res.CPUFPS > 0 {
 					hitMiss := "-"
 					if res.HitMiss != nil {
@@ -789,6 +823,9 @@ func init() {
 					}
 					fmt.Fprintf(w, " %10.1f %7.2fx %8.3f%% %8.3f%% %10.2g %8s %6d %d/%d", res.CPUFPS, res.SpeedRatio,
 						100*res.Within1mm, 100*res.Within1cm, res.MaxError, hitMiss, res.ExactBeams, res.Drawn, res.Triangles)
+					if res.Backend != "" {
+						fmt.Fprintf(w, " (%s)", res.Backend)
+					}
 				}
 				fmt.Fprintln(w)
 			}

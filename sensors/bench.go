@@ -3,6 +3,7 @@ package sensors
 import (
 	"fmt"
 	"math"
+	"syscall"
 	"time"
 
 	"github.com/simvis/simvis/scene"
@@ -32,6 +33,15 @@ type BenchResult struct {
 	ExactBeams int `json:"exact_beams_per_frame,omitempty"`
 	Drawn      int `json:"triangles_drawn,omitempty"`
 	Triangles  int `json:"triangles_sensed,omitempty"`
+	// Backend is what a range sensor measured with (for auto, what it
+	// kept).
+	Backend string `json:"backend,omitempty"`
+	// Sets (BenchSet) only: how many sensors one cycle renders, its wall
+	// time and the process's CPU time per cycle (both cores; on a machine
+	// shared with other work, CPU time moves less than wall time).
+	Sensors    int     `json:"sensors,omitempty"`
+	CycleMS    float64 `json:"ms_per_cycle,omitempty"`
+	CycleCPUMS float64 `json:"cpu_ms_per_cycle,omitempty"`
 }
 
 // rangeReader is a sensor whose frame is a set of ranges (or depths).
@@ -126,6 +136,7 @@ func Bench(r *Renderer, s *scene.Scene, d time.Duration) ([]BenchResult, error) 
 		res.Frames, res.FPS = n, float64(n)/el.Seconds()
 		if rr, ok := se.Sensor.(rangeReader); ok {
 			b := rr.beams()
+			res.Backend = b.backendNow()
 			res.Beams = len(ranges)
 			res.BeamsPerSec = res.FPS * float64(len(ranges))
 			res.Drawn, res.Triangles = b.frame3d.drawn, b.frame3d.total
@@ -179,6 +190,7 @@ func BenchSet(r *Renderer, s *scene.Scene, names []string, d time.Duration) (Ben
 		return res, fmt.Errorf("sensor set %v: not all found in the scene", names)
 	}
 	beams := 0
+	cpu0 := cpuTime()
 	n, el, err := timeFrames(d, func() error {
 		beams = 0
 		for _, se := range set {
@@ -195,7 +207,20 @@ func BenchSet(r *Renderer, s *scene.Scene, names []string, d time.Duration) (Ben
 	}
 	res.Frames, res.FPS, res.Beams = n, float64(n)/el.Seconds(), beams
 	res.BeamsPerSec = res.FPS * float64(beams)
+	res.Sensors = len(set)
+	res.CycleMS = 1000 * el.Seconds() / float64(n)
+	// The warm-up cycle of timeFrames is in the CPU time: n+1 cycles.
+	res.CycleCPUMS = 1000 * (cpuTime() - cpu0).Seconds() / float64(n+1)
 	return res, nil
+}
+
+// cpuTime is the CPU time this process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // compareRanges returns the shares of readings within 1 mm and 1 cm of the

@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
@@ -18,7 +19,7 @@ func init() { scene.RegisterSensor("depth", newDepthCamera) }
 //
 // XML: width, height (640x480), fov (60, horizontal) or vfov, range_min
 // (0.1 m) and range_max (10 m) on the depth, the noise attributes and
-// seed, backend ("gpu" or "cpu"), and a lens as a camera's
+// seed, backend ("auto", "gpu" or "cpu"), and a lens as a camera's
 // (distortion_model, k1 k2 p1 p2 k3 or k1 k2 k3 k4): the GPU backend
 // renders an undistorted view covering the field and resamples it
 // (resampleDepth: planes exactly, never a depth mixed across an edge), the
@@ -31,10 +32,14 @@ type DepthCamera struct {
 	zTan []float64 // per row: z over x
 	dist Distortion
 	umap *undistortMap // nil for an ideal pinhole; then the render is the image
+	// Scratch of the CPU backend, kept between frames.
+	cpuDirs   []mgl64.Vec3
+	cpuRanges []float64
+	cpuTans   [][2]float64 // per pixel, the ray's y and z over x
 }
 
 func newDepthCamera(ctx *scene.Context) (scene.Sensor, error) {
-	b, err := readBeamSettings(ctx, 0.1, 10, BackendGPU)
+	b, err := readBeamSettings(ctx, 0.1, 10, BackendAuto)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +96,9 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 		Info:  FrameInfo{Sensor: d.name, Intrinsics: d.Intrinsics(), Pose: scene.PoseFromMatrix(world), Near: d.rangeMin, Far: d.rangeMax},
 		Depth: make([]float32, v.Width*v.Height),
 	}
-	switch d.backend {
+	backend, start := d.backendNow(), time.Now()
+	defer func() { d.took(backend, time.Since(start)) }()
+	switch backend {
 	case BackendGPU:
 		if err := r.renderSurfaces(s, world, d.views, &d.gpu, modeDepth); err != nil {
 			return nil, err
@@ -114,8 +121,12 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 			}
 		}
 	case BackendCPU:
+		if len(d.cpuDirs) != len(out.Depth) {
+			d.cpuDirs, d.cpuRanges = make([]mgl64.Vec3, len(out.Depth)), make([]float64, len(out.Depth))
+			d.cpuTans = make([][2]float64, len(out.Depth))
+		}
+		dirs, ranges, tans := d.cpuDirs, d.cpuRanges, d.cpuTans
 		// Per pixel, the ray's y and z over x (body frame).
-		tans := make([][2]float64, len(out.Depth))
 		for k := range tans {
 			if d.umap == nil {
 				tans[k] = [2]float64{d.yTan[k%v.Width], d.zTan[k/v.Width]}
@@ -124,11 +135,9 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 			x, y := d.umap.ray(k) // optical x right, y down
 			tans[k] = [2]float64{-x, -y}
 		}
-		dirs := make([]mgl64.Vec3, len(out.Depth))
 		for k, t := range tans {
 			dirs[k] = world.Mul4x1(mgl64.Vec4{1, t[0], t[1], 0}).Vec3().Normalize()
 		}
-		ranges := make([]float64, len(dirs))
 		r.castAll(s, world.Col(3).Vec3(), dirs, ranges)
 		for k, t := range tans {
 			z := ranges[k] / math.Sqrt(1+t[0]*t[0]+t[1]*t[1]) // range along the ray -> depth along x

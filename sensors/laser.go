@@ -20,7 +20,8 @@ func init() {
 //
 // XML: angle_min (-90), angle_max (90), resolution (0.5), range_min (0.05 m),
 // range_max (30 m), noise_mean, noise_stddev, noise_bias, noise_precision
-// (m, 0), seed (1), backend ("gpu" or "cpu").
+// (m, 0), seed (1), backend ("auto", the default, which keeps the faster
+// of the two after timing a few frames on each; "gpu" or "cpu").
 type Laser struct {
 	*beamSet
 	angleMin, increment float64 // radians
@@ -28,7 +29,7 @@ type Laser struct {
 
 func newLaser(ctx *scene.Context) (scene.Sensor, error) {
 	c := ctx.Command
-	b, err := readBeamSettings(ctx, 0.05, 30, BackendGPU)
+	b, err := readBeamSettings(ctx, 0.05, 30, BackendAuto)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ func init() { scene.RegisterSensor("laser3d", newLaser3D) }
 // vertical_min, vertical_max, vertical_resolution (a regular grid; default
 // 16 layers from -15° to 15°), angle_min (-180), angle_max (180),
 // resolution (0.4), range_min (0.3 m), range_max (100 m), the noise
-// attributes and seed, backend ("gpu" or "cpu").
+// attributes and seed, backend ("auto", the default; "gpu" or "cpu").
 type Laser3D struct {
 	*beamSet
 	layers  []float64 // vertical angles, radians, ascending
@@ -31,7 +31,7 @@ type Laser3D struct {
 
 func newLaser3D(ctx *scene.Context) (scene.Sensor, error) {
 	c := ctx.Command
-	b, err := readBeamSettings(ctx, 0.3, 100, BackendGPU)
+	b, err := readBeamSettings(ctx, 0.3, 100, BackendAuto)
 	if err != nil {
 		return nil, err
 	}

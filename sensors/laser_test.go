@@ -281,7 +281,7 @@ func TestSensorErrors(t *testing.T) {
 		{`<sensor type="laser" name="L" range_min="5" range_max="2"/>`, `sensor "L": attribute "range_max": 2 m must be greater than range_min`},
 		{`<sensor type="laser" name="L" backend="fpga"/>`, `attribute "backend": "fpga" is not a backend`},
 		{`<sensor type="laser" name="L" angle_min="10" angle_max="0"/>`, `attribute "angle_max": 0° must be from angle_min`},
-		{`<sensor type="laser" name="L" resolution="0.01"/>`, `too fine for GPU views`},
+		{`<sensor type="laser" name="L" resolution="0.01" backend="gpu"/>`, `too fine for GPU views`},
 		{`<sensor type="laser" name="L" noise_stddev="-1"/>`, `attribute "noise_stddev": -1 is out of range`},
 		{`<sensor type="laser3d" name="V" layers="1 2 2"/>`, `attribute "layers": vertical angle 2° is listed twice`},
 		{`<sensor type="laser3d" name="V" layers="1 85"/>`, `vertical angle 85° is beyond ±80°`},

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
@@ -19,7 +21,93 @@ const (
 	BackendGPU = "gpu"
 	// BackendCPU casts every beam with the exact ray caster.
 	BackendCPU = "cpu"
+	// BackendAuto measures both and keeps the faster (see autoBackend): the
+	// default of laser, laser3d and depth.
+	BackendAuto = "auto"
 )
+
+// autoTrials is how many frames auto times on each backend, after one
+// warm-up frame each (shaders, buffers, hierarchies), before it keeps the
+// backend of the faster best frame (the least disturbed by other work on
+// the machine, which only ever adds time); a backend more than twice as
+// slow as the other in every timed frame is dropped as soon as that shows. Both backends are exact (see surfaces.go),
+// so the frames measured on either are valid readings.
+const autoTrials = 5
+
+// autoBackend is the choice of a sensor with backend="auto": it alternates
+// GPU and CPU frames while measuring, then keeps the faster for good (until
+// SetBackend). A sensor whose beams are too fine for GPU views goes to the
+// CPU at once.
+type autoBackend struct {
+	frames int                          // frames measured so far, warm-ups included
+	cost   [2][autoTrials]time.Duration // GPU, CPU
+	chosen string                       // "" while measuring
+}
+
+// backendNow returns the backend to render this frame with.
+func (b *beamSet) backendNow() string {
+	if b.backend != BackendAuto {
+		return b.backend
+	}
+	a := &b.auto
+	switch {
+	case a.chosen != "":
+		return a.chosen
+	case b.views == nil:
+		a.chosen = BackendCPU
+		return a.chosen
+	case a.frames%2 == 0:
+		return BackendGPU
+	}
+	return BackendCPU
+}
+
+// took records how long a frame on backend took; auto decides after the
+// last trial frame.
+func (b *beamSet) took(backend string, d time.Duration) {
+	a := &b.auto
+	if b.backend != BackendAuto || a.chosen != "" {
+		return
+	}
+	k := 0
+	if backend == BackendCPU {
+		k = 1
+	}
+	if trial := a.frames/2 - 1; trial >= 0 { // frames 0 and 1 warm up
+		a.cost[k][trial] = d
+	}
+	a.frames++
+	trials := a.frames/2 - 1 // complete GPU-CPU pairs timed
+	if trials < 1 || a.frames%2 != 0 {
+		return
+	}
+	// A backend more than twice as slow as the other in every frame so far
+	// is left at once: on a large scene one GPU frame can cost seconds.
+	worst := func(c []time.Duration) time.Duration { return slices.Max(c) }
+	best := func(c []time.Duration) time.Duration { return slices.Min(c) }
+	g, c := a.cost[0][:trials], a.cost[1][:trials]
+	switch {
+	case best(g) > 2*worst(c):
+		a.chosen = BackendCPU
+	case best(c) > 2*worst(g):
+		a.chosen = BackendGPU
+	case trials == autoTrials:
+		a.chosen = BackendGPU
+		if best(c) < best(g) {
+			a.chosen = BackendCPU
+		}
+	}
+}
+
+// Backend returns the backend a range sensor measures with now: gpu or
+// cpu, for auto the one it chose (or is trying while it measures); "" for
+// other sensors.
+func Backend(sensor scene.Sensor) string {
+	if b, ok := sensor.(interface{ beams() *beamSet }); ok {
+		return b.beams().backendNow()
+	}
+	return ""
+}
 
 // Noise is the measurement noise of a range sensor, applied to every range
 // that hit something: r + bias + N(mean, stddev), then rounded to a
@@ -82,6 +170,7 @@ type beamSet struct {
 	rangeMax float64
 	noise    Noise
 	backend  string
+	auto     autoBackend // backend="auto"
 	views    []surfaceView
 	frame3d  surfaceFrame // the GPU backend's last render
 	worldDir []mgl64.Vec3 // scratch for the CPU backend
@@ -107,8 +196,8 @@ func readBeamSettings(ctx *scene.Context, defMin, defMax float64, defBackend str
 	}
 	b.backend = defBackend
 	if v, ok := c.Attr("backend"); ok {
-		if v != BackendGPU && v != BackendCPU {
-			return nil, c.Errorf("backend", "%q is not a backend (want %s or %s)", v, BackendGPU, BackendCPU)
+		if v != BackendGPU && v != BackendCPU && v != BackendAuto {
+			return nil, c.Errorf("backend", "%q is not a backend (want %s, %s or %s)", v, BackendAuto, BackendGPU, BackendCPU)
 		}
 		b.backend = v
 	}
@@ -199,7 +288,8 @@ func (b *beamSet) ranges(r *Renderer, s *scene.Scene, out []float64) (mgl64.Mat4
 	if err := checkWorld(b.name, world); err != nil {
 		return world, err
 	}
-	switch b.backend {
+	backend, start := b.backendNow(), time.Now()
+	switch backend {
 	case BackendGPU:
 		if err := r.renderSurfaces(s, world, b.views, &b.frame3d, modeIDs); err != nil {
 			return world, err
@@ -217,6 +307,7 @@ func (b *beamSet) ranges(r *Renderer, s *scene.Scene, out []float64) (mgl64.Mat4
 		}
 		r.castAll(s, world.Col(3).Vec3(), wd, out)
 	}
+	b.took(backend, time.Since(start))
 	for i, rg := range out {
 		switch {
 		case math.IsInf(rg, 1):
@@ -237,6 +328,9 @@ func (b *beamSet) ranges(r *Renderer, s *scene.Scene, out []float64) (mgl64.Mat4
 
 func (b *beamSet) describe(m map[string]any) {
 	m["range_min"], m["range_max"], m["backend"] = b.rangeMin, b.rangeMax, b.backend
+	if b.backend == BackendAuto && b.auto.chosen != "" {
+		m["backend_chosen"] = b.auto.chosen
+	}
 	b.noise.describe(m)
 }
 
@@ -283,13 +377,18 @@ func (r *Renderer) castAll(s *scene.Scene, origin mgl64.Vec3, dirs []mgl64.Vec3,
 }
 
 // SetBackend switches a range sensor (laser, laser3d, psd, depth) to
-// BackendGPU or BackendCPU; other sensors are left alone.
+// BackendGPU, BackendCPU or BackendAuto (which measures anew); other
+// sensors are left alone.
 func SetBackend(sensor scene.Sensor, backend string) error {
-	if backend != BackendGPU && backend != BackendCPU {
-		return fmt.Errorf("%q is not a backend (want %s or %s)", backend, BackendGPU, BackendCPU)
+	if backend != BackendGPU && backend != BackendCPU && backend != BackendAuto {
+		return fmt.Errorf("%q is not a backend (want %s, %s or %s)", backend, BackendAuto, BackendGPU, BackendCPU)
 	}
 	if b, ok := sensor.(interface{ beams() *beamSet }); ok {
+		if backend == BackendGPU && b.beams().views == nil {
+			return fmt.Errorf("the beams are too fine for GPU views; use %s", BackendCPU)
+		}
 		b.beams().backend = backend
+		b.beams().auto = autoBackend{}
 	}
 	return nil
 }

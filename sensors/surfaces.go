@@ -137,6 +137,7 @@ type surfaceImage struct {
 // drawRecord is one primitive drawn in a surface frame.
 type drawRecord struct {
 	prim            *models.Primitive
+	world           mgl64.Mat4 // the mesh's world transform
 	sensorFromModel mgl64.Mat4
 	modelFromSensor mgl64.Mat4
 	geom            *raycast.Geometry // for exact beams (modeIDs only)
@@ -172,9 +173,14 @@ type surfaceFrame struct {
 
 	nearDraws []int // draws whose bounds reach into the views' near region
 
-	// Beams (modeIDs only).
+	// Beams (modeIDs only). With a rigid sensor transform (no scale) the
+	// exact caster holds the draws in world coordinates, rebuilt only when
+	// one of them moved: sensors that do not move keep it between frames.
 	exact      *raycast.Caster
 	placements []raycast.Placement
+	sensor     mgl64.Mat4   // the sensor's world transform this frame
+	rigid      bool         // sensor has no scale: world and sensor meters agree
+	inWorld    []drawRecord // what exact holds when placed in world coordinates
 	place      sync.Once    // puts this frame's draws into exact
 	exactBeams atomic.Int64 // beams of the last frame that the exact caster resolved
 }
@@ -193,6 +199,16 @@ const beamsPerWorker = 2048
 // sees, or -1.
 func (f *surfaceFrame) rangesAlong(dirs []mgl64.Vec3, out []float64) int {
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(dirs)/beamsPerWorker))
+	if workers == 1 { // a scan: no goroutine, no allocation
+		for i, b := range dirs {
+			rg, ok := f.rangeAlong(b)
+			if !ok {
+				return i
+			}
+			out[i] = rg
+		}
+		return -1
+	}
 	chunk := (len(dirs) + workers - 1) / workers
 	bad := make([]int, workers)
 	var wg sync.WaitGroup
@@ -372,17 +388,57 @@ func (f *surfaceFrame) castExact(b mgl64.Vec3, tmax float64) float64 {
 		if f.exact == nil {
 			f.exact = raycast.New()
 		}
+		if f.rigid && f.sameWorld() {
+			return
+		}
 		f.placements = f.placements[:0]
+		f.inWorld = f.inWorld[:0]
 		for i := range f.draws {
 			d := &f.draws[i]
+			if f.rigid {
+				f.placements = append(f.placements, raycast.Placement{Geom: d.geom, FromLocal: d.world, ToLocal: d.world.Inv()})
+				f.inWorld = append(f.inWorld, drawRecord{geom: d.geom, world: d.world})
+				continue
+			}
 			f.placements = append(f.placements, raycast.Placement{Geom: d.geom, FromLocal: d.sensorFromModel, ToLocal: d.modelFromSensor})
 		}
 		f.exact.Place(f.placements)
 	})
-	if t, hit := f.exact.Cast(mgl64.Vec3{}, b, tmax); hit {
+	o, dir := mgl64.Vec3{}, b
+	if f.rigid {
+		o, dir = f.sensor.Col(3).Vec3(), f.sensor.Mul4x1(b.Vec4(0)).Vec3()
+	}
+	if t, hit := f.exact.Cast(o, dir, tmax); hit {
 		return t
 	}
 	return tmax
+}
+
+// sameWorld reports whether the exact caster already holds this frame's
+// draws in world coordinates.
+func (f *surfaceFrame) sameWorld() bool {
+	if len(f.inWorld) != len(f.draws) || len(f.inWorld) == 0 {
+		return false
+	}
+	for i := range f.draws {
+		if f.inWorld[i].geom != f.draws[i].geom || f.inWorld[i].world != f.draws[i].world {
+			return false
+		}
+	}
+	return true
+}
+
+// rigid reports whether m's linear part is a rotation (to 1e-12), so that
+// distances in its frame and in the world agree.
+func rigid(m mgl64.Mat4) bool {
+	a := m.Mat3()
+	d := a.Transpose().Mul3(a).Sub(mgl64.Ident3())
+	for _, x := range d {
+		if math.Abs(x) > 1e-12 {
+			return false
+		}
+	}
+	return true
 }
 
 // findNearDraws lists the draws whose bounds reach within radius of the
@@ -593,7 +649,7 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 				continue
 			}
 			f.total += len(p.Indices) / 3
-			d := drawRecord{prim: p, sensorFromModel: sensorFromModel, modelFromSensor: modelFromSensor}
+			d := drawRecord{prim: p, world: m.World, sensorFromModel: sensorFromModel, modelFromSensor: modelFromSensor}
 			// Depth views need the geometry too, for surfaces in front of
 			// the near plane (cached per primitive: built once).
 			d.geom, d.edges = r.beamGeometry(p)
@@ -602,6 +658,7 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 	}
 	f.place = sync.Once{}
 	f.exactBeams.Store(0)
+	f.sensor, f.rigid = sensorWorld, rigid(sensorWorld)
 	if mode == modeDepth {
 		views = r.depthViews(views)
 	}
@@ -643,7 +700,8 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 			for di := range f.draws {
 				d := &f.draws[di]
 				g := st.geometry(gs, d.prim, d.edges)
-				c := viewFromSensor.Mul4(d.sensorFromModel).Mul4x1(g.center.Vec4(1)).Vec3()
+				// Two matrix-vector products, not a matrix product per draw.
+				c := viewFromSensor.Mul4x1(d.sensorFromModel.Mul4x1(g.center.Vec4(1))).Vec3()
 				if !outside(planes, c, g.radius*maxScale(d.sensorFromModel)) {
 					f.visible = append(f.visible, di)
 					f.drawn += int(g.count) / 3
@@ -654,9 +712,10 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 			// surface thinner than a pixel leaves its draw and triangle
 			// within a pixel of any beam that hits it (GL rasterizes a line
 			// in every column or row it crosses, a point in its pixel).
-			passes := []uint32{gls.TRIANGLES}
+			allPasses := [3]uint32{gls.TRIANGLES, gls.LINES, gls.POINTS}
+			passes := allPasses[:1]
 			if mode == modeIDs {
-				passes = append(passes, gls.LINES, gls.POINTS)
+				passes = allPasses[:]
 			}
 			for _, prim := range passes {
 				if mode == modeIDs {

@@ -3,7 +3,9 @@ package raycast
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
@@ -41,7 +43,7 @@ func NewGeometry(p *models.Primitive) *Geometry {
 		tris[i] = triangle{v0: v[0], e1: sub(v[1], v[0]), e2: sub(v[2], v[0])}
 		boxes[i] = bx
 	}
-	g := &Geometry{bvh: buildBVH(boxes)}
+	g := &Geometry{bvh: buildBVH(boxes, maxLeafSize)}
 	g.tris = make([]triangle, n)
 	g.slot = make([]int32, n)
 	for i, it := range g.bvh.items {
@@ -49,57 +51,127 @@ func NewGeometry(p *models.Primitive) *Geometry {
 		g.slot[it] = int32(i)
 		g.bvh.items[i] = int32(i)
 	}
-	g.bounds = g.bvh.nodes[0].bounds
+	g.bounds = g.bvh.build[0].bounds
+	g.bvh.build = nil
 	return g
 }
 
-// instance is a geometry placed in the world.
+// affine is an affine map p -> A p + b, its 3x4 rows (A | b): what a
+// 4x4 transform of a scene holds, without the constant last row, so that
+// mapping a ray costs 18 products and moves no 128-byte matrix.
+type affine [12]float64
+
+func affineOf(m mgl64.Mat4) affine {
+	// mgl64 is column-major: m[c*4+r].
+	return affine{
+		m[0], m[4], m[8], m[12],
+		m[1], m[5], m[9], m[13],
+		m[2], m[6], m[10], m[14],
+	}
+}
+
+// point maps p; the sums run in the order of mgl64's Mul4x1, so a ray is
+// mapped to the same bits as before.
+func (a *affine) point(p [3]float64) [3]float64 {
+	return [3]float64{
+		a[0]*p[0] + a[1]*p[1] + a[2]*p[2] + a[3],
+		a[4]*p[0] + a[5]*p[1] + a[6]*p[2] + a[7],
+		a[8]*p[0] + a[9]*p[1] + a[10]*p[2] + a[11],
+	}
+}
+
+func (a *affine) vector(d [3]float64) [3]float64 {
+	return [3]float64{
+		a[0]*d[0] + a[1]*d[1] + a[2]*d[2],
+		a[4]*d[0] + a[5]*d[1] + a[6]*d[2],
+		a[8]*d[0] + a[9]*d[1] + a[10]*d[2],
+	}
+}
+
+// instance is a geometry placed in the world, with the inverse of its
+// placement computed once when it is placed.
 type instance struct {
 	geom    *Geometry
-	toLocal mgl64.Mat4
+	toLocal affine
+}
+
+// placed is what the last Sync saw of one sensed primitive: when nothing
+// of it changed, the hierarchy over the instances is kept.
+type placed struct {
+	mesh  *models.Mesh
+	prim  *models.Primitive
+	key   [32]byte
+	world mgl64.Mat4
 }
 
 // Caster intersects rays with a scene's sensed surfaces. Sync takes a
-// snapshot of the scene; Cast may then be called from many goroutines.
+// snapshot of the scene; Cast and CastAll may then be called from many
+// goroutines.
 type Caster struct {
 	geoms     map[[32]byte]*Geometry
-	instances []instance
+	instances []instance // in the leaf order of top
 	top       *bvh
 	meshes    []scene.MeshInstance
-	boxes     []box // scratch for the hierarchy over the instances
-	triangles int
+	seen      []placed // what the hierarchy over the instances was built from
+	scratch   []placed
+	builds    int
+	// placedByHand is set by Place: what the caster holds is no scene's.
+	placedByHand bool
+	triangles    int
+	// Scratch for building the hierarchy over the instances.
+	boxes  []box
+	staged []instance
 }
 
 // New returns an empty caster.
 func New() *Caster {
-	return &Caster{geoms: map[[32]byte]*Geometry{}, top: buildBVH(nil)}
+	return &Caster{geoms: map[[32]byte]*Geometry{}, top: buildBVH(nil, 1)}
 }
 
 // Sync takes the current world placement of every sensed mesh of s. Call
 // s.Update first if parameters changed. Hierarchies over geometry are built
-// once per distinct geometry and kept across calls; only the one over the
-// instances is rebuilt.
+// once per distinct geometry and kept across calls; the one over the
+// instances is rebuilt only when an instance moved, appeared, disappeared
+// or changed its triangles, so that all the sensors of a simulation cycle
+// share one, and a cycle where nothing moved costs a walk of the scene.
 func (c *Caster) Sync(s *scene.Scene) {
 	c.meshes = s.SensedMeshes(c.meshes[:0])
-	c.instances = c.instances[:0]
-	c.triangles = 0
-	c.boxes = c.boxes[:0]
+	c.scratch = c.scratch[:0]
 	for _, m := range c.meshes {
-		inv := m.World.Inv()
 		for _, p := range m.Mesh.Primitives {
 			if len(p.Indices) < 3 {
 				continue
 			}
-			g, ok := c.geoms[p.Key]
-			if !ok {
-				g = NewGeometry(p)
-				c.geoms[p.Key] = g
-			}
-			c.add(g, m.World, inv)
+			c.scratch = append(c.scratch, placed{mesh: m.Mesh, prim: p, key: p.Key, world: m.World})
 		}
 	}
-	c.top = buildBVH(c.boxes)
+	if !c.placedByHand && slices.Equal(c.scratch, c.seen) {
+		return
+	}
+	c.seen, c.scratch = c.scratch, c.seen
+	c.placedByHand = false
+	c.staged = c.staged[:0]
+	c.boxes = c.boxes[:0]
+	c.triangles = 0
+	var inv mgl64.Mat4
+	for i, pl := range c.seen {
+		if i == 0 || pl.mesh != c.seen[i-1].mesh || pl.world != c.seen[i-1].world {
+			// One inverse per mesh instance, shared by its primitives.
+			inv = pl.world.Inv()
+		}
+		g, ok := c.geoms[pl.key]
+		if !ok {
+			g = NewGeometry(pl.prim)
+			c.geoms[pl.key] = g
+		}
+		c.stage(g, pl.world, inv)
+	}
+	c.commit()
 }
+
+// Builds returns how many times the hierarchy over the instances was built:
+// Sync leaves it alone while nothing moved.
+func (c *Caster) Builds() int { return c.builds }
 
 // Placement is a geometry placed in the frame a caster casts in: FromLocal
 // maps the geometry's coordinates into that frame, ToLocal back (its
@@ -114,19 +186,37 @@ type Placement struct {
 // that frame.
 func (c *Caster) Place(ps []Placement) {
 	c.meshes = c.meshes[:0]
-	c.instances = c.instances[:0]
-	c.triangles = 0
+	c.seen = c.seen[:0]
+	c.staged = c.staged[:0]
 	c.boxes = c.boxes[:0]
+	c.triangles = 0
 	for _, p := range ps {
-		c.add(p.Geom, p.FromLocal, p.ToLocal)
+		c.stage(p.Geom, p.FromLocal, p.ToLocal)
 	}
-	c.top = buildBVH(c.boxes)
+	c.commit()
+	c.placedByHand = true // the next Sync rebuilds
 }
 
-func (c *Caster) add(g *Geometry, fromLocal, toLocal mgl64.Mat4) {
-	c.instances = append(c.instances, instance{geom: g, toLocal: toLocal})
+func (c *Caster) stage(g *Geometry, fromLocal, toLocal mgl64.Mat4) {
+	c.staged = append(c.staged, instance{geom: g, toLocal: affineOf(toLocal)})
 	c.boxes = append(c.boxes, transformBox(g.bounds, fromLocal))
 	c.triangles += len(g.tris)
+}
+
+// commit builds the hierarchy over the staged instances and stores them in
+// its leaf order.
+func (c *Caster) commit() {
+	top := buildBVH(c.boxes, 1)
+	c.instances = c.instances[:0]
+	for _, it := range top.items {
+		c.instances = append(c.instances, c.staged[it])
+	}
+	for i := range top.items {
+		top.items[i] = int32(i)
+	}
+	top.build = nil
+	c.top = top
+	c.builds++
 }
 
 // Triangles returns the number of triangles placed by the last Sync.
@@ -136,47 +226,184 @@ func (c *Caster) Triangles() int { return c.triangles }
 // the first surface within tmax, and whether there is one. Distances are
 // exact to float64 rounding.
 func (c *Caster) Cast(origin, dir mgl64.Vec3, tmax float64) (float64, bool) {
-	r := newRay(origin, dir)
-	best := tmax
-	best = c.top.traverse(&r, best, func(items []int32, tmax float64) float64 {
-		for _, it := range items {
-			in := &c.instances[it]
-			lo := in.toLocal.Mul4x1(origin.Vec4(1)).Vec3()
-			ld := in.toLocal.Mul4x1(dir.Vec4(0)).Vec3()
-			lr := newRay(lo, ld)
-			tmax = in.geom.intersect(&lr, tmax)
-		}
-		return tmax
-	})
-	if best < tmax {
+	if best := c.cast(origin, dir, tmax); best < tmax {
 		return best, true
 	}
 	return math.Inf(1), false
 }
 
-// CastAll casts rays from one origin along dirs, writing distances (+Inf
-// where nothing is hit within tmax) into out, on all cores.
-func (c *Caster) CastAll(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out []float64) {
-	workers := min(runtime.GOMAXPROCS(0), (len(dirs)+63)/64)
-	if workers <= 1 {
-		for i, d := range dirs {
-			out[i], _ = c.Cast(origin, d, tmax)
-		}
-		return
+// cast returns the nearest hit closer than tmax (tmax if none).
+func (c *Caster) cast(origin, dir [3]float64, tmax float64) float64 {
+	var h hint
+	return c.castHinted(origin, dir, tmax, &h)
+}
+
+// hint is the triangle the previous ray of a scan hit (instance and
+// triangle in leaf order; inst is the instance's index + 1, 0 for none). Neighbouring beams mostly hit
+// the same triangle: testing it first gives the traversal a near bound
+// from the start, so that it skips what lies behind. The result is the
+// same to the bit: the nearest hit is found either way (a triangle at the
+// bound itself is not taken again, and its distance is the bound).
+type hint struct{ inst, tri int32 }
+
+func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint) float64 {
+	top := c.top
+	if top == nil || len(c.instances) == 0 {
+		return tmax // an empty tree's root is no leaf; its empty box need not stop every ray
 	}
-	var wg sync.WaitGroup
-	chunk := (len(dirs) + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, len(dirs))
-		wg.Add(1)
+	if h.inst > 0 && int(h.inst) <= len(c.instances) {
+		in := &c.instances[h.inst-1]
+		lr := newRay(in.toLocal.point(origin), in.toLocal.vector(dir))
+		if t, ok := in.geom.tris[h.tri].hit(&lr, tmax); ok {
+			tmax = t
+		} else {
+			h.inst = 0
+		}
+	}
+	r := newRay(origin, dir)
+	nodes := top.nodes
+	if r.enter(&nodes[0], tmax) == inf {
+		return tmax
+	}
+	var fixed [fixedStack]stackEntry
+	stack, sp := fixed[:], 0
+	ni := int32(0)
+	for {
+		n := &nodes[ni]
+		if n.count == 0 {
+			l, rr := n.first, n.first+1
+			tl, tr := r.enter(&nodes[l], tmax), r.enter(&nodes[rr], tmax)
+			if tr < tl {
+				l, rr, tl, tr = rr, l, tr, tl
+			}
+			if tl != inf { // met before tmax
+				if tr != inf {
+					if sp == len(stack) {
+						stack = append(stack, stackEntry{})
+					}
+					stack[sp] = stackEntry{rr, tr}
+					sp++
+				}
+				ni = l
+				continue
+			}
+		} else {
+			for i := n.first; i < n.first+n.count; i++ {
+				in := &c.instances[i]
+				lr := newRay(in.toLocal.point(origin), in.toLocal.vector(dir))
+				if t, tri := in.geom.intersect(&lr, tmax); tri >= 0 {
+					tmax, h.inst, h.tri = t, i+1, tri
+				}
+			}
+		}
+		for {
+			if sp == 0 {
+				return tmax
+			}
+			sp--
+			if stack[sp].t <= tmax {
+				ni = stack[sp].node
+				break
+			}
+		}
+	}
+}
+
+// chunk is how many consecutive beams a worker of CastAll takes at a time:
+// neighbours in a scan or an image row take the same way down the
+// hierarchies, so a chunk stays in cache, and small chunks balance the
+// cores where one part of a scan costs more than another.
+const chunk = 32
+
+// castJob is one CastAll call shared with the workers. The caller waits
+// for the beams, not for the helpers: a helper whose thread the system
+// runs late finds no chunk left and lets go of the job, and the last one
+// to let go returns it to the pool.
+type castJob struct {
+	c        *Caster
+	origin   [3]float64
+	dirs     []mgl64.Vec3
+	tmax     float64
+	out      []float64
+	next     atomic.Int64  // the first beam of the next chunk
+	done     atomic.Int64  // beams written
+	refs     atomic.Int32  // participants that have not let go
+	finished chan struct{} // one token per call, sent by whoever writes the last beam
+}
+
+func (j *castJob) run() {
+	n := len(j.dirs)
+	for {
+		lo := int(j.next.Add(chunk)) - chunk
+		if lo >= n {
+			return
+		}
+		hi := min(lo+chunk, n)
+		var h hint
+		for i := lo; i < hi; i++ {
+			if t := j.c.castHinted(j.origin, j.dirs[i], j.tmax, &h); t < j.tmax {
+				j.out[i] = t
+			} else {
+				j.out[i] = math.Inf(1)
+			}
+		}
+		if j.done.Add(int64(hi-lo)) == int64(n) {
+			j.finished <- struct{}{}
+		}
+	}
+}
+
+// release lets go of the job; the last participant returns it to the pool.
+func (j *castJob) release() {
+	if j.refs.Add(-1) == 0 {
+		j.c, j.dirs, j.out = nil, nil, nil
+		jobPool.Put(j)
+	}
+}
+
+// The workers that help CastAll, started on first use and kept: a call
+// then costs no goroutine start and no allocation.
+var (
+	workersOnce sync.Once
+	jobs        chan *castJob
+	jobPool     = sync.Pool{New: func() any { return &castJob{finished: make(chan struct{}, 1)} }}
+)
+
+func startWorkers() {
+	n := runtime.NumCPU()
+	jobs = make(chan *castJob, n)
+	for i := 0; i < n; i++ {
 		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				out[i], _ = c.Cast(origin, dirs[i], tmax)
+			for j := range jobs {
+				j.run()
+				j.release()
 			}
 		}()
 	}
-	wg.Wait()
+}
+
+// CastAll casts rays from one origin along dirs, writing distances (+Inf
+// where nothing is hit within tmax) into out, on all cores (GOMAXPROCS):
+// the calling goroutine and helpers take chunks of consecutive beams.
+func (c *Caster) CastAll(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out []float64) {
+	if len(dirs) == 0 {
+		return
+	}
+	helpers := min(runtime.GOMAXPROCS(0), (len(dirs)+2*chunk-1)/(2*chunk)) - 1
+	j := jobPool.Get().(*castJob)
+	j.c, j.origin, j.dirs, j.tmax, j.out = c, origin, dirs, tmax, out
+	j.next.Store(0)
+	j.done.Store(0)
+	j.refs.Store(int32(max(helpers, 0) + 1))
+	if helpers > 0 {
+		workersOnce.Do(startWorkers)
+		for i := 0; i < helpers; i++ {
+			jobs <- j
+		}
+	}
+	j.run()
+	<-j.finished
+	j.release()
 }
 
 // Intersect returns the distance along dir from origin (both in the
@@ -185,7 +412,7 @@ func (c *Caster) CastAll(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out
 // mapped from another frame keeps that frame's distances.
 func (g *Geometry) Intersect(origin, dir mgl64.Vec3, tmax float64) (float64, bool) {
 	r := newRay(origin, dir)
-	t := g.intersect(&r, tmax)
+	t, _ := g.intersect(&r, tmax)
 	return t, t < tmax
 }
 
@@ -221,37 +448,81 @@ func (g *Geometry) Bounds() (lo, hi mgl64.Vec3) {
 // Triangles returns the number of triangles.
 func (g *Geometry) Triangles() int { return len(g.tris) }
 
-// intersect returns the nearest hit closer than tmax (tmax if none).
-func (g *Geometry) intersect(r *ray, tmax float64) float64 {
-	return g.bvh.traverse(r, tmax, func(items []int32, tmax float64) float64 {
-		for _, it := range items {
-			if t, ok := g.tris[it].hit(r, tmax); ok {
-				tmax = t
+// intersect returns the nearest hit closer than tmax and its triangle in
+// leaf order (tmax and -1 if none). It is cast's loop with triangles in
+// the leaves.
+func (g *Geometry) intersect(r *ray, tmax float64) (float64, int32) {
+	nodes := g.bvh.nodes
+	best := int32(-1)
+	if len(g.tris) == 0 || r.enter(&nodes[0], tmax) == inf {
+		return tmax, best
+	}
+	var fixed [fixedStack]stackEntry
+	stack, sp := fixed[:], 0
+	ni := int32(0)
+	for {
+		n := &nodes[ni]
+		if n.count == 0 {
+			l, rr := n.first, n.first+1
+			tl, tr := r.enter(&nodes[l], tmax), r.enter(&nodes[rr], tmax)
+			if tr < tl {
+				l, rr, tl, tr = rr, l, tr, tl
+			}
+			if tl != inf { // met before tmax
+				if tr != inf {
+					if sp == len(stack) {
+						stack = append(stack, stackEntry{})
+					}
+					stack[sp] = stackEntry{rr, tr}
+					sp++
+				}
+				ni = l
+				continue
+			}
+		} else {
+			for i := n.first; i < n.first+n.count; i++ {
+				if t, ok := g.tris[i].hit(r, tmax); ok {
+					tmax, best = t, i
+				}
 			}
 		}
-		return tmax
-	})
+		for {
+			if sp == 0 {
+				return tmax, best
+			}
+			sp--
+			if stack[sp].t <= tmax {
+				ni = stack[sp].node
+				break
+			}
+		}
+	}
 }
 
-// hit is the Möller-Trumbore test, two-sided.
+// hit is the Möller-Trumbore test, two-sided, with the barycentric tests
+// on the numerators (exact comparisons, no rounded reciprocal) and one
+// division, only for a ray inside the triangle.
 func (tr *triangle) hit(r *ray, tmax float64) (float64, bool) {
 	p := cross(r.d, tr.e2)
 	det := dot(tr.e1, p)
 	if det == 0 {
 		return 0, false
 	}
-	inv := 1 / det
 	s := sub(r.o, tr.v0)
-	u := dot(s, p) * inv
-	if u < 0 || u > 1 {
+	un := dot(s, p)
+	adet, sign := det, 1.0
+	if det < 0 {
+		adet, sign, un = -det, -1, -un
+	}
+	if un < 0 || un > adet {
 		return 0, false
 	}
 	q := cross(s, tr.e1)
-	v := dot(r.d, q) * inv
-	if v < 0 || u+v > 1 {
+	vn := sign * dot(r.d, q)
+	if vn < 0 || un+vn > adet {
 		return 0, false
 	}
-	t := dot(tr.e2, q) * inv
+	t := dot(tr.e2, q) / det
 	if t <= 0 || t >= tmax {
 		return 0, false
 	}
@@ -290,12 +561,16 @@ func cross(a, b [3]float64) [3]float64 {
 func (g *Geometry) Near(p mgl64.Vec3, r float64) bool {
 	q := [3]float64{p[0], p[1], p[2]}
 	r2 := r * r
-	stack := make([]int32, 0, 64)
-	stack = append(stack, 0)
+	if len(g.tris) == 0 {
+		return false
+	}
+	var fixed [fixedStack]int32
+	stack := append(fixed[:0], 0)
 	for len(stack) > 0 {
 		n := &g.bvh.nodes[stack[len(stack)-1]]
 		stack = stack[:len(stack)-1]
-		if boxDist2(&n.bounds, q) > r2 {
+		nb := box{n.lo, n.hi}
+		if boxDist2(&nb, q) > r2 {
 			continue
 		}
 		if n.count == 0 {
@@ -303,7 +578,7 @@ func (g *Geometry) Near(p mgl64.Vec3, r float64) bool {
 			continue
 		}
 		for i := n.first; i < n.first+n.count; i++ {
-			tr := &g.tris[g.bvh.items[i]]
+			tr := &g.tris[i]
 			b := emptyBox()
 			b.grow(tr.v0)
 			b.grow(add(tr.v0, tr.e1))

@@ -1,6 +1,7 @@
 package raycast_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -148,20 +149,26 @@ func soup(n int, rng *rand.Rand) *models.Mesh {
 
 // The hierarchy finds exactly the hit that testing every triangle finds.
 func TestMatchesBruteForce(t *testing.T) {
+	for _, n := range []int{3000, 6000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) { matchesBruteForce(t, n) })
+	}
+}
+
+func matchesBruteForce(t *testing.T, n int) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	mesh := soup(3000, rng)
+	mesh := soup(n, rng)
 	dir := t.TempDir()
 	writeModel(t, dir, "soup.glb", mesh, mgl64.Ident4())
 	s := testkit.LoadXML(t, dir, `<part file="soup.glb" name="SOUP" pose_offset="0.5 -0.25 0.1 10 20 30"/>`)
 	c := raycast.New()
 	c.Sync(s)
 	inst := s.SensedMeshes(nil)
-	if len(inst) != 1 || c.Triangles() != 3000 {
+	if len(inst) != 1 || c.Triangles() != n {
 		t.Fatalf("%d instances, %d triangles", len(inst), c.Triangles())
 	}
 	world := inst[0].World
 	prim := inst[0].Mesh.Primitives[0]
-	for i := 0; i < 2000; i++ {
+	for i := 0; i < 1000; i++ {
 		o := mgl64.Vec3{rng.Float64()*30 - 15, rng.Float64()*30 - 15, rng.Float64()*30 - 15}
 		d := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()
 		want := math.Inf(1)

@@ -7,4 +7,11 @@
 // backend of its own where rendering is not worth it (a single PSD beam).
 // Triangles are hit from both sides, as a laser hits a surface whatever the
 // winding of its triangles.
+//
+// Speed without giving up exactness (docs/performance.md): the instance
+// hierarchy is rebuilt only when something moved, so the sensors of a
+// cycle share it; each instance's inverse transform is computed once per
+// rebuild; box tests are widened against rounding, and every hit is
+// computed in float64 on the real triangle; CastAll spreads chunks of neighbouring beams over persistent
+// workers and allocates nothing.
 package raycast

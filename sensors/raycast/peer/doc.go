@@ -1,0 +1,18 @@
+// Command peer is simvis's peer benchmark (make bench-peers): it casts the
+// rays of simvis's range sensors with simvis's exact caster and with Intel
+// Embree (Debian's libembree-dev, through the small C program in c/), on
+// the same triangles, checks that the ranges agree and prints the ratios.
+//
+//	go run ./sensors/raycast/peer [-seconds S] [-o DIR] [SCENE ...]
+//
+// Without scenes it writes the benchmark scenes (simvis bench --generate)
+// into DIR and measures scenes/marvin, DIR/marvin50 and DIR/mesh1m. Per
+// scene it casts two sets: every scanner's beams (laser, laser3d, psd: one
+// cycle) and each depth camera's pixels.
+//
+// The ray file handed to the C program is little-endian: the magic
+// "SVRAYS01"; uint32 vertex, triangle and ray counts; the vertices (3
+// float32 each, world coordinates); the triangles (3 uint32 vertex indices
+// each); the rays (origin and unit direction, 6 float64 each). It writes
+// one float64 range per ray (+Inf for none) and prints its timings as JSON.
+package main

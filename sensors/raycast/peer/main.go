@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	_ "github.com/simvis/simvis/elements"
+	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors"
+	"github.com/simvis/simvis/sensors/raycast"
+)
+
+// tolerance is how far simvis's and Embree's ranges should differ: Embree
+// casts float32 rays against the float32-rounded world triangles, which at
+// grazing incidence can move a range by a little more; a beam that meets
+// another triangle (at an edge) differs by more still. The run fails where
+// more than one beam in maxDiffering differs by more than tolerance, or
+// any by more than hardTolerance.
+const (
+	tolerance     = 1e-5
+	hardTolerance = 1e-3
+	maxDiffering  = 10000
+)
+
+func main() {
+	seconds := flag.Float64("seconds", 2, "time to spend on each way of casting each ray set")
+	out := flag.String("o", "out/bench-peers", "folder for the generated scenes, ray files and the C program")
+	src := flag.String("src", "sensors/raycast/peer/c/embree_peer.c", "the C program")
+	cc := flag.String("cc", "cc", "the C compiler")
+	flag.Parse()
+	if err := run(*seconds, *out, *src, *cc, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "peer:", err)
+		os.Exit(1)
+	}
+}
+
+func run(seconds float64, out, src, cc string, scenes []string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	bin := filepath.Join(out, "embree_peer")
+	build := exec.Command(cc, "-O3", "-march=native", "-o", bin, src, "-lembree3", "-lm")
+	if msg, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("building %s (needs libembree-dev: make deps): %v\n%s", src, err, msg)
+	}
+	if len(scenes) == 0 {
+		files, err := sensors.WriteBenchScenes(out, "scenes/marvin")
+		if err != nil {
+			return err
+		}
+		scenes = append([]string{"scenes/marvin/scene.xml"}, files...)
+	}
+	fmt.Printf("%d CPUs (%s), GOMAXPROCS %d; rays/s medians are not taken: each figure is one run of >= %gs\n",
+		runtime.NumCPU(), cpuModel(), runtime.GOMAXPROCS(0), seconds)
+	fmt.Printf("%-28s %-8s %8s %12s %12s %12s %12s %12s %8s %8s %s\n", "scene", "set", "rays",
+		"simvis 1thr", "simvis all", "embree 1", "embree 4", "embree 8", "1thr/e1", "all/e1", "agree")
+	failed := false
+	for _, path := range scenes {
+		bad, err := measureScene(path, bin, out, seconds)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		failed = failed || bad
+	}
+	if failed {
+		return errors.New("ranges differ beyond the tolerances (see tolerance)")
+	}
+	return nil
+}
+
+// raySet is rays grouped by origin, as sensors cast them.
+type raySet struct {
+	name    string
+	origins []mgl64.Vec3
+	dirs    [][]mgl64.Vec3
+	n       int
+}
+
+func measureScene(path, bin, out string, seconds float64) (bool, error) {
+	s, err := scene.Load(path, scene.Options{})
+	if err != nil {
+		return false, err
+	}
+	verts, idx, err := sensors.WorldTriangles(s)
+	if err != nil {
+		return false, err
+	}
+	scan := &raySet{name: "scanners"}
+	var sets []*raySet
+	for _, se := range s.Sensors() {
+		o, dirs, ok, err := sensors.WorldRays(s, se.Sensor)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			continue
+		}
+		set := scan
+		if se.Type == "depth" {
+			set = &raySet{name: se.Name}
+			sets = append(sets, set)
+		}
+		set.origins = append(set.origins, o)
+		set.dirs = append(set.dirs, dirs)
+		set.n += len(dirs)
+	}
+	if scan.n > 0 {
+		sets = append([]*raySet{scan}, sets...)
+	}
+	c := raycast.New()
+	c.Sync(s)
+	failed := false
+	for _, set := range sets {
+		rayFile := filepath.Join(out, "rays.bin")
+		rangeFile := filepath.Join(out, "ranges.bin")
+		if err := writeRays(rayFile, verts, idx, set); err != nil {
+			return false, err
+		}
+		var stdout bytes.Buffer
+		cmd := exec.Command(bin, rayFile, rangeFile, fmt.Sprint(seconds))
+		cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return false, fmt.Errorf("embree_peer: %w", err)
+		}
+		var peer struct {
+			R1 float64 `json:"intersect1_rays_per_s"`
+			R4 float64 `json:"intersect4_rays_per_s"`
+			R8 float64 `json:"intersect8_rays_per_s"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &peer); err != nil {
+			return false, fmt.Errorf("embree_peer printed %q: %w", stdout.String(), err)
+		}
+		theirs, err := readRanges(rangeFile, set.n)
+		if err != nil {
+			return false, err
+		}
+		// simvis, one thread: Cast beam by beam; all cores: CastAll per sensor.
+		ours := make([]float64, 0, set.n)
+		for k, o := range set.origins {
+			for _, d := range set.dirs[k] {
+				r, _ := c.Cast(o, d, math.Inf(1))
+				ours = append(ours, r)
+			}
+		}
+		one := rate(seconds, set.n, func() {
+			for k, o := range set.origins {
+				for _, d := range set.dirs[k] {
+					c.Cast(o, d, math.Inf(1))
+				}
+			}
+		})
+		buf := make([]float64, set.n)
+		all := rate(seconds, set.n, func() {
+			at := 0
+			for k, o := range set.origins {
+				c.CastAll(o, set.dirs[k], math.Inf(1), buf[at:at+len(set.dirs[k])])
+				at += len(set.dirs[k])
+			}
+		})
+		bad, worst, hard := 0, 0.0, false
+		for i := range ours {
+			a, b := ours[i], theirs[i]
+			if math.IsInf(a, 1) && math.IsInf(b, 1) {
+				continue
+			}
+			e := math.Abs(a - b)
+			if math.IsNaN(e) || math.IsInf(e, 0) || e > tolerance {
+				bad++
+			}
+			if !(e <= hardTolerance) {
+				hard = true
+			}
+			if !math.IsInf(e, 0) {
+				worst = math.Max(worst, e)
+			}
+		}
+		agree := fmt.Sprintf("all, max %.1e m", worst)
+		if bad > 0 {
+			agree = fmt.Sprintf("%d beyond 1e-5 m; max finite %.1e m", bad, worst)
+		}
+		if hard || bad*maxDiffering > set.n {
+			agree += ": TOO MANY OR TOO FAR"
+			failed = true
+		}
+		fmt.Printf("%-28s %-8s %8d %12.0f %12.0f %12.0f %12.0f %12.0f %8.2f %8.2f %s\n", shortPath(path), set.name, set.n,
+			one, all, peer.R1, peer.R4, peer.R8, one/peer.R1, all/peer.R1, agree)
+	}
+	return failed, nil
+}
+
+// rate runs fn (casting n rays) for at least seconds, after one warm-up,
+// and returns rays per second.
+func rate(seconds float64, n int, fn func()) float64 {
+	fn()
+	start := time.Now()
+	k := 0
+	for k == 0 || time.Since(start).Seconds() < seconds {
+		fn()
+		k++
+	}
+	return float64(k*n) / time.Since(start).Seconds()
+}
+
+func writeRays(path string, verts []float32, idx []uint32, set *raySet) error {
+	var b bytes.Buffer
+	b.WriteString("SVRAYS01")
+	for _, v := range []uint32{uint32(len(verts) / 3), uint32(len(idx) / 3), uint32(set.n)} {
+		binary.Write(&b, binary.LittleEndian, v)
+	}
+	binary.Write(&b, binary.LittleEndian, verts)
+	binary.Write(&b, binary.LittleEndian, idx)
+	for k, o := range set.origins {
+		for _, d := range set.dirs[k] {
+			binary.Write(&b, binary.LittleEndian, [6]float64{o[0], o[1], o[2], d[0], d[1], d[2]})
+		}
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+func readRanges(path string, n int) ([]float64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) != 8*n {
+		return nil, fmt.Errorf("%s: %d bytes, want %d", path, len(data), 8*n)
+	}
+	out := make([]float64, n)
+	return out, binary.Read(bytes.NewReader(data), binary.LittleEndian, out)
+}
+
+func shortPath(p string) string {
+	if len(p) <= 28 {
+		return p
+	}
+	return "..." + p[len(p)-25:]
+}
+
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if k, v, ok := bytes.Cut(line, []byte(":")); ok && bytes.HasPrefix(k, []byte("model name")) {
+			return string(bytes.TrimSpace(v))
+		}
+	}
+	return "unknown CPU"
+}
