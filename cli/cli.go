@@ -517,7 +517,9 @@ func init() {
 					// the errors, with the count beside.
 					fmt.Fprintf(w, "frame %d (%d of %d): %d files\n", i, i+1, frames, len(written))
 				}
-				fmt.Fprintf(w, "%d files in %s\n", total, out)
+				if out != "" {
+					fmt.Fprintf(w, "%d files in %s\n", total, out)
+				}
 			}
 			if err := rec.close(w); err != nil {
 				return err

@@ -49,6 +49,10 @@ func (f *recordFlags) open(sceneFile string, rate float64) (*recorder, error) {
 	if f.compression != "zstd" && f.compression != "lz4" {
 		return nil, usagef("--record-compression %q: want zstd or lz4", f.compression)
 	}
+	// Like -o, the recording's directory is made when missing.
+	if err := mkdirFor(f.path); err != nil {
+		return nil, err
+	}
 	w, err := record.Create(f.path, record.Options{Compression: f.compression,
 		Meta: record.Meta{Scene: sceneFile, Rate: rate, Realtime: f.realtime}})
 	if err != nil {
@@ -413,7 +417,7 @@ func init() {
 			}
 			ctx, stop := interrupted()
 			defer stop()
-			h, err := newHost(ipc.Path(shm), sceneFile, ipc.HostOptions{Rate: rec.Meta.Rate, Fast: fast, Warnings: warnings, Limits: lim})
+			h, err := newHost(ipc.Path(shm), sceneFile, ipc.HostOptions{Rate: rec.Meta.Rate, Fast: fast, Warnings: warnings, Limits: lim, Command: "simvis play"})
 			if err != nil {
 				return withLimitHint(fmt.Errorf("%s: rebuilding the recorded scene: %w", args[0], err))
 			}
