@@ -96,6 +96,8 @@ type Viewer struct {
 	drawnAt     time.Time
 	redraws     int
 	order       orderer
+	layers      layers
+	roots       []core.INode
 }
 
 // openMu and opened keep Open to one window per process (g3n's limit).
@@ -313,23 +315,20 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 		v.shotImg = image.NewRGBA(image.Rect(0, 0, v.fbw, v.fbh))
 	}
 	err = v.ctx.Do(func(gs *gls.GLS) error {
-		gpu.Unbind(gs)
-		gs.Viewport(0, 0, int32(v.fbw), int32(v.fbh))
 		gs.Disable(gls.MULTISAMPLE)
-		bg := view.Background
-		gs.ClearColor(bg[0], bg[1], bg[2], 1)
-		gs.ClearDepth(1)
-		gs.DepthMask(true)
-		gs.Clear(gls.COLOR_BUFFER_BIT | gls.DEPTH_BUFFER_BIT | gls.STENCIL_BUFFER_BIT)
 		cam := view.Camera()
-		if err := v.rend.Render(s.G3N(), cam); err != nil {
+		roots := v.roots[:0]
+		roots = append(roots, s.G3N())
+		if v.grid {
+			roots = append(roots, v.helpers.node)
+		}
+		v.roots = roots
+		key := layerKey{scene: s, view: view, commands: now.commands, grid: v.grid, overlays: v.overlays}
+		work, err := v.layers.draw(gs, v.rend, s, key, cam, view.Background, roots)
+		if err != nil {
 			return err
 		}
-		if v.grid {
-			if err := v.rend.Render(v.helpers.node, cam); err != nil {
-				return err
-			}
-		}
+		work.Bind(gs)
 		if v.grid {
 			if err := v.rend.Render(v.helpers.labels, cam); err != nil {
 				return err
@@ -339,6 +338,12 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 			return err
 		}
 		if err := v.rend.Render(v.panel.root, cam); err != nil {
+			return err
+		}
+		// The window's own framebuffer is multisampled (g3n asks GLFW for
+		// it): drawing there costs every sample; a copy replicates the
+		// single-sampled picture into them once.
+		if err := gpu.Blit(gs, work, nil, false); err != nil {
 			return err
 		}
 		if shot {
