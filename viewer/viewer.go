@@ -216,8 +216,17 @@ func (v *Viewer) Samples() int { return v.samples }
 // Info describes the window's GL context.
 func (v *Viewer) Info() gpu.Info { return v.sens.Info() }
 
-// Close closes the window and its GL context.
-func (v *Viewer) Close() error { return v.sens.Close() }
+// Close closes the window and its GL context, telling Log how the frames
+// were drawn.
+func (v *Viewer) Close() error {
+	fmt.Fprintf(v.opts.Log, "viewer: %d frames shown, %d drawn, %d of them over the still meshes' cache (drawn %d times)\n",
+		v.frames, v.redraws, v.layers.Cached, v.layers.Builds)
+	return v.sens.Close()
+}
+
+// Cached counts the frames drawn over the cache of still meshes (the rest
+// of the frames drawn were drawn in full).
+func (v *Viewer) Cached() int { return v.layers.Cached }
 
 // Closed reports whether the window was closed (its close button, q or Esc).
 func (v *Viewer) Closed() bool { return v.closed }
@@ -298,7 +307,7 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 	v.shotWanted = false
 	now := drawnState{scene: s, view: view, values: s.Values(), commands: len(s.Log()), returns: s.ReturnsPublished(),
 		status: v.panel.status.Text(), grid: v.grid, overlays: v.overlays, panelOn: v.panelOn}
-	redraw := v.opts.EveryFrame || shot || v.input || v.panel.live() || !now.same(&v.drawn) || time.Since(v.drawnAt) > redrawEvery
+	redraw := v.opts.EveryFrame || shot || v.input || !now.same(&v.drawn) || time.Since(v.drawnAt) > redrawEvery
 	v.input = false
 	if !redraw {
 		v.count()
