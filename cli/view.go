@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/simvis/simvis/ipc"
@@ -23,6 +24,7 @@ type windowFlags struct {
 	benchFrames int
 	maxFPS      float64
 	everyFrame  bool
+	present     string
 }
 
 func (f *windowFlags) register(fs *flag.FlagSet) {
@@ -33,11 +35,15 @@ func (f *windowFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.benchFrames, "bench-frames", 0, "window: draw N frames as fast as possible, print frames per second and exit")
 	fs.Float64Var(&f.maxFPS, "max-fps", 60, "window: frames per second at most (0: no limit)")
 	fs.BoolVar(&f.everyFrame, "redraw-all", false, "window: draw every frame in full, even when nothing changed")
+	fs.StringVar(&f.present, "present", "auto", "window: how frames reach the window: gl (GL swap), x11 (the viewer puts them, XShmPutImage), auto (x11 with a software GL such as llvmpipe)")
 }
 
 func (f *windowFlags) check() error {
 	if f.benchFrames < 0 || f.benchFrames > 1000000 {
 		return usagef("--bench-frames %d: want 0 to 1000000", f.benchFrames)
+	}
+	if f.present != "auto" && f.present != "gl" && f.present != "x11" {
+		return usagef("--present %q: want auto, gl or x11", f.present)
 	}
 	if !(f.maxFPS >= 0 && f.maxFPS <= 10000) {
 		return usagef("--max-fps %v: want 0 to 10000", f.maxFPS)
@@ -55,6 +61,7 @@ func (f *windowFlags) open(title string, s *scene.Scene, vp viewpoint, set func(
 		Title: title, Width: vp.width, Height: vp.height, FOV: vp.fov,
 		From: scene.PoseFromMatrix(base.Mul4(vp.pose.Matrix())), Grid: f.grid, Panel: f.panel,
 		Follow: f.follow, Shots: f.shots, Set: set, Log: w, EveryFrame: f.everyFrame,
+		Present: strings.TrimPrefix(f.present, "auto"),
 	})
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,6 +40,10 @@ type Options struct {
 	// local scene, in a mirror through the client so that the host moves.
 	// Nil makes the panel read-only.
 	Set func(element, param string, v float64) error
+	// Present is how frames reach the window: "gl" the GL swap, "x11"
+	// put by the viewer itself (XShmPutImage), "" (auto) x11 where the GL
+	// renderer is a software one (llvmpipe), else gl.
+	Present string
 	// EveryFrame draws every frame in full even when nothing changed
 	// (benchmarks); by default an unchanged picture is not drawn again.
 	EveryFrame bool
@@ -98,6 +103,7 @@ type Viewer struct {
 	order       orderer
 	layers      layers
 	roots       []core.INode
+	x11         *x11Present // nil: the GL swap presents
 }
 
 // openMu and opened keep Open to one window per process (g3n's limit).
@@ -131,6 +137,9 @@ const redrawEvery = 500 * time.Millisecond
 // Open opens the window. g3n keeps one window per process, so a second Open
 // fails.
 func Open(o Options) (*Viewer, error) {
+	if o.Present != "" && o.Present != "gl" && o.Present != "x11" {
+		return nil, fmt.Errorf("viewer: present %q: want gl or x11 (or empty: automatic)", o.Present)
+	}
 	if os.Getenv("DISPLAY") == "" {
 		return nil, ErrNoDisplay
 	}
@@ -197,6 +206,16 @@ func Open(o Options) (*Viewer, error) {
 		v.fbw, v.fbh = v.win.GetFramebufferSize()
 		gpu.Unbind(gs)
 		v.samples = gpu.Samples(gs)
+		if o.Present == "x11" || (o.Present == "" && softwareGL(gs.GetString(gls.RENDERER))) {
+			x, err := newX11Present(uint64(v.win.GetX11Window()))
+			if err != nil {
+				if o.Present == "x11" {
+					return fmt.Errorf("viewer: --present x11: %v", err)
+				}
+				fmt.Fprintf(o.Log, "viewer: presenting with the GL swap: %v\n", err)
+			}
+			v.x11 = x
+		}
 		return nil
 	})
 	if err != nil {
@@ -219,6 +238,9 @@ func (v *Viewer) Info() gpu.Info { return v.sens.Info() }
 // Close closes the window and its GL context, telling Log how the frames
 // were drawn.
 func (v *Viewer) Close() error {
+	if v.x11 != nil {
+		v.ctx.Do(func(*gls.GLS) error { v.x11.close(); return nil })
+	}
 	fmt.Fprintf(v.opts.Log, "viewer: %d frames shown, %d drawn, %d of them over the still meshes' cache (drawn %d times)\n",
 		v.frames, v.redraws, v.layers.Cached, v.layers.Builds)
 	return v.sens.Close()
@@ -349,17 +371,28 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 		if err := v.rend.Render(v.panel.root, cam); err != nil {
 			return err
 		}
+		if shot {
+			// What the window shows, panel included.
+			if err := work.ReadRGBA(gs, v.shotImg); err != nil {
+				return err
+			}
+		}
+		if v.x11 != nil {
+			pix, err := v.x11.pixels(work.Width, work.Height)
+			if err != nil {
+				return err
+			}
+			if err := work.ReadBGRA(gs, pix); err != nil {
+				return err
+			}
+			v.x11.put()
+			return nil
+		}
 		// The window's own framebuffer is multisampled (g3n asks GLFW for
 		// it): drawing there costs every sample; a copy replicates the
 		// single-sampled picture into them once.
 		if err := gpu.Blit(gs, work, nil, false); err != nil {
 			return err
-		}
-		if shot {
-			// What the window shows, panel included.
-			if err := gpu.ReadBackBuffer(gs, v.shotImg); err != nil {
-				return err
-			}
 		}
 		v.win.SwapBuffers()
 		return nil
@@ -372,6 +405,13 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 	}
 	v.count()
 	return true, nil
+}
+
+// softwareGL reports whether a GL renderer string names a rasterizer that
+// runs on the CPU (Mesa's).
+func softwareGL(renderer string) bool {
+	r := strings.ToLower(renderer)
+	return strings.Contains(r, "llvmpipe") || strings.Contains(r, "softpipe") || strings.Contains(r, "swrast")
 }
 
 // count counts a frame for the frames-per-second figure.

@@ -31,6 +31,7 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/g3n/engine/gls"
 )
@@ -68,4 +69,17 @@ func Blit(gs *gls.GLS, src, dst *Framebuffer, depth bool) error {
 		return err
 	}
 	return nil
+}
+
+// ReadBGRA reads the color attachment as 8-bit BGRA (the byte order of an
+// X11 TrueColor image on a little-endian machine) into dst, exactly
+// Height rows of 4*Width bytes, top row first.
+func (f *Framebuffer) ReadBGRA(gs *gls.GLS, dst []byte) error {
+	if f.fbo == 0 {
+		return errDeleted
+	}
+	if len(dst) != 4*f.Width*f.Height {
+		return fmt.Errorf("gpu: ReadBGRA: want %d bytes, got %d", 4*f.Width*f.Height, len(dst))
+	}
+	return f.read(dst, gls.BGRA, gls.UNSIGNED_BYTE, 4*f.Width, "ReadBGRA")
 }
