@@ -113,6 +113,19 @@ func (l *layers) draw(gs *gls.GLS, rend *renderer.Renderer, s *scene.Scene, key 
 			g.still = false
 		}
 	}
+	if len(l.last) > 2*len(l.cur)+64 {
+		// Meshes of removed parts: forget them (bounded by the scene's).
+		keep := make(map[*graphic.Graphic]bool, len(l.cur))
+		for i := range l.cur {
+			keep[l.cur[i].gr] = true
+		}
+		for gr := range l.last {
+			if !keep[gr] {
+				delete(l.last, gr)
+				delete(l.movedAt, gr)
+			}
+		}
+	}
 	changing := key != l.prevKey
 	l.prevKey = key
 	if shadows || changing {
