@@ -54,14 +54,23 @@ func TestMirrorWindowMovingRobotOverCache(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	time.Sleep(700 * time.Millisecond) // the front scanner renders at 15 Hz: a scan from the new pose
-	moved := w.shot()
 	ref := filepath.Join(dir, "ref.png")
 	if code, _, errOut := simvis(t, "view", marvinScene, "--size", "800x600", "--set", "M_POSE.x=-1",
 		"--set", "M_POSE.yaw=60", "-o", ref); code != 0 {
 		t.Fatalf("view -o: %s", errOut)
 	}
-	if d := meanDiff(t, moved, testkit.ReadPNG(t, ref)); d > 0.5 {
+	want := testkit.ReadPNG(t, ref)
+	// The mirror shows the last values within a frame or two and a scan
+	// from the new pose once the front scanner rendered (15 Hz); on a
+	// loaded machine that may take a few frames more: shots until then.
+	d := 0.0
+	for i := 0; i < 40; i++ {
+		if d = meanDiff(t, w.shot(), want); d <= 0.5 {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if d > 0.5 {
 		t.Errorf("after MARVIN moved the window differs from view -o by %.2f per channel on average (want <= 0.5)", d)
 	} else {
 		t.Logf("moved MARVIN, window vs view -o: mean difference %.3f per channel", d)
@@ -172,7 +181,10 @@ func TestViewWindowOnScreen(t *testing.T) {
 			w := startWindow(t, display, "view", marvinScene, "--size", "800x600", "--grid=false", "--panel=false",
 				"--shots", dir, "--max-fps", "20", "--present", present)
 			w.wait("viewer: window open 800x600")
-			w.shot() // a frame was shown
+			// Two frames shown: the first one's picture is surely with
+			// the X server once the second one was drawn.
+			w.shot()
+			w.shot()
 			time.Sleep(300 * time.Millisecond)
 			cmd := exec.Command("xdotool", "getwindowgeometry", fmt.Sprint(w.windowID("simvis view")))
 			cmd.Env = append(os.Environ(), "DISPLAY="+display)
