@@ -25,6 +25,7 @@ type windowFlags struct {
 	maxFPS      float64
 	everyFrame  bool
 	present     string
+	cache       bool
 }
 
 func (f *windowFlags) register(fs *flag.FlagSet) {
@@ -35,6 +36,7 @@ func (f *windowFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.benchFrames, "bench-frames", 0, "window: draw N frames as fast as possible, print frames per second and exit")
 	fs.Float64Var(&f.maxFPS, "max-fps", 60, "window: frames per second at most (0: no limit)")
 	fs.BoolVar(&f.everyFrame, "redraw-all", false, "window: draw every frame in full, even when nothing changed")
+	fs.BoolVar(&f.cache, "cache", true, "window: draw the meshes that stand still once and only what moves over them each frame")
 	fs.StringVar(&f.present, "present", "auto", "window: how frames reach the window: gl (GL swap), x11 (the viewer puts them, XShmPutImage), auto (x11 with a software GL such as llvmpipe)")
 }
 
@@ -61,7 +63,7 @@ func (f *windowFlags) open(title string, s *scene.Scene, vp viewpoint, set func(
 		Title: title, Width: vp.width, Height: vp.height, FOV: vp.fov,
 		From: scene.PoseFromMatrix(base.Mul4(vp.pose.Matrix())), Grid: f.grid, Panel: f.panel,
 		Follow: f.follow, Shots: f.shots, Set: set, Log: w, EveryFrame: f.everyFrame,
-		Present: strings.TrimPrefix(f.present, "auto"),
+		Present: strings.TrimPrefix(f.present, "auto"), NoCache: !f.cache,
 	})
 	if err != nil {
 		return nil, err

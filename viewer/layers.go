@@ -44,6 +44,7 @@ type layers struct {
 	hidden      []*graphic.Graphic
 	kinematic   []bool // per value index: a joint's or pose's (moves meshes only)
 	kinScene    *scene.Scene
+	off         bool // no cache: every frame drawn in full
 	// Builds counts the cache's draws, Cached the frames drawn over it.
 	Builds, Cached int
 }
@@ -128,7 +129,7 @@ func (l *layers) draw(gs *gls.GLS, rend *renderer.Renderer, s *scene.Scene, key 
 	}
 	changing := key != l.prevKey
 	l.prevKey = key
-	if shadows || changing {
+	if shadows || changing || l.off {
 		// A view being turned: each frame differs anyway; no cache.
 		l.valid = false
 		return l.work, l.full(gs, rend, cam, bg, roots)

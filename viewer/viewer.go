@@ -44,6 +44,9 @@ type Options struct {
 	// put by the viewer itself (XShmPutImage), "" (auto) x11 where the GL
 	// renderer is a software one (llvmpipe), else gl.
 	Present string
+	// NoCache draws every mesh every frame, without the cache of still
+	// meshes (see layers; for comparisons).
+	NoCache bool
 	// EveryFrame draws every frame in full even when nothing changed
 	// (benchmarks); by default an unchanged picture is not drawn again.
 	EveryFrame bool
@@ -355,6 +358,7 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 		}
 		v.roots = roots
 		key := layerKey{scene: s, view: view, commands: now.commands, grid: v.grid, overlays: v.overlays}
+		v.layers.off = v.opts.NoCache
 		work, err := v.layers.draw(gs, v.rend, s, key, cam, view.Background, roots)
 		if err != nil {
 			return err
