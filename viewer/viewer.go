@@ -47,7 +47,7 @@ type Options struct {
 	// NoCache draws every mesh every frame, without the cache of still
 	// meshes (see layers; for comparisons).
 	NoCache bool
-	// EveryFrame draws every frame in full even when nothing changed
+	// EveryFrame draws every frame even when nothing changed
 	// (benchmarks); by default an unchanged picture is not drawn again.
 	EveryFrame bool
 	// Log receives one line per event worth telling (screenshot written,
@@ -428,7 +428,7 @@ func (v *Viewer) count() {
 	}
 }
 
-// Redraws counts the frames drawn in full (the others showed an unchanged
+// Redraws counts the frames drawn (the others showed an unchanged
 // picture).
 func (v *Viewer) Redraws() int { return v.redraws }
 
