@@ -98,7 +98,7 @@ func TestMirrorWindowMovingRobotOverCache(t *testing.T) {
 // XWD format), so that a test reads what the X server shows, not what a
 // program says it drew. It returns DISPLAY and the screen file's path;
 // skipped where Xvfb is missing.
-func xvfbScreen(t *testing.T, width, height int) (string, string) {
+func xvfbScreen(t *testing.T, width, height int, extra ...string) (string, string) {
 	t.Helper()
 	bin, err := exec.LookPath("Xvfb")
 	if err != nil {
@@ -110,8 +110,8 @@ func xvfbScreen(t *testing.T, width, height int) (string, string) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	cmd := exec.Command(bin, "-displayfd", "3", "-screen", "0", fmt.Sprintf("%dx%dx24", width, height),
-		"-fbdir", dir, "-nolisten", "tcp", "-noreset")
+	cmd := exec.Command(bin, append([]string{"-displayfd", "3", "-screen", "0", fmt.Sprintf("%dx%dx24", width, height),
+		"-fbdir", dir, "-nolisten", "tcp", "-noreset"}, extra...)...)
 	cmd.ExtraFiles = []*os.File{w}
 	if err := cmd.Start(); err != nil {
 		w.Close()
@@ -172,11 +172,21 @@ func readXWD(t *testing.T, path string, r image.Rectangle) *image.RGBA {
 }
 
 // What the X server shows in the window is what view -o renders, with
-// frames presented by the GL swap and by the viewer's own XShmPutImage.
+// frames presented by the GL swap, by the viewer's own XShmPutImage, and by
+// its plain XPutImage where the server has no shared memory (as a remote
+// one).
 func TestViewWindowOnScreen(t *testing.T) {
-	for _, present := range []string{"gl", "x11"} {
-		t.Run(present, func(t *testing.T) {
-			display, screen := xvfbScreen(t, 1024, 768)
+	for _, c := range []struct {
+		name, present string
+		xvfb          []string
+	}{
+		{"gl", "gl", nil},
+		{"x11", "x11", nil},
+		{"x11-without-shm", "x11", []string{"-extension", "MIT-SHM"}},
+	} {
+		present := c.present
+		t.Run(c.name, func(t *testing.T) {
+			display, screen := xvfbScreen(t, 1024, 768, c.xvfb...)
 			dir := t.TempDir()
 			w := startWindow(t, display, "view", marvinScene, "--size", "800x600", "--grid=false", "--panel=false",
 				"--shots", dir, "--max-fps", "20", "--present", present)
