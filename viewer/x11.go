@@ -11,14 +11,46 @@ package viewer
 // server) it is a plain XPutImage, as Mesa's would be.
 
 /*
-#cgo LDFLAGS: -lX11 -lXext
+#cgo LDFLAGS: -lX11 -ldl
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
-#include <X11/extensions/XShm.h>
+
+// The shared-memory extension's few entry points come from libXext with
+// dlopen, declared here as its header (X11/extensions/XShm.h) does: building
+// needs no libXext headers, and without the library frames go by plain
+// XPutImage.
+typedef struct {
+	unsigned long shmseg;
+	int shmid;
+	char *shmaddr;
+	Bool readOnly;
+} svx_ShmSegmentInfo;
+static Bool (*svx_XShmQueryExtension)(Display *);
+static XImage *(*svx_XShmCreateImage)(Display *, Visual *, unsigned int, int, char *, svx_ShmSegmentInfo *, unsigned int, unsigned int);
+static Bool (*svx_XShmAttach)(Display *, svx_ShmSegmentInfo *);
+static Bool (*svx_XShmDetach)(Display *, svx_ShmSegmentInfo *);
+static Bool (*svx_XShmPutImage)(Display *, Drawable, GC, XImage *, int, int, int, int, unsigned int, unsigned int, Bool);
+
+static int svx_loadShm(void) {
+	static int loaded = 0;
+	if (loaded) return loaded > 0;
+	loaded = -1;
+	void *lib = dlopen("libXext.so.6", RTLD_LAZY | RTLD_LOCAL);
+	if (!lib) return 0;
+	*(void **)&svx_XShmQueryExtension = dlsym(lib, "XShmQueryExtension");
+	*(void **)&svx_XShmCreateImage = dlsym(lib, "XShmCreateImage");
+	*(void **)&svx_XShmAttach = dlsym(lib, "XShmAttach");
+	*(void **)&svx_XShmDetach = dlsym(lib, "XShmDetach");
+	*(void **)&svx_XShmPutImage = dlsym(lib, "XShmPutImage");
+	if (!svx_XShmQueryExtension || !svx_XShmCreateImage || !svx_XShmAttach || !svx_XShmDetach || !svx_XShmPutImage) return 0;
+	loaded = 1;
+	return 1;
+}
 
 typedef struct {
 	Display *dpy;
@@ -28,7 +60,7 @@ typedef struct {
 	int depth;
 	int shmOK;
 	XImage *img;
-	XShmSegmentInfo shm;
+	svx_ShmSegmentInfo shm;
 	int useShm;
 	int w, h;
 } svx;
@@ -56,14 +88,14 @@ static svx *svx_open(const char *display, unsigned long win, char **why) {
 	p->gc = XCreateGC(dpy, p->win, 0, NULL);
 	p->visual = v;
 	p->depth = wa.depth;
-	p->shmOK = XShmQueryExtension(dpy);
+	p->shmOK = svx_loadShm() && svx_XShmQueryExtension(dpy);
 	return p;
 }
 
 static void svx_freeImage(svx *p) {
 	if (!p->img) return;
 	if (p->useShm) {
-		XShmDetach(p->dpy, &p->shm);
+		svx_XShmDetach(p->dpy, &p->shm);
 		XSync(p->dpy, False);
 		shmdt(p->shm.shmaddr);
 		p->img->data = NULL;
@@ -79,7 +111,7 @@ static char *svx_resize(svx *p, int w, int h) {
 	p->w = w; p->h = h;
 	p->useShm = 0;
 	if (p->shmOK) {
-		p->img = XShmCreateImage(p->dpy, p->visual, p->depth, ZPixmap, NULL, &p->shm, w, h);
+		p->img = svx_XShmCreateImage(p->dpy, p->visual, p->depth, ZPixmap, NULL, &p->shm, w, h);
 		if (p->img && p->img->bytes_per_line == 4 * w) {
 			p->shm.shmid = shmget(IPC_PRIVATE, (size_t)p->img->bytes_per_line * h, IPC_CREAT | 0600);
 			if (p->shm.shmid >= 0) {
@@ -90,7 +122,7 @@ static char *svx_resize(svx *p, int w, int h) {
 					// with an error, not a crash: caught, then plain images.
 					svx_failed = 0;
 					XErrorHandler old = XSetErrorHandler(svx_onError);
-					XShmAttach(p->dpy, &p->shm);
+					svx_XShmAttach(p->dpy, &p->shm);
 					XSync(p->dpy, False);
 					XSetErrorHandler(old);
 					shmctl(p->shm.shmid, IPC_RMID, NULL); // freed when both detach
@@ -123,7 +155,7 @@ static char *svx_resize(svx *p, int w, int h) {
 // frame writes into the same memory).
 static void svx_put(svx *p) {
 	if (p->useShm) {
-		XShmPutImage(p->dpy, p->win, p->gc, p->img, 0, 0, 0, 0, p->w, p->h, False);
+		svx_XShmPutImage(p->dpy, p->win, p->gc, p->img, 0, 0, 0, 0, p->w, p->h, False);
 	} else {
 		XPutImage(p->dpy, p->win, p->gc, p->img, 0, 0, 0, 0, p->w, p->h);
 	}
