@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -79,6 +80,10 @@ type sensorRow struct {
 	lines *graphic.Lines
 	image *gui.Image
 	tex   *texture.Texture2D
+	// What the inset was rendered from: it renders again only when the
+	// scene changed (a value, a command), not every frame.
+	values   []float64
+	commands int
 }
 
 func newPanel(v *Viewer, s *scene.Scene) *panel {
@@ -325,12 +330,22 @@ func (p *panel) update(s *scene.Scene, v *Viewer) {
 			}
 			continue
 		}
+		if row.image != nil && row.image.Visible() && row.commands == len(s.Log()) && slices.Equal(row.values, s.Values()) {
+			// Unchanged: the picture it shows stands; its place may not
+			// (an inset above turned off, the window resized).
+			w, h := row.image.Width(), row.image.Height()
+			row.image.SetPosition(float32(v.fbw)-w-8, 8+float32(insets)*(h+8))
+			insets++
+			continue
+		}
 		img, err := v.inset(s, row.se)
 		if err != nil {
 			v.warn(fmt.Sprintf("inset %s: %v", row.se.Name, err))
 			row.inset.SetValue(false)
 			continue
 		}
+		row.values = append(row.values[:0], s.Values()...)
+		row.commands = len(s.Log())
 		if row.image == nil {
 			row.tex = texture.NewTexture2DFromRGBA(img)
 			// Level 0 only, as g3n's labels do: the panel shader's
@@ -364,17 +379,6 @@ func (p *panel) update(s *scene.Scene, v *Viewer) {
 		p.statusAt = time.Now()
 	}
 	p.status.SetPosition(0, float32(v.fbh-rowHeight))
-}
-
-// live reports whether something on the panel changes every frame (an
-// inset).
-func (p *panel) live() bool {
-	for _, row := range p.sensors {
-		if row.inset != nil && row.inset.Value() {
-			return true
-		}
-	}
-	return false
 }
 
 func (r *paramRow) focused() bool { return r.field != nil && focusedEdit == r.field }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,7 +40,14 @@ type Options struct {
 	// local scene, in a mirror through the client so that the host moves.
 	// Nil makes the panel read-only.
 	Set func(element, param string, v float64) error
-	// EveryFrame draws every frame in full even when nothing changed
+	// Present is how frames reach the window: "gl" the GL swap, "x11"
+	// put by the viewer itself (XShmPutImage), "" (auto) x11 where the GL
+	// renderer is a software one (llvmpipe), else gl.
+	Present string
+	// NoCache draws every mesh every frame, without the cache of still
+	// meshes (see layers; for comparisons).
+	NoCache bool
+	// EveryFrame draws every frame even when nothing changed
 	// (benchmarks); by default an unchanged picture is not drawn again.
 	EveryFrame bool
 	// Log receives one line per event worth telling (screenshot written,
@@ -96,6 +104,9 @@ type Viewer struct {
 	drawnAt     time.Time
 	redraws     int
 	order       orderer
+	layers      layers
+	roots       []core.INode
+	x11         *x11Present // nil: the GL swap presents
 }
 
 // openMu and opened keep Open to one window per process (g3n's limit).
@@ -129,6 +140,9 @@ const redrawEvery = 500 * time.Millisecond
 // Open opens the window. g3n keeps one window per process, so a second Open
 // fails.
 func Open(o Options) (*Viewer, error) {
+	if o.Present != "" && o.Present != "gl" && o.Present != "x11" {
+		return nil, fmt.Errorf("viewer: present %q: want gl or x11 (or empty: automatic)", o.Present)
+	}
 	if os.Getenv("DISPLAY") == "" {
 		return nil, ErrNoDisplay
 	}
@@ -195,6 +209,16 @@ func Open(o Options) (*Viewer, error) {
 		v.fbw, v.fbh = v.win.GetFramebufferSize()
 		gpu.Unbind(gs)
 		v.samples = gpu.Samples(gs)
+		if o.Present == "x11" || (o.Present == "" && softwareGL(gs.GetString(gls.RENDERER))) {
+			x, err := newX11Present(uint64(v.win.GetX11Window()))
+			if err != nil {
+				if o.Present == "x11" {
+					return fmt.Errorf("viewer: --present x11: %v", err)
+				}
+				fmt.Fprintf(o.Log, "viewer: presenting with the GL swap: %v\n", err)
+			}
+			v.x11 = x
+		}
 		return nil
 	})
 	if err != nil {
@@ -214,8 +238,20 @@ func (v *Viewer) Samples() int { return v.samples }
 // Info describes the window's GL context.
 func (v *Viewer) Info() gpu.Info { return v.sens.Info() }
 
-// Close closes the window and its GL context.
-func (v *Viewer) Close() error { return v.sens.Close() }
+// Close closes the window and its GL context, telling Log how the frames
+// were drawn.
+func (v *Viewer) Close() error {
+	if v.x11 != nil {
+		v.ctx.Do(func(*gls.GLS) error { v.x11.close(); return nil })
+	}
+	fmt.Fprintf(v.opts.Log, "viewer: %d frames shown, %d drawn, %d of them over the still meshes' cache (drawn %d times)\n",
+		v.frames, v.redraws, v.layers.Cached, v.layers.Builds)
+	return v.sens.Close()
+}
+
+// Cached counts the frames drawn over the cache of still meshes (the rest
+// of the frames drawn were drawn in full).
+func (v *Viewer) Cached() int { return v.layers.Cached }
 
 // Closed reports whether the window was closed (its close button, q or Esc).
 func (v *Viewer) Closed() bool { return v.closed }
@@ -296,7 +332,7 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 	v.shotWanted = false
 	now := drawnState{scene: s, view: view, values: s.Values(), commands: len(s.Log()), returns: s.ReturnsPublished(),
 		status: v.panel.status.Text(), grid: v.grid, overlays: v.overlays, panelOn: v.panelOn}
-	redraw := v.opts.EveryFrame || shot || v.input || v.panel.live() || !now.same(&v.drawn) || time.Since(v.drawnAt) > redrawEvery
+	redraw := v.opts.EveryFrame || shot || v.input || !now.same(&v.drawn) || time.Since(v.drawnAt) > redrawEvery
 	v.input = false
 	if !redraw {
 		v.count()
@@ -313,23 +349,21 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 		v.shotImg = image.NewRGBA(image.Rect(0, 0, v.fbw, v.fbh))
 	}
 	err = v.ctx.Do(func(gs *gls.GLS) error {
-		gpu.Unbind(gs)
-		gs.Viewport(0, 0, int32(v.fbw), int32(v.fbh))
 		gs.Disable(gls.MULTISAMPLE)
-		bg := view.Background
-		gs.ClearColor(bg[0], bg[1], bg[2], 1)
-		gs.ClearDepth(1)
-		gs.DepthMask(true)
-		gs.Clear(gls.COLOR_BUFFER_BIT | gls.DEPTH_BUFFER_BIT | gls.STENCIL_BUFFER_BIT)
 		cam := view.Camera()
-		if err := v.rend.Render(s.G3N(), cam); err != nil {
+		roots := v.roots[:0]
+		roots = append(roots, s.G3N())
+		if v.grid {
+			roots = append(roots, v.helpers.node)
+		}
+		v.roots = roots
+		key := layerKey{scene: s, view: view, commands: now.commands, grid: v.grid, overlays: v.overlays}
+		v.layers.off = v.opts.NoCache
+		work, err := v.layers.draw(gs, v.rend, s, key, cam, view.Background, roots)
+		if err != nil {
 			return err
 		}
-		if v.grid {
-			if err := v.rend.Render(v.helpers.node, cam); err != nil {
-				return err
-			}
-		}
+		work.Bind(gs)
 		if v.grid {
 			if err := v.rend.Render(v.helpers.labels, cam); err != nil {
 				return err
@@ -343,9 +377,26 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 		}
 		if shot {
 			// What the window shows, panel included.
-			if err := gpu.ReadBackBuffer(gs, v.shotImg); err != nil {
+			if err := work.ReadRGBA(gs, v.shotImg); err != nil {
 				return err
 			}
+		}
+		if v.x11 != nil {
+			pix, err := v.x11.pixels(work.Width, work.Height)
+			if err != nil {
+				return err
+			}
+			if err := work.ReadBGRA(gs, pix); err != nil {
+				return err
+			}
+			v.x11.put()
+			return nil
+		}
+		// The window's own framebuffer is multisampled (g3n asks GLFW for
+		// it): drawing there costs every sample; a copy replicates the
+		// single-sampled picture into them once.
+		if err := gpu.Blit(gs, work, nil, false); err != nil {
+			return err
 		}
 		v.win.SwapBuffers()
 		return nil
@@ -360,6 +411,13 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 	return true, nil
 }
 
+// softwareGL reports whether a GL renderer string names a rasterizer that
+// runs on the CPU (Mesa's).
+func softwareGL(renderer string) bool {
+	r := strings.ToLower(renderer)
+	return strings.Contains(r, "llvmpipe") || strings.Contains(r, "softpipe") || strings.Contains(r, "swrast")
+}
+
 // count counts a frame for the frames-per-second figure.
 func (v *Viewer) count() {
 	v.frames++
@@ -370,7 +428,7 @@ func (v *Viewer) count() {
 	}
 }
 
-// Redraws counts the frames drawn in full (the others showed an unchanged
+// Redraws counts the frames drawn (the others showed an unchanged
 // picture).
 func (v *Viewer) Redraws() int { return v.redraws }
 
