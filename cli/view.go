@@ -26,6 +26,7 @@ type windowFlags struct {
 	everyFrame  bool
 	present     string
 	cache       bool
+	controls    bool
 }
 
 func (f *windowFlags) register(fs *flag.FlagSet) {
@@ -37,6 +38,7 @@ func (f *windowFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.maxFPS, "max-fps", 60, "window: frames per second at most (0: no limit)")
 	fs.BoolVar(&f.everyFrame, "redraw-all", false, "window: draw every frame, even when nothing changed (the still meshes from the cache unless --cache=false)")
 	fs.BoolVar(&f.cache, "cache", true, "window: draw the meshes that stand still once and only what moves over them each frame")
+	fs.BoolVar(&f.controls, "list-controls", false, "window: print each panel control's name, kind and place when the panel opens (for scripts driving it, e.g. with xdotool)")
 	fs.StringVar(&f.present, "present", "auto", "window: how frames reach the window: gl (GL swap), x11 (the viewer puts them, XShmPutImage), auto (x11 with a software GL such as llvmpipe)")
 }
 
@@ -63,7 +65,7 @@ func (f *windowFlags) open(title string, s *scene.Scene, vp viewpoint, set func(
 		Title: title, Width: vp.width, Height: vp.height, FOV: vp.fov,
 		From: scene.PoseFromMatrix(base.Mul4(vp.pose.Matrix())), Grid: f.grid, Panel: f.panel,
 		Follow: f.follow, Shots: f.shots, Set: set, Log: w, EveryFrame: f.everyFrame,
-		Present: strings.TrimPrefix(f.present, "auto"), NoCache: !f.cache,
+		Present: strings.TrimPrefix(f.present, "auto"), NoCache: !f.cache, ListControls: f.controls,
 	})
 	if err != nil {
 		return nil, err

@@ -173,7 +173,7 @@ func TestViewWithoutDisplay(t *testing.T) {
 func TestViewWindow(t *testing.T) {
 	display := testkit.Xvfb(t, 1024, 768)
 	dir := t.TempDir()
-	w := startWindow(t, display, "view", marvinScene, "--size", "800x600", "--grid=false", "--panel=false",
+	w := startWindow(t, display, "view", marvinScene, "--list-controls", "--size", "800x600", "--grid=false", "--panel=false",
 		"--shots", dir, "--max-fps", "20")
 	w.wait("viewer: window open 800x600")
 	var ix, iy int
@@ -271,7 +271,7 @@ func TestMirrorWindowSliderMovesHost(t *testing.T) {
 	shm := filepath.Join(dir, "region")
 	out := filepath.Join(dir, "host")
 	stop := startServe(t, marvinScene, "--shm", shm, "--no-nats", "-o", out, "--latest", "--rate", "10")
-	w := startWindow(t, display, "mirror", "--shm", shm, "--window", "--size", "800x600", "--max-fps", "20", "--shots", dir)
+	w := startWindow(t, display, "mirror", "--shm", shm, "--window", "--list-controls", "--size", "800x600", "--max-fps", "20", "--shots", dir)
 	w.wait("viewer: window open")
 	l := w.wait("viewer: control TILT.angle slider")
 	var x, y, width, h int

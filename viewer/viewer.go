@@ -53,6 +53,9 @@ type Options struct {
 	// Log receives one line per event worth telling (screenshot written,
 	// value refused); nil discards.
 	Log io.Writer
+	// ListControls tells Log each panel control's name, kind and place
+	// when the panel opens, for scripts that drive it (xdotool).
+	ListControls bool
 }
 
 // ErrNoDisplay is returned by Open where no X display is set.
@@ -313,6 +316,9 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 		v.panel = newPanel(v, s)
 		gui.Manager().Set(v.panel.root)
 		for _, c := range v.panel.controls {
+			if !v.opts.ListControls {
+				break
+			}
 			name := c.Element
 			if c.Param != "" {
 				name += "." + c.Param
