@@ -15,6 +15,7 @@ import (
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/ipc/foxglove"
+	"github.com/simvis/simvis/ipc/record"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 	"github.com/simvis/simvis/sensors/ros2"
@@ -266,8 +267,7 @@ type foxReplay struct {
 	file    string
 	indexed bool
 	step    int64 // the position's advance per cycle, ns
-	f       *os.File
-	it      mcap.MessageIterator
+	msgs    *record.Messages
 	next    *mcap.Message
 	nextCh  *mcap.Channel
 	nextSc  *mcap.Schema
@@ -281,31 +281,15 @@ func (l *foxgloveLive) replay(file string, indexed bool, step time.Duration) *fo
 
 func (r *foxReplay) seek(from int64) error {
 	r.close()
-	f, err := os.Open(r.file)
-	if err != nil {
-		return err
-	}
-	r.f = f
-	rd, err := mcap.NewReader(f)
-	if err != nil {
-		return err
-	}
-	opts := []mcap.ReadOpt{mcap.AfterNanos(uint64(max(from, 0)))}
-	if r.indexed {
-		opts = append(opts, mcap.InOrder(mcap.LogTimeOrder))
-	} else {
-		opts = append(opts, mcap.UsingIndex(false))
-	}
-	r.it, err = rd.Messages(opts...)
+	var err error
+	r.msgs, err = record.OpenMessages(r.file, r.indexed, from)
 	r.next, r.done = nil, false
 	return err
 }
 
 func (r *foxReplay) close() {
-	if r.f != nil {
-		r.f.Close()
-		r.f = nil
-	}
+	r.msgs.Close()
+	r.msgs = nil
 }
 
 // upTo publishes the messages logged at or before limit (ns); a position
@@ -319,7 +303,7 @@ func (r *foxReplay) upTo(limit int64) error {
 	r.last = limit
 	for !r.done {
 		if r.next == nil {
-			sc, ch, m, err := r.it.NextInto(nil)
+			sc, ch, m, err := r.msgs.Next()
 			if err != nil {
 				r.done = true
 				if !errors.Is(err, io.EOF) {

@@ -678,8 +678,7 @@ type republisher struct {
 	h        *ipc.Host
 	pub      *natsipc.Publisher
 	meta     record.Meta
-	f        *os.File
-	it       mcap.MessageIterator
+	msgs     *record.Messages
 	next     *mcap.Message // read, not yet due
 	nextCh   *mcap.Channel
 	routes   map[string]*scene.SensorEntry
@@ -696,31 +695,15 @@ func newRepublisher(file string, indexed bool, h *ipc.Host, pub *natsipc.Publish
 // seek restarts at log time from (ns).
 func (rp *republisher) seek(from int64) error {
 	rp.close()
-	f, err := os.Open(rp.file)
-	if err != nil {
-		return err
-	}
-	rp.f = f
-	r, err := mcap.NewReader(f)
-	if err != nil {
-		return err
-	}
-	opts := []mcap.ReadOpt{mcap.AfterNanos(uint64(max(from, 0)))}
-	if rp.indexed {
-		opts = append(opts, mcap.InOrder(mcap.LogTimeOrder))
-	} else {
-		opts = append(opts, mcap.UsingIndex(false))
-	}
-	rp.it, err = r.Messages(opts...)
+	var err error
+	rp.msgs, err = record.OpenMessages(rp.file, rp.indexed, from)
 	rp.next, rp.finished = nil, false
 	return err
 }
 
 func (rp *republisher) close() {
-	if rp.f != nil {
-		rp.f.Close()
-		rp.f = nil
-	}
+	rp.msgs.Close()
+	rp.msgs = nil
 }
 
 // route maps the topics of the scene's sensors (recorded commands may
@@ -745,7 +728,7 @@ func (rp *republisher) upTo(limit int64) {
 	rp.route()
 	for !rp.finished {
 		if rp.next == nil {
-			_, ch, m, err := rp.it.NextInto(nil)
+			_, ch, m, err := rp.msgs.Next()
 			if err != nil {
 				if !errors.Is(err, io.EOF) {
 					rp.h.Warn("republish", "reading %s: %v", rp.file, err)

@@ -70,13 +70,24 @@ type MessageFunc func(topic, schema, encoding string, m *mcap.Message) error
 // reads up to its last whole chunk): metadata, simvis's change and values
 // channels, attachments and per-topic counts; fn (may be nil) sees every
 // message.
-func Read(file string, fn MessageFunc) (*Recording, error) {
+func Read(file string, fn MessageFunc) (_ *Recording, err error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	rec := &Recording{Start: math.MaxInt64}
+	inFn := false
+	defer func() {
+		// A panic in the MCAP library on the file's bytes is an error (see
+		// guard); one in fn is the caller's and goes on.
+		if r := recover(); r != nil {
+			if inFn {
+				panic(r)
+			}
+			err = malformed(file, r)
+		}
+	}()
 	attBytes := 0
 	var attErr error
 	lex, err := mcap.NewLexer(f, &mcap.LexerOptions{ValidateChunkCRCs: true, MaxDecompressedChunkSize: MaxRecordBytes,
@@ -209,7 +220,10 @@ func Read(file string, fn MessageFunc) (*Recording, error) {
 				if s := schemas[c.SchemaID]; s != nil {
 					name = s.Name
 				}
-				if err := fn(c.Topic, name, c.MessageEncoding, m); err != nil {
+				inFn = true
+				err := fn(c.Topic, name, c.MessageEncoding, m)
+				inFn = false
+				if err != nil {
 					return nil, err
 				}
 			}
