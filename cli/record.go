@@ -184,6 +184,10 @@ type player struct {
 const playControls = "pause | resume | step [N] | seek T | rate X | status"
 
 func (p *player) command(line string) {
+	if line == controlTooLong {
+		fmt.Fprintf(p.out, "play: a control line longer than %d bytes; ignored\n", maxControlLine)
+		return
+	}
 	f := strings.Fields(line)
 	if len(f) == 0 {
 		return
@@ -217,7 +221,7 @@ func (p *player) command(line string) {
 			fmt.Fprintf(p.out, "play: seek: want a time in seconds >= 0\n")
 			return
 		}
-		p.seek(time.Duration(t * float64(time.Second)))
+		p.seek(seconds(t, p.end))
 	case "rate":
 		x, ok := arg()
 		if !ok || x <= 0 || x > 1000 {
@@ -231,6 +235,41 @@ func (p *player) command(line string) {
 		return
 	}
 	p.status()
+}
+
+// Control lines longer than maxControlLine are skipped whole and reported
+// by the sentinel controlTooLong (a line cannot hold a newline).
+const (
+	maxControlLine = 4096
+	controlTooLong = "\ntoo long"
+)
+
+// readControls sends each line of r to controls until r ends.
+func readControls(r io.Reader, controls chan<- string) {
+	rd := bufio.NewReaderSize(r, maxControlLine)
+	for {
+		line, more, err := rd.ReadLine()
+		if err != nil {
+			return
+		}
+		if !more {
+			controls <- string(line)
+			continue
+		}
+		for more && err == nil {
+			_, more, err = rd.ReadLine()
+		}
+		controls <- controlTooLong
+	}
+}
+
+// seconds converts t (s, >= 0) to a position, at most end: a float too
+// large for a Duration would wrap around to a negative one.
+func seconds(t float64, end time.Duration) time.Duration {
+	if t >= end.Seconds() {
+		return end
+	}
+	return time.Duration(t * float64(time.Second))
 }
 
 func (p *player) status() {
@@ -426,15 +465,10 @@ func init() {
 				step: time.Duration(rate * float64(h.Period())), paused: paused, loop: loop, control: make(chan string, 16),
 				out: w, warn: h.Warn}
 			if start > 0 {
-				p.seek(time.Duration(start * float64(time.Second)))
+				p.seek(seconds(start, p.end))
 			}
 			h.AddHook(ipc.CycleHook{Before: p.before})
-			go func() {
-				sc := bufio.NewScanner(os.Stdin)
-				for sc.Scan() {
-					p.control <- sc.Text()
-				}
-			}()
+			go readControls(os.Stdin, p.control)
 			var emitters []emitFunc
 			var rp *republisher
 			where := ipc.Path(shm)
