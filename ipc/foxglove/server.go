@@ -2,6 +2,7 @@ package foxglove
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
 	"crypto/tls"
 	"encoding/json"
@@ -306,7 +307,14 @@ func token(r *http.Request) string {
 	return ""
 }
 
-func same(a, b string) bool { return b != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+// same compares a token a client sent with one configured (empty: none)
+// in time that depends on neither: ConstantTimeCompare returns at once on
+// unequal lengths, which would tell a client the token's length, so it
+// compares digests.
+func same(a, b string) bool {
+	da, db := sha256.Sum256([]byte(a)), sha256.Sum256([]byte(b))
+	return b != "" && subtle.ConstantTimeCompare(da[:], db[:]) == 1
+}
 
 // role decides what a connection may do from its token.
 func (s *Server) role(r *http.Request) (Role, bool) {
