@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/simvis/simvis/ipc"
@@ -616,6 +617,16 @@ func writePlayFiles(dir string, rec *record.Recording) (string, error) {
 	return path, os.WriteFile(path, []byte(b.String()), 0o600)
 }
 
+// printable returns s, quoted where it holds anything but printable
+// characters: a recording's names are the file's, and control sequences
+// would reach the user's terminal.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
 func init() {
 	var asJSON bool
 	commands = append(commands, &command{
@@ -689,13 +700,13 @@ func init() {
 			fmt.Fprintf(w, "%s: profile %q, %s\n", args[0], rec.Profile, state)
 			fmt.Fprintf(w, "start %.9f s, duration %.3f s, %d messages, %d change-log commands\n", info.Start, info.Duration, rec.Messages, len(rec.Changes))
 			if info.Meta != nil {
-				fmt.Fprintf(w, "simvis: scene %s, %g Hz, epoch %d ns, realtime %v\n", info.Meta.Scene, info.Meta.Rate, info.Meta.EpochNs, info.Meta.Realtime)
+				fmt.Fprintf(w, "simvis: scene %s, %g Hz, epoch %d ns, realtime %v\n", printable(info.Meta.Scene), info.Meta.Rate, info.Meta.EpochNs, info.Meta.Realtime)
 			}
 			for _, t := range info.Topics {
-				fmt.Fprintf(w, "  %-32s %-34s %-4s %7d msgs %8.2f Hz\n", t.Topic, t.Schema, t.Encoding, t.Messages, t.Hz)
+				fmt.Fprintf(w, "  %-32s %-34s %-4s %7d msgs %8.2f Hz\n", printable(t.Topic), printable(t.Schema), printable(t.Encoding), t.Messages, t.Hz)
 			}
 			for _, a := range info.Attachments {
-				fmt.Fprintf(w, "  attachment %s (%d bytes)\n", a.Name, a.Bytes)
+				fmt.Fprintf(w, "  attachment %s (%d bytes)\n", printable(a.Name), a.Bytes)
 			}
 			return nil
 		},

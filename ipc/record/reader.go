@@ -9,6 +9,8 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strings"
+	"unicode"
 
 	"github.com/foxglove/mcap/go/mcap"
 )
@@ -202,6 +204,9 @@ func Read(file string, fn MessageFunc) (_ *Recording, err error) {
 					var ch Change
 					if err := json.Unmarshal(m.Data, &ch); err != nil {
 						return fail("%s message %d: %v", c.Topic, m.Sequence, err)
+					}
+					if bad := strings.IndexFunc(ch.Source+ch.Dir, func(r rune) bool { return !unicode.IsPrint(r) }); bad >= 0 {
+						return fail("%s message %d: source or dir holds a control character", c.Topic, m.Sequence)
 					}
 					if ch.Dir == "" || path.IsAbs(ch.Dir) || path.Clean(ch.Dir) != ch.Dir || ch.Dir == ".." || len(ch.Dir) > 2 && ch.Dir[:3] == "../" {
 						return fail("%s message %d: dir %q is not a relative directory inside the recording", c.Topic, m.Sequence, ch.Dir)
