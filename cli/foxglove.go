@@ -97,13 +97,14 @@ func (f *foxgloveFlags) start(drv foxglove.Driver, name string, warn func(kind, 
 // startHost serves a host to Foxglove: its drivers act through a
 // shared-memory client of the host's own region, as any other client.
 // clock gives the scene time of the cycle that just ran (nil: the cycle
-// number times the period, as serve's render gets it).
-func (f *foxgloveFlags) startHost(h *ipc.Host, clock func() time.Duration, warnings func(kind, format string, args ...any)) (*foxgloveLive, func(), error) {
+// number times the period, as serve's render gets it). name is the
+// command, the server's name for clients.
+func (f *foxgloveFlags) startHost(h *ipc.Host, name string, clock func() time.Duration, warnings func(kind, format string, args ...any)) (*foxgloveLive, func(), error) {
 	c, err := ipc.Open(h.Region.Path())
 	if err != nil {
 		return nil, nil, fmt.Errorf("foxglove: attaching to the host's region: %w", err)
 	}
-	l, err := f.start(c, "simvis serve", warnings)
+	l, err := f.start(c, name, warnings)
 	if err != nil {
 		c.Close()
 		return nil, nil, err

@@ -559,7 +559,7 @@ func init() {
 			var fox *foxgloveLive
 			if ff.addr != "" {
 				var cleanup func()
-				if fox, cleanup, err = ff.startHost(h, nil, ipc.NewWarnings(warnings, "simvis serve").Warn); err != nil {
+				if fox, cleanup, err = ff.startHost(h, "simvis serve", nil, ipc.NewWarnings(warnings, "simvis serve").Warn); err != nil {
 					return err
 				}
 				defer cleanup()

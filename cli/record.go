@@ -453,7 +453,8 @@ func init() {
 			}
 			ctx, stop := interrupted()
 			defer stop()
-			h, err := newHost(ipc.Path(shm), sceneFile, ipc.HostOptions{Rate: rec.Meta.Rate, Fast: fast, Warnings: warnings, Limits: lim})
+			h, err := newHost(ipc.Path(shm), sceneFile, ipc.HostOptions{Rate: rec.Meta.Rate, Fast: fast, Warnings: warnings, Limits: lim,
+				Command: "simvis play"})
 			if err != nil {
 				return withLimitHint(fmt.Errorf("%s: rebuilding the recorded scene: %w", args[0], err))
 			}
@@ -496,7 +497,7 @@ func init() {
 				if !rerender {
 					clock = func() time.Duration { return time.Duration(p.start) + p.pos }
 				}
-				fox, cleanup, err := ff.startHost(h, clock, ipc.NewWarnings(warnings, "simvis play").Warn)
+				fox, cleanup, err := ff.startHost(h, "simvis play", clock, ipc.NewWarnings(warnings, "simvis play").Warn)
 				if err != nil {
 					return err
 				}

@@ -1,6 +1,7 @@
 package ipc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +43,9 @@ type HostOptions struct {
 	// Warnings receives overrun, rejected-value and repair reports, at
 	// most one line of each kind a second (nil: standard error).
 	Warnings io.Writer
+	// Command names the program in warnings (default "simvis serve"):
+	// play is a host too.
+	Command string
 }
 
 // Host runs a scene and serves it through a region: the paper's SimVis3D
@@ -126,7 +130,7 @@ func NewHost(path, sceneFile string, opts HostOptions) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{Region: r, dir: dir, opts: opts, now: time.Now,
-		warnings: NewWarnings(opts.Warnings, "simvis serve"),
+		warnings: NewWarnings(opts.Warnings, cmp.Or(opts.Command, "simvis serve")),
 		pub:      make([]uint64, r.lay.valuesCap), seen: make([]uint64, r.lay.valuesCap)}
 	r.hput64(offPeriod, uint64(float64(time.Second)/opts.Rate))
 	// The scene's parameter table is the host's own: values clients write
