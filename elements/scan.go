@@ -20,9 +20,9 @@ var rangeSensorTypes = []string{"laser", "laser3d", "psd"}
 
 // scan draws a range sensor's latest returns as points (and, with
 // beams="true", the beams from the sensor to them): the paper's
-// visualization of a live scan (Fig. 4). It has no parameters: the points
-// come from the sensor itself, through the scene, every time the sensor
-// renders (Scene.PublishReturns), whichever command renders it. The points
+// visualization of a live scan (Fig. 4). The points come from the sensor
+// itself, through the scene, every time the sensor renders
+// (Scene.PublishReturns), whichever command renders it. The points
 // stay where the beams hit in the world, whatever moves afterwards, until the
 // sensor renders again. Sensors never see them: the element is always
 // sensed="false".

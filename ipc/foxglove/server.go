@@ -31,6 +31,7 @@ const (
 	RoleDriver
 )
 
+// String names the role as serverInfo's metadata does: "viewer" or "driver".
 func (r Role) String() string {
 	if r == RoleDriver {
 		return "driver"
