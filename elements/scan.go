@@ -150,4 +150,3 @@ func (e *scan) Prepare() {
 		e.beams.set(lb)
 	}
 }
-
