@@ -851,6 +851,15 @@ func (rp *republisher) publish(se *scene.SensorEntry, m *mcap.Message) error {
 		if int(msg.Width) != fi.Intrinsics.Width || int(msg.Height) != fi.Intrinsics.Height {
 			return fmt.Errorf("recorded image %dx%d, the sensor's is %dx%d", msg.Width, msg.Height, fi.Intrinsics.Width, fi.Intrinsics.Height)
 		}
+		// Clients read the data as a live host lays it out: rows packed,
+		// rgb8 or little-endian 32FC1.
+		enc, size := "rgb8", uint32(3)
+		if se.Type == "depth" {
+			enc, size = "32FC1", 4
+		}
+		if msg.Encoding != enc || msg.Step != size*msg.Width || msg.IsBigendian != 0 {
+			return fmt.Errorf("recorded image encoding %q, step %d, big-endian %d: want %s, step %d, little-endian", msg.Encoding, msg.Step, msg.IsBigendian, enc, size*msg.Width)
+		}
 		kind, data = "image", msg.Data
 		if se.Type == "depth" {
 			kind = "depth"
@@ -863,12 +872,16 @@ func (rp *republisher) publish(se *scene.SensorEntry, m *mcap.Message) error {
 		if err != nil {
 			return err
 		}
-		if msg.PointStep < 12 {
-			return fmt.Errorf("point step %d: want x y z float32", msg.PointStep)
+		xyz := len(msg.Fields) >= 3 && !msg.IsBigendian
+		for i, name := range []string{"x", "y", "z"} {
+			xyz = xyz && msg.Fields[i].Name == name && msg.Fields[i].Offset == uint32(4*i) && msg.Fields[i].Datatype == ros2.Float32 && msg.Fields[i].Count == 1
+		}
+		if !xyz || msg.PointStep < 12 {
+			return fmt.Errorf("point step %d, fields %v: want x y z float32 first, little-endian", msg.PointStep, msg.Fields)
 		}
 		n := int(msg.Width) * int(msg.Height)
 		data = make([]byte, 0, 12*n)
-		for y := 0; y < int(msg.Height); y++ {
+		for y := 0; y < int(msg.Height) && n > 0; y++ {
 			row := msg.Data[y*int(msg.RowStep):]
 			for x := 0; x < int(msg.Width); x++ {
 				data = append(data, row[x*int(msg.PointStep):x*int(msg.PointStep)+12]...)
