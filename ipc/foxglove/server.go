@@ -68,10 +68,15 @@ type Options struct {
 	// advertise messages, service responses) queued for one client
 	// [1024]; a client that lets more pile up is disconnected. Message
 	// data never queue: one frame per channel waits, the latest.
-	MaxQueue     int
-	MaxMessage   int64         // largest message a client may send [1 MiB]
-	WriteTimeout time.Duration // a client that takes longer to take one message is disconnected [10 s]
-	MaxPending   int           // setParameters and service calls waiting for the host [256]
+	MaxQueue int
+	// MaxQueueBytes bounds the bytes of those queued messages [64 MiB]: a
+	// client sending requests whose answers echo them (refusals name
+	// every parameter) without reading would otherwise hold MaxQueue
+	// times MaxMessage.
+	MaxQueueBytes int
+	MaxMessage    int64         // largest message a client may send [1 MiB]
+	WriteTimeout  time.Duration // a client that takes longer to take one message is disconnected [10 s]
+	MaxPending    int           // setParameters and service calls waiting for the host [256]
 	// Settle is how long, and at least two updates, a parameter write
 	// waits for the value to show before it counts as refused [100 ms].
 	Settle time.Duration
@@ -90,6 +95,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxQueue <= 0 {
 		o.MaxQueue = 1024
+	}
+	if o.MaxQueueBytes <= 0 {
+		o.MaxQueueBytes = 64 << 20
 	}
 	if o.MaxMessage <= 0 {
 		o.MaxMessage = 1 << 20
