@@ -16,7 +16,8 @@ import (
 // TestMirrorFromRecords: mirror --from renders a viewpoint instead of the
 // sensors' files, yet a recording still gets every sensor's frame each
 // cycle (it recorded none before: the viewpoint branch skipped them), and
-// without -o no view.png lands in the working directory.
+// without -o no view.png lands in the working directory; mirror --record
+// alone records as many.
 func TestMirrorFromRecords(t *testing.T) {
 	dir := t.TempDir()
 	shm := filepath.Join(dir, "region")
@@ -32,16 +33,22 @@ func TestMirrorFromRecords(t *testing.T) {
 		os.Remove(filepath.Join(wd, "view_0000.png"))
 		t.Error("view_0000.png written into the working directory without -o")
 	}
-	counts := map[string]int{}
-	if _, err := record.Read(file, func(topic, _, _ string, _ *mcap.Message) error {
-		counts[topic]++
-		return nil
-	}); err != nil {
-		t.Fatal(err)
+	plain := filepath.Join(dir, "p.mcap")
+	if code, out, errOut := simvis(t, "mirror", "--shm", shm, "--frames", "3", "--rate", "50", "--record", plain); code != 0 {
+		t.Fatalf("mirror --record: %d %q %q", code, out, errOut)
 	}
-	for _, topic := range []string{"/SCAN/scan", "/CLOUD/points", "/PSD/range", "/DEPTH/depth/image_raw"} {
-		if counts[topic] != 3 {
-			t.Errorf("%s: %d messages, want 3 (%v)", topic, counts[topic], counts)
+	for _, f := range []string{file, plain} {
+		counts := map[string]int{}
+		if _, err := record.Read(f, func(topic, _, _ string, _ *mcap.Message) error {
+			counts[topic]++
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for _, topic := range []string{"/SCAN/scan", "/CLOUD/points", "/PSD/range", "/DEPTH/depth/image_raw", "/tf"} {
+			if counts[topic] != 3 {
+				t.Errorf("%s: %s: %d messages, want 3 (%v)", filepath.Base(f), topic, counts[topic], counts)
+			}
 		}
 	}
 }
