@@ -47,9 +47,8 @@ type foxgloveLive struct {
 	srv      *foxglove.Server
 	warn     func(kind, format string, args ...any)
 	tf, tfs  uint32
-	static   string // the /tf_static message last sent
-	ns       map[string]string
-	owner    map[string]string // namespace -> sensor
+	static   string          // the /tf_static message last sent
+	names    ros2.Namespaces // each sensor's topic namespace
 	channels map[string]uint32
 	last     int64 // the last cycle's scene time, ns
 
@@ -80,7 +79,7 @@ func (f *foxgloveFlags) start(drv foxglove.Driver, name string, warn func(kind, 
 	if err != nil {
 		return nil, fmt.Errorf("--foxglove %s: %w", f.addr, err)
 	}
-	l := &foxgloveLive{srv: srv, warn: warn, ns: map[string]string{}, owner: map[string]string{}, channels: map[string]uint32{}}
+	l := &foxgloveLive{srv: srv, warn: warn, channels: map[string]uint32{}}
 	schema := func(typ string) string {
 		b, _ := ros2.Schema(typ)
 		return string(b)
@@ -151,13 +150,9 @@ func (l *foxgloveLive) cycle(s *scene.Scene, t time.Duration) {
 // topic the first time. A sensor whose namespace another sensor took
 // first is reported and not published.
 func (l *foxgloveLive) emit(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error) {
-	ns, ok := l.ns[se.Name]
-	if !ok {
-		ns = ros2.SensorTopic(se.Name)
-		if other, taken := l.owner[ns]; taken && other != se.Name {
-			return 0, fmt.Errorf("foxglove: sensors %q and %q both map to the topics %s/...: rename one", other, se.Name, ns)
-		}
-		l.owner[ns], l.ns[se.Name] = se.Name, ns
+	ns, err := l.names.Of(se.Name)
+	if err != nil {
+		return 0, fmt.Errorf("foxglove: %w", err)
 	}
 	ns2 := l.last
 	if st != nil {
