@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/foxglove/mcap/go/mcap"
@@ -379,16 +378,6 @@ func (w *Writer) Frame(f *sensors.Frame, t float64) error {
 		}
 	}
 	return nil
-}
-
-// Topics lists the recording's topics so far, sorted.
-func (w *Writer) Topics() []string {
-	var out []string
-	for t := range w.channels {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Close ends the recording: the last chunk, the summary and the index.
