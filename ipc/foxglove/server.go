@@ -2,8 +2,6 @@ package foxglove
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/simvis/simvis/internal/secretcmp"
 )
 
 // Subprotocol is the WebSocket subprotocol the server speaks.
@@ -316,14 +315,8 @@ func token(r *http.Request) string {
 	return ""
 }
 
-// same compares a token a client sent with one configured (empty: none)
-// in time that depends on neither: ConstantTimeCompare returns at once on
-// unequal lengths, which would tell a client the token's length, so it
-// compares digests.
-func same(a, b string) bool {
-	da, db := sha256.Sum256([]byte(a)), sha256.Sum256([]byte(b))
-	return b != "" && subtle.ConstantTimeCompare(da[:], db[:]) == 1
-}
+// same compares a token a client sent with one configured (empty: none).
+func same(a, b string) bool { return b != "" && secretcmp.Equal(a, b) }
 
 // role decides what a connection may do from its token.
 func (s *Server) role(r *http.Request) (Role, bool) {
