@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/simvis/simvis/scene"
 )
 
 // TestOriginsAndTokens: a browser page of another site is refused (403)
@@ -93,5 +96,55 @@ func TestQueueBytesBound(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("not disconnected: %+v", s.Stats())
+	}
+}
+
+// TestPendingSetAcrossNewScene: a driver's write waiting for the host when
+// a new, smaller scene arrives (a mirror rebuilt after its host
+// restarted) is refused as replaced; it indexed past the new table and
+// panicked the server's Update before.
+func TestPendingSetAcrossNewScene(t *testing.T) {
+	s, err := Listen(Options{Addr: "127.0.0.1:0", Settle: time.Hour}, nopDriver{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	first, err := scene.Load(hostScene(t), scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "other.xml")
+	if err := os.WriteFile(f, []byte(`<scene><element type="translation" name="SLIDE" insert_at="ROOT" axis="1 0 0"/></scene>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second, err := scene.Load(f, scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := dial(t, s.URL(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Update(first, 0)
+	s.params.mu.Lock()
+	last := s.params.names[len(s.params.names)-1]
+	s.params.mu.Unlock()
+	c.send(map[string]any{"op": "setParameters", "parameters": []map[string]any{{"name": last, "value": 0.25}}, "id": "w"})
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		s.params.mu.Lock()
+		n := len(s.params.pending)
+		s.params.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the write never waited for the host")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	s.Update(second, 1)
+	st := c.until("status", func(m map[string]any) bool { return strings.Contains(fmt.Sprint(m["message"]), "refused") })
+	if want := "setParameters: the host refused " + last + " = 0.25 (the scene was replaced)"; st["message"] != want {
+		t.Errorf("status %q, want %q", st["message"], want)
 	}
 }

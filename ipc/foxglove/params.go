@@ -327,6 +327,10 @@ func (s *Server) updateParams(sc *scene.Scene) {
 			}
 			if it.index < len(vals) && vals[it.index] == it.want {
 				it.done = true
+			} else if it.index >= len(vals) {
+				// A new scene (a mirror rebuilt) without that value.
+				it.done = true
+				refused = append(refused, fmt.Sprintf("%s = %g (the scene was replaced)", it.name, it.want))
 			} else if settled {
 				it.done = true
 				refused = append(refused, fmt.Sprintf("%s = %g (it stays %g)", it.name, it.want, vals[it.index]))
