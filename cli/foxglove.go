@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"strings"
@@ -259,63 +258,31 @@ func (l *foxgloveLive) close() {
 // its log time: play without --rerender. /tf and /tf_static come from the
 // rebuilt scene, simvis's own JSON channels from the server.
 type foxReplay struct {
-	l       *foxgloveLive
-	file    string
-	indexed bool
-	step    int64 // the position's advance per cycle, ns
-	msgs    *record.Messages
-	next    *mcap.Message
-	nextCh  *mcap.Channel
-	nextSc  *mcap.Schema
-	last    int64 // the limit of the last upTo; -1 before the first
-	done    bool
+	l    *foxgloveLive
+	file string
+	step int64 // the position's advance per cycle, ns
+	cur  *record.Cursor
+	last int64 // the limit of the last upTo; -1 before the first
 }
 
 func (l *foxgloveLive) replay(file string, indexed bool, step time.Duration) *foxReplay {
-	return &foxReplay{l: l, file: file, indexed: indexed, step: int64(step), last: -1}
+	return &foxReplay{l: l, file: file, step: int64(step), cur: record.NewCursor(file, indexed), last: -1}
 }
 
-func (r *foxReplay) seek(from int64) error {
-	r.close()
-	var err error
-	r.msgs, err = record.OpenMessages(r.file, r.indexed, from)
-	r.next, r.done = nil, false
-	return err
-}
-
-func (r *foxReplay) close() {
-	r.msgs.Close()
-	r.msgs = nil
-}
+func (r *foxReplay) close() { r.cur.Close() }
 
 // upTo publishes the messages logged at or before limit (ns); a position
 // that went back or jumped ahead (a seek, a loop) starts reading there.
 func (r *foxReplay) upTo(limit int64) error {
 	if r.last < 0 || limit < r.last || limit-r.last > 4*r.step {
-		if err := r.seek(limit - r.step); err != nil {
+		if err := r.cur.SeekTo(limit - r.step); err != nil {
 			return fmt.Errorf("%s: %w", r.file, err)
 		}
 	}
 	r.last = limit
-	for !r.done {
-		if r.next == nil {
-			sc, ch, m, err := r.msgs.Next()
-			if err != nil {
-				r.done = true
-				if !errors.Is(err, io.EOF) {
-					return fmt.Errorf("%s: %w", r.file, err)
-				}
-				return nil
-			}
-			r.next, r.nextCh, r.nextSc = m, ch, sc
-		}
-		if int64(r.next.LogTime) > limit {
-			return nil
-		}
-		m, ch, sc := r.next, r.nextCh, r.nextSc
-		r.next = nil
+	err := r.cur.Until(limit, func(sc *mcap.Schema, ch *mcap.Channel, m *mcap.Message) {
 		if sc == nil || sc.Encoding != ros2.SchemaEncoding || ch.MessageEncoding != ros2.MessageEncoding || ch.Topic == "/tf" || ch.Topic == "/tf_static" {
-			continue
+			return
 		}
 		id, ok := r.l.channels[ch.Topic]
 		if !ok {
@@ -326,6 +293,9 @@ func (r *foxReplay) upTo(limit int64) error {
 		// Publish keeps the data for new subscribers: a copy of the
 		// reader's buffer.
 		r.l.srv.Publish(id, m.LogTime, bytes.Clone(m.Data))
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.file, err)
 	}
 	return nil
 }

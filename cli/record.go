@@ -720,37 +720,24 @@ func init() {
 // scans, PSD readings and clouds are republished; segmentation is not (its
 // labels are not recorded).
 type republisher struct {
-	file     string
-	h        *ipc.Host
-	pub      *natsipc.Publisher
-	meta     record.Meta
-	msgs     *record.Messages
-	next     *mcap.Message // read, not yet due
-	nextCh   *mcap.Channel
-	routes   map[string]*scene.SensorEntry
-	sensors  int // sensors the routes know
-	frames   map[string]int
-	indexed  bool
-	finished bool
+	file    string
+	h       *ipc.Host
+	pub     *natsipc.Publisher
+	meta    record.Meta
+	cur     *record.Cursor
+	routes  map[string]*scene.SensorEntry
+	sensors int // sensors the routes know
+	frames  map[string]int
 }
 
 func newRepublisher(file string, indexed bool, h *ipc.Host, pub *natsipc.Publisher, meta record.Meta) *republisher {
-	return &republisher{file: file, h: h, pub: pub, meta: meta, indexed: indexed, frames: map[string]int{}}
+	return &republisher{file: file, h: h, pub: pub, meta: meta, cur: record.NewCursor(file, indexed), frames: map[string]int{}}
 }
 
 // seek restarts at log time from (ns).
-func (rp *republisher) seek(from int64) error {
-	rp.close()
-	var err error
-	rp.msgs, err = record.OpenMessages(rp.file, rp.indexed, from)
-	rp.next, rp.finished = nil, false
-	return err
-}
+func (rp *republisher) seek(from int64) error { return rp.cur.SeekTo(from) }
 
-func (rp *republisher) close() {
-	rp.msgs.Close()
-	rp.msgs = nil
-}
+func (rp *republisher) close() { rp.cur.Close() }
 
 // route maps the topics of the scene's sensors (recorded commands may
 // add sensors) to them.
@@ -772,28 +759,15 @@ func (rp *republisher) route() {
 // upTo publishes the messages logged at or before limit (ns).
 func (rp *republisher) upTo(limit int64) {
 	rp.route()
-	for !rp.finished {
-		if rp.next == nil {
-			_, ch, m, err := rp.msgs.Next()
-			if err != nil {
-				if !errors.Is(err, io.EOF) {
-					rp.h.Warn("republish", "reading %s: %v", rp.file, err)
-				}
-				rp.finished = true
-				return
-			}
-			rp.next, rp.nextCh = m, ch
-		}
-		if int64(rp.next.LogTime) > limit {
-			return
-		}
-		m, ch := rp.next, rp.nextCh
-		rp.next = nil
+	err := rp.cur.Until(limit, func(_ *mcap.Schema, ch *mcap.Channel, m *mcap.Message) {
 		if se := rp.routes[ch.Topic]; se != nil {
 			if err := rp.publish(se, m); err != nil {
 				rp.h.Warn("republish "+se.Name, "%s message %d: %v", ch.Topic, m.Sequence, err)
 			}
 		}
+	})
+	if err != nil {
+		rp.h.Warn("republish", "reading %s: %v", rp.file, err)
 	}
 }
 

@@ -3,6 +3,7 @@ package record_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,5 +127,38 @@ func TestReadMalformedChunk(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "MCAP") {
 		t.Fatalf("OpenMessages, Next: %v", err)
+	}
+}
+
+// TestCursor: a cursor hands out each message once, when the position
+// reaches its log time, and again after a seek back.
+func TestCursor(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "u.mcap")
+	if err := os.WriteFile(file, unchunked(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := record.NewCursor(file, false)
+	defer c.Close()
+	var got []uint64
+	until := func(limit int64) {
+		t.Helper()
+		if err := c.Until(limit, func(_ *mcap.Schema, _ *mcap.Channel, m *mcap.Message) { got = append(got, m.LogTime) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	until(10) // not started: nothing
+	if err := c.SeekTo(0); err != nil {
+		t.Fatal(err)
+	}
+	until(4)
+	until(5)
+	until(5)
+	until(100)
+	if err := c.SeekTo(6); err != nil {
+		t.Fatal(err)
+	}
+	until(100)
+	if fmt.Sprint(got) != "[5 6 6]" {
+		t.Errorf("log times %v, want [5 6 6]", got)
 	}
 }

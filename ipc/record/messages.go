@@ -1,7 +1,9 @@
 package record
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/foxglove/mcap/go/mcap"
@@ -82,4 +84,66 @@ func (m *Messages) Close() error {
 	err := m.f.Close()
 	m.f = nil
 	return err
+}
+
+// Cursor reads a recording's messages a playback position at a time:
+// play's republishers, which publish what was logged up to each cycle's
+// position.
+type Cursor struct {
+	file    string
+	indexed bool
+	msgs    *Messages
+	next    *mcap.Message // read, not yet due
+	nextCh  *mcap.Channel
+	nextSc  *mcap.Schema
+	done    bool
+}
+
+// NewCursor reads file (indexed: see OpenMessages); SeekTo starts it.
+func NewCursor(file string, indexed bool) *Cursor {
+	return &Cursor{file: file, indexed: indexed, done: true}
+}
+
+// SeekTo restarts at log time from (ns).
+func (c *Cursor) SeekTo(from int64) error {
+	c.Close()
+	var err error
+	c.msgs, err = OpenMessages(c.file, c.indexed, from)
+	c.next, c.done = nil, err != nil
+	return err
+}
+
+// Until calls fn with each message logged at or before limit (ns) that it
+// has not seen, in order; the message is fn's. At the end of the file, or
+// after an error reading it (returned once), it has nothing more until
+// the next SeekTo.
+func (c *Cursor) Until(limit int64, fn func(sc *mcap.Schema, ch *mcap.Channel, m *mcap.Message)) error {
+	for !c.done {
+		if c.next == nil {
+			sc, ch, m, err := c.msgs.Next()
+			if err != nil {
+				c.done = true
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				return err
+			}
+			c.next, c.nextCh, c.nextSc = m, ch, sc
+		}
+		if int64(c.next.LogTime) > limit {
+			return nil
+		}
+		m, ch, sc := c.next, c.nextCh, c.nextSc
+		c.next = nil
+		fn(sc, ch, m)
+	}
+	return nil
+}
+
+// Close closes the file; c may be nil.
+func (c *Cursor) Close() {
+	if c != nil {
+		c.msgs.Close()
+		c.msgs, c.done = nil, true
+	}
 }
