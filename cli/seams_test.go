@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,6 +96,55 @@ func TestServeWindowRecordsAndServesFoxglove(t *testing.T) {
 	for _, topic := range []string{"/SCAN/scan", "/CLOUD/points", "/PSD/range", "/DEPTH/depth/image_raw", "/tf"} {
 		if len(a[topic]) == 0 || !bytes.Equal(a[topic], b[topic]) {
 			t.Errorf("%s: %d bytes with the window, %d without, or they differ", topic, len(a[topic]), len(b[topic]))
+		}
+	}
+}
+
+// TestRavonRecording: the RAVON scene captured with --mcap holds one
+// message per sensor topic and its four model files as attachments, and
+// play --rerender of it writes the scanners' scans equal to the capture's.
+func TestRavonRecording(t *testing.T) {
+	dir := t.TempDir()
+	file, captured, played := filepath.Join(dir, "r.mcap"), filepath.Join(dir, "c"), filepath.Join(dir, "p")
+	if code, out, errOut := simvis(t, "capture", "../scenes/ravon/scene.xml", "-o", captured, "--mcap", file); code != 0 {
+		t.Fatalf("capture: %s %s", out, errOut)
+	}
+	counts := map[string]int{}
+	rec, err := record.Read(file, func(topic, _, _ string, _ *mcap.Message) error {
+		counts[topic]++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, a := range rec.Attachments {
+		names = append(names, a.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"foliage.glb", "ravon.glb", "sky.glb", "terrain.glb"}) {
+		t.Errorf("attachments %v", names)
+	}
+	for _, topic := range []string{"/LEFT/image_raw", "/RIGHT/image_raw", "/DEPTH/depth/image_raw", "/LIDAR/points", "/FRONT_LASER/scan", "/REAR_LASER/scan", "/GROUND_LASER/scan", "/tf_static"} {
+		if counts[topic] != 1 {
+			t.Errorf("%s: %d messages, want 1", topic, counts[topic])
+		}
+	}
+	if code, out, errOut := simvis(t, "play", file, "--rerender", "-o", played, "--fast", "--no-nats", "--shm", filepath.Join(dir, "region")); code != 0 {
+		t.Fatalf("play: %s %s", out, errOut)
+	}
+	for _, name := range []string{"FRONT_LASER", "REAR_LASER", "GROUND_LASER"} {
+		var a, b struct{ Ranges []*float64 }
+		da, _ := os.ReadFile(filepath.Join(captured, name+".scan.json"))
+		db, _ := os.ReadFile(filepath.Join(played, name+"_0000.scan.json"))
+		if json.Unmarshal(da, &a) != nil || json.Unmarshal(db, &b) != nil || len(a.Ranges) == 0 || len(a.Ranges) != len(b.Ranges) {
+			t.Fatalf("%s: %d and %d ranges", name, len(a.Ranges), len(b.Ranges))
+		}
+		for k := range a.Ranges {
+			if (a.Ranges[k] == nil) != (b.Ranges[k] == nil) || a.Ranges[k] != nil && *a.Ranges[k] != *b.Ranges[k] {
+				t.Errorf("%s beam %d: captured %v, played %v", name, k, a.Ranges[k], b.Ranges[k])
+				break
+			}
 		}
 	}
 }
