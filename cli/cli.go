@@ -694,6 +694,10 @@ func (vp viewpoint) write(r *sensors.Renderer, s *scene.Scene, path string) erro
 	img, err := r.RenderRGBA(s, sensors.View{
 		Pose: base.Mul4(vp.pose.Matrix()), Width: vp.width, Height: vp.height, HFOV: vp.fov,
 		Near: 0.05, Far: 500, Background: sensors.DefaultBackground, Viewer: true,
+		// No shadows, as in the window (viewer.currentView): a view for
+		// people shows the scene and its overlays; shadows are a camera
+		// sensor's realism, which capture renders.
+		Shadows: false,
 	})
 	if err != nil {
 		return err

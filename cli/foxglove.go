@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/ipc/foxglove"
+	"github.com/simvis/simvis/ipc/record"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 	"github.com/simvis/simvis/sensors/ros2"
@@ -46,9 +46,8 @@ type foxgloveLive struct {
 	srv      *foxglove.Server
 	warn     func(kind, format string, args ...any)
 	tf, tfs  uint32
-	static   string // the /tf_static message last sent
-	ns       map[string]string
-	owner    map[string]string // namespace -> sensor
+	static   string          // the /tf_static message last sent
+	names    ros2.Namespaces // each sensor's topic namespace
 	channels map[string]uint32
 	last     int64 // the last cycle's scene time, ns
 
@@ -79,7 +78,7 @@ func (f *foxgloveFlags) start(drv foxglove.Driver, name string, warn func(kind, 
 	if err != nil {
 		return nil, fmt.Errorf("--foxglove %s: %w", f.addr, err)
 	}
-	l := &foxgloveLive{srv: srv, warn: warn, ns: map[string]string{}, owner: map[string]string{}, channels: map[string]uint32{}}
+	l := &foxgloveLive{srv: srv, warn: warn, channels: map[string]uint32{}}
 	schema := func(typ string) string {
 		b, _ := ros2.Schema(typ)
 		return string(b)
@@ -96,13 +95,14 @@ func (f *foxgloveFlags) start(drv foxglove.Driver, name string, warn func(kind, 
 // startHost serves a host to Foxglove: its drivers act through a
 // shared-memory client of the host's own region, as any other client.
 // clock gives the scene time of the cycle that just ran (nil: the cycle
-// number times the period, as serve's render gets it).
-func (f *foxgloveFlags) startHost(h *ipc.Host, clock func() time.Duration, warnings func(kind, format string, args ...any)) (*foxgloveLive, func(), error) {
+// number times the period, as serve's render gets it). name is the
+// command, the server's name for clients.
+func (f *foxgloveFlags) startHost(h *ipc.Host, name string, clock func() time.Duration, warnings func(kind, format string, args ...any)) (*foxgloveLive, func(), error) {
 	c, err := ipc.Open(h.Region.Path())
 	if err != nil {
 		return nil, nil, fmt.Errorf("foxglove: attaching to the host's region: %w", err)
 	}
-	l, err := f.start(c, "simvis serve", warnings)
+	l, err := f.start(c, name, warnings)
 	if err != nil {
 		c.Close()
 		return nil, nil, err
@@ -149,13 +149,9 @@ func (l *foxgloveLive) cycle(s *scene.Scene, t time.Duration) {
 // topic the first time. A sensor whose namespace another sensor took
 // first is reported and not published.
 func (l *foxgloveLive) emit(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error) {
-	ns, ok := l.ns[se.Name]
-	if !ok {
-		ns = ros2.SensorTopic(se.Name)
-		if other, taken := l.owner[ns]; taken && other != se.Name {
-			return 0, fmt.Errorf("foxglove: sensors %q and %q both map to the topics %s/...: rename one", other, se.Name, ns)
-		}
-		l.owner[ns], l.ns[se.Name] = se.Name, ns
+	ns, err := l.names.Of(se.Name)
+	if err != nil {
+		return 0, fmt.Errorf("foxglove: %w", err)
 	}
 	ns2 := l.last
 	if st != nil {
@@ -262,80 +258,31 @@ func (l *foxgloveLive) close() {
 // its log time: play without --rerender. /tf and /tf_static come from the
 // rebuilt scene, simvis's own JSON channels from the server.
 type foxReplay struct {
-	l       *foxgloveLive
-	file    string
-	indexed bool
-	step    int64 // the position's advance per cycle, ns
-	f       *os.File
-	it      mcap.MessageIterator
-	next    *mcap.Message
-	nextCh  *mcap.Channel
-	nextSc  *mcap.Schema
-	last    int64 // the limit of the last upTo; -1 before the first
-	done    bool
+	l    *foxgloveLive
+	file string
+	step int64 // the position's advance per cycle, ns
+	cur  *record.Cursor
+	last int64 // the limit of the last upTo; -1 before the first
 }
 
 func (l *foxgloveLive) replay(file string, indexed bool, step time.Duration) *foxReplay {
-	return &foxReplay{l: l, file: file, indexed: indexed, step: int64(step), last: -1}
+	return &foxReplay{l: l, file: file, step: int64(step), cur: record.NewCursor(file, indexed), last: -1}
 }
 
-func (r *foxReplay) seek(from int64) error {
-	r.close()
-	f, err := os.Open(r.file)
-	if err != nil {
-		return err
-	}
-	r.f = f
-	rd, err := mcap.NewReader(f)
-	if err != nil {
-		return err
-	}
-	opts := []mcap.ReadOpt{mcap.AfterNanos(uint64(max(from, 0)))}
-	if r.indexed {
-		opts = append(opts, mcap.InOrder(mcap.LogTimeOrder))
-	} else {
-		opts = append(opts, mcap.UsingIndex(false))
-	}
-	r.it, err = rd.Messages(opts...)
-	r.next, r.done = nil, false
-	return err
-}
-
-func (r *foxReplay) close() {
-	if r.f != nil {
-		r.f.Close()
-		r.f = nil
-	}
-}
+func (r *foxReplay) close() { r.cur.Close() }
 
 // upTo publishes the messages logged at or before limit (ns); a position
 // that went back or jumped ahead (a seek, a loop) starts reading there.
 func (r *foxReplay) upTo(limit int64) error {
 	if r.last < 0 || limit < r.last || limit-r.last > 4*r.step {
-		if err := r.seek(limit - r.step); err != nil {
+		if err := r.cur.SeekTo(limit - r.step); err != nil {
 			return fmt.Errorf("%s: %w", r.file, err)
 		}
 	}
 	r.last = limit
-	for !r.done {
-		if r.next == nil {
-			sc, ch, m, err := r.it.NextInto(nil)
-			if err != nil {
-				r.done = true
-				if !errors.Is(err, io.EOF) {
-					return fmt.Errorf("%s: %w", r.file, err)
-				}
-				return nil
-			}
-			r.next, r.nextCh, r.nextSc = m, ch, sc
-		}
-		if int64(r.next.LogTime) > limit {
-			return nil
-		}
-		m, ch, sc := r.next, r.nextCh, r.nextSc
-		r.next = nil
+	err := r.cur.Until(limit, func(sc *mcap.Schema, ch *mcap.Channel, m *mcap.Message) {
 		if sc == nil || sc.Encoding != ros2.SchemaEncoding || ch.MessageEncoding != ros2.MessageEncoding || ch.Topic == "/tf" || ch.Topic == "/tf_static" {
-			continue
+			return
 		}
 		id, ok := r.l.channels[ch.Topic]
 		if !ok {
@@ -346,6 +293,9 @@ func (r *foxReplay) upTo(limit int64) error {
 		// Publish keeps the data for new subscribers: a copy of the
 		// reader's buffer.
 		r.l.srv.Publish(id, m.LogTime, bytes.Clone(m.Data))
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.file, err)
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func benchFoxglove(b *testing.B, fast bool, clients int) {
 	if clients >= 0 {
 		ff := foxgloveFlags{addr: "127.0.0.1:0", maxClients: 16}
 		var cleanup func()
-		if fox, cleanup, err = ff.startHost(h, nil, func(string, string, ...any) {}); err != nil {
+		if fox, cleanup, err = ff.startHost(h, "simvis serve", nil, func(string, string, ...any) {}); err != nil {
 			b.Fatal(err)
 		}
 		defer cleanup()
@@ -198,7 +198,7 @@ func BenchmarkFoxgloveCycle(b *testing.B) {
 	}
 	defer h.Close()
 	ff := foxgloveFlags{addr: "127.0.0.1:0", maxClients: 16}
-	fox, cleanup, err := ff.startHost(h, nil, func(string, string, ...any) {})
+	fox, cleanup, err := ff.startHost(h, "simvis serve", nil, func(string, string, ...any) {})
 	if err != nil {
 		b.Fatal(err)
 	}

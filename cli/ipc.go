@@ -559,7 +559,7 @@ func init() {
 			var fox *foxgloveLive
 			if ff.addr != "" {
 				var cleanup func()
-				if fox, cleanup, err = ff.startHost(h, nil, ipc.NewWarnings(warnings, "simvis serve").Warn); err != nil {
+				if fox, cleanup, err = ff.startHost(h, "simvis serve", nil, ipc.NewWarnings(warnings, "simvis serve").Warn); err != nil {
 					return err
 				}
 				defer cleanup()
@@ -597,18 +597,8 @@ func init() {
 			}
 			if len(emitters) > 0 || win != nil {
 				hs = &hostSensors{clock: newSensorClock(), fails: fails, seen: map[string]bool{}, hostRate: rate,
-					latest: latest, warn: h.Warn}
+					latest: latest, warn: h.Warn, emit: joinEmit(emitters...)}
 				defer hs.close()
-				hs.emit = func(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error) {
-					total := 0
-					var errs []error
-					for _, e := range emitters {
-						n, err := e(se, f, st)
-						total += n
-						errs = append(errs, err)
-					}
-					return total, errors.Join(errs...)
-				}
 				if win != nil {
 					// One GL context per process: the window's (viewer doc).
 					hs.r = win.Sensors()
@@ -1000,8 +990,11 @@ func init() {
 				return err
 			}
 			defer rec.close(w)
+			// streams get the sensors' frames whether or not files are
+			// written (--from writes the view instead).
+			var streams []emitFunc
 			if rec != nil {
-				emit = joinEmit(emit, rec.emit)
+				streams = append(streams, rec.emit)
 			}
 			var fox *foxgloveLive
 			if ff.addr != "" {
@@ -1009,9 +1002,10 @@ func init() {
 					return err
 				}
 				defer fox.close()
-				emit = joinEmit(emit, fox.emit)
+				streams = append(streams, fox.emit)
 				fmt.Fprintf(w, "serving the replica to Foxglove at %s\n", fox.srv.URL())
 			}
+			emit = joinEmit(append([]emitFunc{emit}, streams...)...)
 			r, err := sensors.NewRenderer()
 			if err != nil {
 				return err
@@ -1062,11 +1056,20 @@ func init() {
 					}
 					// Overlays drawing sensors' returns (scan elements) show
 					// this frame's scan.
-					if err = sensors.RenderReturns(r, m.Scene()); err == nil {
-						err = vp.write(r, m.Scene(), name)
+					if out != "" { // without -o, --from serves a recording or Foxglove only
+						if err = sensors.RenderReturns(r, m.Scene()); err == nil {
+							err = vp.write(r, m.Scene(), name)
+						}
+						if err == nil {
+							n = 1
+						}
 					}
-					if err == nil {
-						n = 1
+					if err == nil && len(streams) > 0 {
+						// The recording and Foxglove still get every
+						// sensor; the files are the view alone.
+						if err = rec.cycle(m.Scene(), float64(i)/rate); err == nil {
+							clock.render(r, m.Scene(), float64(i)/rate, false, picked, joinEmit(streams...), fails.fail)
+						}
 					}
 				} else if err = rec.cycle(m.Scene(), float64(i)/rate); err == nil {
 					n = clock.render(r, m.Scene(), float64(i)/rate, latest, picked, emit, fails.fail)

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/simvis/simvis/ipc"
@@ -48,10 +49,6 @@ func (f *recordFlags) open(sceneFile string, rate float64) (*recorder, error) {
 	}
 	if f.compression != "zstd" && f.compression != "lz4" {
 		return nil, usagef("--record-compression %q: want zstd or lz4", f.compression)
-	}
-	// Like -o, the recording's directory is made when missing.
-	if err := mkdirFor(f.path); err != nil {
-		return nil, err
 	}
 	w, err := record.Create(f.path, record.Options{Compression: f.compression,
 		Meta: record.Meta{Scene: sceneFile, Rate: rate, Realtime: f.realtime}})
@@ -188,6 +185,10 @@ type player struct {
 const playControls = "pause | resume | step [N] | seek T | rate X | status"
 
 func (p *player) command(line string) {
+	if line == controlTooLong {
+		fmt.Fprintf(p.out, "play: a control line longer than %d bytes; ignored\n", maxControlLine)
+		return
+	}
 	f := strings.Fields(line)
 	if len(f) == 0 {
 		return
@@ -221,7 +222,7 @@ func (p *player) command(line string) {
 			fmt.Fprintf(p.out, "play: seek: want a time in seconds >= 0\n")
 			return
 		}
-		p.seek(time.Duration(t * float64(time.Second)))
+		p.seek(seconds(t, p.end))
 	case "rate":
 		x, ok := arg()
 		if !ok || x <= 0 || x > 1000 {
@@ -235,6 +236,41 @@ func (p *player) command(line string) {
 		return
 	}
 	p.status()
+}
+
+// Control lines longer than maxControlLine are skipped whole and reported
+// by the sentinel controlTooLong (a line cannot hold a newline).
+const (
+	maxControlLine = 4096
+	controlTooLong = "\ntoo long"
+)
+
+// readControls sends each line of r to controls until r ends.
+func readControls(r io.Reader, controls chan<- string) {
+	rd := bufio.NewReaderSize(r, maxControlLine)
+	for {
+		line, more, err := rd.ReadLine()
+		if err != nil {
+			return
+		}
+		if !more {
+			controls <- string(line)
+			continue
+		}
+		for more && err == nil {
+			_, more, err = rd.ReadLine()
+		}
+		controls <- controlTooLong
+	}
+}
+
+// seconds converts t (s, >= 0) to a position, at most end: a float too
+// large for a Duration would wrap around to a negative one.
+func seconds(t float64, end time.Duration) time.Duration {
+	if t >= end.Seconds() {
+		return end
+	}
+	return time.Duration(t * float64(time.Second))
 }
 
 func (p *player) status() {
@@ -417,7 +453,8 @@ func init() {
 			}
 			ctx, stop := interrupted()
 			defer stop()
-			h, err := newHost(ipc.Path(shm), sceneFile, ipc.HostOptions{Rate: rec.Meta.Rate, Fast: fast, Warnings: warnings, Limits: lim, Command: "simvis play"})
+			h, err := newHost(ipc.Path(shm), sceneFile, ipc.HostOptions{Rate: rec.Meta.Rate, Fast: fast, Warnings: warnings, Limits: lim,
+				Command: "simvis play"})
 			if err != nil {
 				return withLimitHint(fmt.Errorf("%s: rebuilding the recorded scene: %w", args[0], err))
 			}
@@ -430,15 +467,10 @@ func init() {
 				step: time.Duration(rate * float64(h.Period())), paused: paused, loop: loop, control: make(chan string, 16),
 				out: w, warn: h.Warn}
 			if start > 0 {
-				p.seek(time.Duration(start * float64(time.Second)))
+				p.seek(seconds(start, p.end))
 			}
 			h.AddHook(ipc.CycleHook{Before: p.before})
-			go func() {
-				sc := bufio.NewScanner(os.Stdin)
-				for sc.Scan() {
-					p.control <- sc.Text()
-				}
-			}()
+			go readControls(os.Stdin, p.control)
 			var emitters []emitFunc
 			var rp *republisher
 			where := ipc.Path(shm)
@@ -465,7 +497,7 @@ func init() {
 				if !rerender {
 					clock = func() time.Duration { return time.Duration(p.start) + p.pos }
 				}
-				fox, cleanup, err := ff.startHost(h, clock, ipc.NewWarnings(warnings, "simvis play").Warn)
+				fox, cleanup, err := ff.startHost(h, "simvis play", clock, ipc.NewWarnings(warnings, "simvis play").Warn)
 				if err != nil {
 					return err
 				}
@@ -586,6 +618,16 @@ func writePlayFiles(dir string, rec *record.Recording) (string, error) {
 	return path, os.WriteFile(path, []byte(b.String()), 0o600)
 }
 
+// printable returns s, quoted where it holds anything but printable
+// characters: a recording's names are the file's, and control sequences
+// would reach the user's terminal.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
 func init() {
 	var asJSON bool
 	commands = append(commands, &command{
@@ -659,13 +701,13 @@ func init() {
 			fmt.Fprintf(w, "%s: profile %q, %s\n", args[0], rec.Profile, state)
 			fmt.Fprintf(w, "start %.9f s, duration %.3f s, %d messages, %d change-log commands\n", info.Start, info.Duration, rec.Messages, len(rec.Changes))
 			if info.Meta != nil {
-				fmt.Fprintf(w, "simvis: scene %s, %g Hz, epoch %d ns, realtime %v\n", info.Meta.Scene, info.Meta.Rate, info.Meta.EpochNs, info.Meta.Realtime)
+				fmt.Fprintf(w, "simvis: scene %s, %g Hz, epoch %d ns, realtime %v\n", printable(info.Meta.Scene), info.Meta.Rate, info.Meta.EpochNs, info.Meta.Realtime)
 			}
 			for _, t := range info.Topics {
-				fmt.Fprintf(w, "  %-32s %-34s %-4s %7d msgs %8.2f Hz\n", t.Topic, t.Schema, t.Encoding, t.Messages, t.Hz)
+				fmt.Fprintf(w, "  %-32s %-34s %-4s %7d msgs %8.2f Hz\n", printable(t.Topic), printable(t.Schema), printable(t.Encoding), t.Messages, t.Hz)
 			}
 			for _, a := range info.Attachments {
-				fmt.Fprintf(w, "  attachment %s (%d bytes)\n", a.Name, a.Bytes)
+				fmt.Fprintf(w, "  attachment %s (%d bytes)\n", printable(a.Name), a.Bytes)
 			}
 			return nil
 		},
@@ -678,54 +720,24 @@ func init() {
 // scans, PSD readings and clouds are republished; segmentation is not (its
 // labels are not recorded).
 type republisher struct {
-	file     string
-	h        *ipc.Host
-	pub      *natsipc.Publisher
-	meta     record.Meta
-	f        *os.File
-	it       mcap.MessageIterator
-	next     *mcap.Message // read, not yet due
-	nextCh   *mcap.Channel
-	routes   map[string]*scene.SensorEntry
-	sensors  int // sensors the routes know
-	frames   map[string]int
-	indexed  bool
-	finished bool
+	file    string
+	h       *ipc.Host
+	pub     *natsipc.Publisher
+	meta    record.Meta
+	cur     *record.Cursor
+	routes  map[string]*scene.SensorEntry
+	sensors int // sensors the routes know
+	frames  map[string]int
 }
 
 func newRepublisher(file string, indexed bool, h *ipc.Host, pub *natsipc.Publisher, meta record.Meta) *republisher {
-	return &republisher{file: file, h: h, pub: pub, meta: meta, indexed: indexed, frames: map[string]int{}}
+	return &republisher{file: file, h: h, pub: pub, meta: meta, cur: record.NewCursor(file, indexed), frames: map[string]int{}}
 }
 
 // seek restarts at log time from (ns).
-func (rp *republisher) seek(from int64) error {
-	rp.close()
-	f, err := os.Open(rp.file)
-	if err != nil {
-		return err
-	}
-	rp.f = f
-	r, err := mcap.NewReader(f)
-	if err != nil {
-		return err
-	}
-	opts := []mcap.ReadOpt{mcap.AfterNanos(uint64(max(from, 0)))}
-	if rp.indexed {
-		opts = append(opts, mcap.InOrder(mcap.LogTimeOrder))
-	} else {
-		opts = append(opts, mcap.UsingIndex(false))
-	}
-	rp.it, err = r.Messages(opts...)
-	rp.next, rp.finished = nil, false
-	return err
-}
+func (rp *republisher) seek(from int64) error { return rp.cur.SeekTo(from) }
 
-func (rp *republisher) close() {
-	if rp.f != nil {
-		rp.f.Close()
-		rp.f = nil
-	}
-}
+func (rp *republisher) close() { rp.cur.Close() }
 
 // route maps the topics of the scene's sensors (recorded commands may
 // add sensors) to them.
@@ -747,28 +759,15 @@ func (rp *republisher) route() {
 // upTo publishes the messages logged at or before limit (ns).
 func (rp *republisher) upTo(limit int64) {
 	rp.route()
-	for !rp.finished {
-		if rp.next == nil {
-			_, ch, m, err := rp.it.NextInto(nil)
-			if err != nil {
-				if !errors.Is(err, io.EOF) {
-					rp.h.Warn("republish", "reading %s: %v", rp.file, err)
-				}
-				rp.finished = true
-				return
-			}
-			rp.next, rp.nextCh = m, ch
-		}
-		if int64(rp.next.LogTime) > limit {
-			return
-		}
-		m, ch := rp.next, rp.nextCh
-		rp.next = nil
+	err := rp.cur.Until(limit, func(_ *mcap.Schema, ch *mcap.Channel, m *mcap.Message) {
 		if se := rp.routes[ch.Topic]; se != nil {
 			if err := rp.publish(se, m); err != nil {
 				rp.h.Warn("republish "+se.Name, "%s message %d: %v", ch.Topic, m.Sequence, err)
 			}
 		}
+	})
+	if err != nil {
+		rp.h.Warn("republish", "reading %s: %v", rp.file, err)
 	}
 }
 
@@ -826,6 +825,15 @@ func (rp *republisher) publish(se *scene.SensorEntry, m *mcap.Message) error {
 		if int(msg.Width) != fi.Intrinsics.Width || int(msg.Height) != fi.Intrinsics.Height {
 			return fmt.Errorf("recorded image %dx%d, the sensor's is %dx%d", msg.Width, msg.Height, fi.Intrinsics.Width, fi.Intrinsics.Height)
 		}
+		// Clients read the data as a live host lays it out: rows packed,
+		// rgb8 or little-endian 32FC1.
+		enc, size := "rgb8", uint32(3)
+		if se.Type == "depth" {
+			enc, size = "32FC1", 4
+		}
+		if msg.Encoding != enc || msg.Step != size*msg.Width || msg.IsBigendian != 0 {
+			return fmt.Errorf("recorded image encoding %q, step %d, big-endian %d: want %s, step %d, little-endian", msg.Encoding, msg.Step, msg.IsBigendian, enc, size*msg.Width)
+		}
 		kind, data = "image", msg.Data
 		if se.Type == "depth" {
 			kind = "depth"
@@ -838,12 +846,16 @@ func (rp *republisher) publish(se *scene.SensorEntry, m *mcap.Message) error {
 		if err != nil {
 			return err
 		}
-		if msg.PointStep < 12 {
-			return fmt.Errorf("point step %d: want x y z float32", msg.PointStep)
+		xyz := len(msg.Fields) >= 3 && !msg.IsBigendian
+		for i, name := range []string{"x", "y", "z"} {
+			xyz = xyz && msg.Fields[i].Name == name && msg.Fields[i].Offset == uint32(4*i) && msg.Fields[i].Datatype == ros2.Float32 && msg.Fields[i].Count == 1
+		}
+		if !xyz || msg.PointStep < 12 {
+			return fmt.Errorf("point step %d, fields %v: want x y z float32 first, little-endian", msg.PointStep, msg.Fields)
 		}
 		n := int(msg.Width) * int(msg.Height)
 		data = make([]byte, 0, 12*n)
-		for y := 0; y < int(msg.Height); y++ {
+		for y := 0; y < int(msg.Height) && n > 0; y++ {
 			row := msg.Data[y*int(msg.RowStep):]
 			for x := 0; x < int(msg.Width); x++ {
 				data = append(data, row[x*int(msg.PointStep):x*int(msg.PointStep)+12]...)

@@ -685,6 +685,20 @@ func TestMirrorOfPlayerAfterSeek(t *testing.T) {
 	if !lines.Scan() || !strings.Contains(lines.Text(), `unknown control "bogus"`) {
 		t.Errorf("unknown control: %q", lines.Text())
 	}
+	// A time too large for a Duration is the end, not a wrapped negative
+	// position; an overlong line is one report, and reading goes on.
+	fmt.Fprintln(stdin, "seek 1e300")
+	if !lines.Scan() || lines.Text() != "play: paused at 0.800 s of 0.800 s, change 10, rate 1" {
+		t.Fatalf("after seek 1e300: %q", lines.Text())
+	}
+	fmt.Fprintln(stdin, strings.Repeat("x", 100000))
+	fmt.Fprintln(stdin, "status")
+	if !lines.Scan() || lines.Text() != "play: a control line longer than 4096 bytes; ignored" {
+		t.Fatalf("after a long line: %q", lines.Text())
+	}
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "play: paused at 0.800 s") {
+		t.Fatalf("status after a long line: %q", lines.Text())
+	}
 	mirrored := filepath.Join(dir, "mirror")
 	// The seek applies at the player's next cycle: wait for it through the
 	// mirror, which copies the host's values.

@@ -7,4 +7,4 @@ import (
 )
 
 // DrawnPoints exposes a pointcloud element's drawn point centers to tests.
-func DrawnPoints(e scene.Element) []mgl64.Vec3 { return e.(*pointCloud).drawn() }
+func DrawnPoints(e scene.Element) []mgl64.Vec3 { return e.(*pointCloud).centers() }

@@ -65,19 +65,10 @@ func checkCount(v float64, max int, what string) (int, error) {
 // insertion point's frame. Optional gaussian noise (noise = sigma in
 // meters, seed) is added to what is drawn, not to the parameter table.
 type pointCloud struct {
-	params    []scene.Param
-	max       int
-	half      float32
-	color     math32.Color
-	noise     float64
-	rng       *rand.Rand
-	mesh      *graphic.Mesh
-	geom      *geometry.Geometry
-	positions *gls.VBO
-	colors    *gls.VBO
-	posBuf    math32.ArrayF32
-	colBuf    math32.ArrayF32
-	indices   math32.ArrayU32
+	*cubePoints
+	params []scene.Param
+	noise  float64
+	rng    *rand.Rand
 }
 
 // cubeCorners and cubeTriangles draw one point; both sides of the faces are
@@ -89,14 +80,81 @@ var cubeTriangles = [36]uint32{
 	1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7,
 }
 
+// cubePoints draws up to max points as cubes of edge 2 half, unlit in one
+// color: the pointcloud and scan elements' points.
+type cubePoints struct {
+	max       int
+	half      float32
+	mesh      *graphic.Mesh
+	geom      *geometry.Geometry
+	positions *gls.VBO
+	colors    *gls.VBO
+	posBuf    math32.ArrayF32
+	colBuf    math32.ArrayF32
+	indices   math32.ArrayU32
+}
+
+func newCubePoints(max int, half float32, col math32.Color) *cubePoints {
+	cp := &cubePoints{max: max, half: half, posBuf: make(math32.ArrayF32, 0, 24*max),
+		colBuf: make(math32.ArrayF32, 24*max), indices: make(math32.ArrayU32, 36*max)}
+	for i := 0; i < 8*max; i++ {
+		cp.colBuf[3*i], cp.colBuf[3*i+1], cp.colBuf[3*i+2] = col.R, col.G, col.B
+	}
+	for i := 0; i < max; i++ {
+		for j, k := range cubeTriangles {
+			cp.indices[36*i+j] = uint32(8*i) + k
+		}
+	}
+	cp.geom = geometry.NewGeometry()
+	cp.positions = gls.NewVBO(cp.posBuf).AddAttrib(gls.VertexPosition)
+	cp.positions.SetUsage(gls.DYNAMIC_DRAW)
+	cp.colors = gls.NewVBO(cp.colBuf).AddAttrib(gls.VertexColor)
+	cp.geom.AddVBO(cp.positions)
+	cp.geom.AddVBO(cp.colors)
+	mat := material.NewBasic()
+	mat.SetSide(material.SideDouble)
+	cp.mesh = graphic.NewMesh(cp.geom, mat)
+	// The bounds change with every update; g3n caches them for culling.
+	cp.mesh.SetCullable(false)
+	cp.mesh.SetRenderable(false)
+	return cp
+}
+
+// add appends the cube of center c to buf (from cp.posBuf[:0]).
+func (cp *cubePoints) add(buf math32.ArrayF32, c [3]float32) math32.ArrayF32 {
+	for _, d := range cubeCorners {
+		buf = append(buf, c[0]+cp.half*d[0], c[1]+cp.half*d[1], c[2]+cp.half*d[2])
+	}
+	return buf
+}
+
+// set draws the cubes buf holds.
+func (cp *cubePoints) set(buf math32.ArrayF32) {
+	cp.posBuf = buf
+	cp.positions.SetBuffer(buf)
+	cp.colors.SetBuffer(cp.colBuf[:len(buf)])
+	cp.geom.SetIndices(cp.indices[:36*(len(buf)/24)])
+	cp.mesh.SetRenderable(len(buf) > 0)
+}
+
+// centers returns the drawn cubes' centers.
+func (cp *cubePoints) centers() []mgl64.Vec3 {
+	out := make([]mgl64.Vec3, len(cp.posBuf)/24)
+	for i := range out {
+		// The first corner is center - half.
+		out[i] = mgl64.Vec3{float64(cp.posBuf[24*i] + cp.half), float64(cp.posBuf[24*i+1] + cp.half), float64(cp.posBuf[24*i+2] + cp.half)}
+	}
+	return out
+}
+
 func newPointCloud(ctx *scene.Context) (scene.Element, error) {
 	c := ctx.Command
 	p := &pointCloud{}
-	var err error
-	if p.max, err = c.Int("max_points", 1000, 1, 100000); err != nil {
+	max, err := c.Int("max_points", 1000, 1, 100000)
+	if err != nil {
 		return nil, err
 	}
-	if p.params, err = pointParams(c, p.max, 1); err != nil {
+	if p.params, err = pointParams(c, max, 1); err != nil {
 		return nil, err
 	}
 	size, err := c.Float("point_size", 0.03)
@@ -106,8 +164,8 @@ func newPointCloud(ctx *scene.Context) (scene.Element, error) {
 	if size <= 0 || size > 10 {
 		return nil, c.Errorf("point_size", "%g m is not in (0, 10]", size)
 	}
-	p.half = float32(size / 2)
-	if p.color, err = readRGB(c, "color", [3]float64{1, 0.1, 0.1}); err != nil {
+	color, err := readRGB(c, "color", [3]float64{1, 0.1, 0.1})
+	if err != nil {
 		return nil, err
 	}
 	if p.noise, err = c.FloatIn("noise", 0, 0, 100); err != nil {
@@ -116,29 +174,7 @@ func newPointCloud(ctx *scene.Context) (scene.Element, error) {
 	if _, p.rng, err = c.Rand("seed", 0x5eed); err != nil {
 		return nil, err
 	}
-
-	p.posBuf = make(math32.ArrayF32, 0, 24*p.max)
-	p.colBuf = make(math32.ArrayF32, 24*p.max)
-	for i := 0; i < 8*p.max; i++ {
-		p.colBuf[3*i], p.colBuf[3*i+1], p.colBuf[3*i+2] = p.color.R, p.color.G, p.color.B
-	}
-	p.indices = make(math32.ArrayU32, 36*p.max)
-	for i := 0; i < p.max; i++ {
-		for j, k := range cubeTriangles {
-			p.indices[36*i+j] = uint32(8*i) + k
-		}
-	}
-	p.geom = geometry.NewGeometry()
-	p.positions = gls.NewVBO(p.posBuf).AddAttrib(gls.VertexPosition)
-	p.positions.SetUsage(gls.DYNAMIC_DRAW)
-	p.colors = gls.NewVBO(p.colBuf).AddAttrib(gls.VertexColor)
-	p.geom.AddVBO(p.positions)
-	p.geom.AddVBO(p.colors)
-	mat := material.NewBasic()
-	mat.SetSide(material.SideDouble)
-	p.mesh = graphic.NewMesh(p.geom, mat)
-	// The bounds change with every update; g3n caches them for culling.
-	p.mesh.SetCullable(false)
+	p.cubePoints = newCubePoints(max, float32(size/2), color)
 	sep := ctx.InsertSeparator(mgl64.Ident4())
 	sep.G3N().Add(p.mesh)
 	return p, nil
@@ -161,27 +197,10 @@ func (p *pointCloud) Apply(v []float64) error {
 			}
 			c[k] = float32(x)
 		}
-		for _, d := range cubeCorners {
-			buf = append(buf, c[0]+p.half*d[0], c[1]+p.half*d[1], c[2]+p.half*d[2])
-		}
+		buf = p.add(buf, c)
 	}
-	p.posBuf = buf
-	p.positions.SetBuffer(buf)
-	p.colors.SetBuffer(p.colBuf[:len(buf)])
-	p.geom.SetIndices(p.indices[:36*n])
-	p.mesh.SetRenderable(n > 0)
+	p.set(buf)
 	return nil
-}
-
-// drawn returns the point centers drawn (noise included) in the insertion
-// point's frame.
-func (p *pointCloud) drawn() []mgl64.Vec3 {
-	out := make([]mgl64.Vec3, len(p.posBuf)/24)
-	for i := range out {
-		// The first corner is center - half.
-		out[i] = mgl64.Vec3{float64(p.posBuf[24*i] + p.half), float64(p.posBuf[24*i+1] + p.half), float64(p.posBuf[24*i+2] + p.half)}
-	}
-	return out
 }
 
 // lines draws up to max_lines segments (laser beams, paths) in one color and

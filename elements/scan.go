@@ -4,11 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/g3n/engine/geometry"
-	"github.com/g3n/engine/gls"
-	"github.com/g3n/engine/graphic"
-	"github.com/g3n/engine/material"
-	"github.com/g3n/engine/math32"
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
 )
@@ -20,9 +15,9 @@ var rangeSensorTypes = []string{"laser", "laser3d", "psd"}
 
 // scan draws a range sensor's latest returns as points (and, with
 // beams="true", the beams from the sensor to them): the paper's
-// visualization of a live scan (Fig. 4). It has no parameters: the points
-// come from the sensor itself, through the scene, every time the sensor
-// renders (Scene.PublishReturns), whichever command renders it. The points
+// visualization of a live scan (Fig. 4). The points come from the sensor
+// itself, through the scene, every time the sensor renders
+// (Scene.PublishReturns), whichever command renders it. The points
 // stay where the beams hit in the world, whatever moves afterwards, until the
 // sensor renders again. Sensors never see them: the element is always
 // sensed="false".
@@ -33,22 +28,13 @@ var rangeSensorTypes = []string{"laser", "laser3d", "psd"}
 // returns is drawn decimated evenly (every k-th return), documented rather
 // than silently truncated at one end.
 type scan struct {
+	*cubePoints
 	sep    *scene.Node
-	max    int
-	half   float32
 	beams  *lineSet
 	world  []mgl64.Vec3 // the latest returns, world
 	origin mgl64.Vec3
 	fresh  bool       // new returns since the last Prepare
 	drawn  mgl64.Mat4 // the separator's world transform the buffers were made for
-
-	mesh      *graphic.Mesh
-	geom      *geometry.Geometry
-	positions *gls.VBO
-	colors    *gls.VBO
-	posBuf    math32.ArrayF32
-	colBuf    math32.ArrayF32
-	indices   math32.ArrayU32
 }
 
 func newScan(ctx *scene.Context) (scene.Element, error) {
@@ -73,7 +59,8 @@ func newScan(ctx *scene.Context) (scene.Element, error) {
 		return nil, c.Errorf("sensed", "a scan overlay is never seen by sensors; leave sensed out")
 	}
 	e := &scan{}
-	if e.max, err = c.Int("max_points", 20000, 1, 1000000); err != nil {
+	max, err := c.Int("max_points", 20000, 1, 1000000)
+	if err != nil {
 		return nil, err
 	}
 	col, err := readRGB(c, "color", [3]float64{1, 0.1, 0.1})
@@ -89,31 +76,10 @@ func newScan(ctx *scene.Context) (scene.Element, error) {
 		if err != nil {
 			return nil, err
 		}
-		e.beams = newLineSet(e.max, beamCol, 1)
+		e.beams = newLineSet(max, beamCol, 1)
 	}
 
-	e.posBuf = make(math32.ArrayF32, 0, 24*e.max)
-	e.colBuf = make(math32.ArrayF32, 24*e.max)
-	for i := 0; i < 8*e.max; i++ {
-		e.colBuf[3*i], e.colBuf[3*i+1], e.colBuf[3*i+2] = col.R, col.G, col.B
-	}
-	e.indices = make(math32.ArrayU32, 36*e.max)
-	for i := 0; i < e.max; i++ {
-		for j, k := range cubeTriangles {
-			e.indices[36*i+j] = uint32(8*i) + k
-		}
-	}
-	e.geom = geometry.NewGeometry()
-	e.positions = gls.NewVBO(e.posBuf).AddAttrib(gls.VertexPosition)
-	e.positions.SetUsage(gls.DYNAMIC_DRAW)
-	e.colors = gls.NewVBO(e.colBuf).AddAttrib(gls.VertexColor)
-	e.geom.AddVBO(e.positions)
-	e.geom.AddVBO(e.colors)
-	mat := material.NewBasic()
-	mat.SetSide(material.SideDouble)
-	e.mesh = graphic.NewMesh(e.geom, mat)
-	e.mesh.SetCullable(false) // the bounds change with every scan
-	e.mesh.SetRenderable(false)
+	e.cubePoints = newCubePoints(max, 0, col) // point_size comes with Apply
 
 	e.sep = ctx.InsertSeparator(mgl64.Ident4())
 	ctx.Scene.SetSensed(e.sep, false)
@@ -170,16 +136,9 @@ func (e *scan) Prepare() {
 	buf := e.posBuf[:0]
 	for _, p := range e.world {
 		q := inv.Mul4x1(p.Vec4(1))
-		c := [3]float32{float32(q[0]), float32(q[1]), float32(q[2])}
-		for _, d := range cubeCorners {
-			buf = append(buf, c[0]+e.half*d[0], c[1]+e.half*d[1], c[2]+e.half*d[2])
-		}
+		buf = e.add(buf, [3]float32{float32(q[0]), float32(q[1]), float32(q[2])})
 	}
-	e.posBuf = buf
-	e.positions.SetBuffer(buf)
-	e.colors.SetBuffer(e.colBuf[:len(buf)])
-	e.geom.SetIndices(e.indices[:36*len(e.world)])
-	e.mesh.SetRenderable(len(e.world) > 0)
+	e.set(buf)
 	if e.beams != nil {
 		o := inv.Mul4x1(e.origin.Vec4(1))
 		lb := e.beams.buffer()
@@ -190,13 +149,4 @@ func (e *scan) Prepare() {
 		}
 		e.beams.set(lb)
 	}
-}
-
-// centers returns the drawn point centers in the separator's frame.
-func (e *scan) centers() []mgl64.Vec3 {
-	out := make([]mgl64.Vec3, len(e.posBuf)/24)
-	for i := range out {
-		out[i] = mgl64.Vec3{float64(e.posBuf[24*i] + e.half), float64(e.posBuf[24*i+1] + e.half), float64(e.posBuf[24*i+2] + e.half)}
-	}
-	return out
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -123,7 +122,7 @@ func Open(name string) (*Client, error) {
 // Dial connects to a host through a registered transport, by URL
 // (nats://host:4222/NAME with the NATS transport).
 func Dial(rawURL string) (*Client, error) {
-	u, err := url.Parse(rawURL)
+	u, err := ParseURL(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("ipc: %w", err)
 	}

@@ -3,9 +3,7 @@ package ipc
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,33 +162,16 @@ func (fc *fileCache) fetchModel(hostDir, local, rel string, depth int) error {
 	}
 	base := pathDir(rel)
 	if strings.HasSuffix(strings.ToLower(rel), ".gltf") {
-		var doc struct {
-			Buffers []struct{ URI string } `json:"buffers"`
-			Images  []struct{ URI string } `json:"images"`
-		}
-		if err := json.Unmarshal(data, &doc); err == nil {
-			var uris []string
-			for _, b := range doc.Buffers {
-				uris = append(uris, b.URI)
+		for _, u := range models.ExternalURIs(data) {
+			p, ok, err := models.FileURI(u)
+			if err != nil {
+				return fmt.Errorf("%s: %w", rel, err)
 			}
-			for _, im := range doc.Images {
-				uris = append(uris, im.URI)
+			if !ok {
+				continue
 			}
-			for _, u := range uris {
-				if u == "" || strings.HasPrefix(u, "data:") {
-					continue
-				}
-				p, err := url.PathUnescape(u)
-				if err != nil {
-					return fmt.Errorf("%s: uri %q: %w", rel, u, err)
-				}
-				if strings.HasPrefix(p, "/") || filepath.IsAbs(filepath.FromSlash(p)) {
-					// Joined to base it would look local; loading refuses it.
-					return fmt.Errorf("%s: uri %q: absolute paths are not allowed", rel, u)
-				}
-				if _, err := fc.fetch(hostDir, local, joinRel(base, p)); err != nil {
-					return err
-				}
+			if _, err := fc.fetch(hostDir, local, joinRel(base, p)); err != nil {
+				return err
 			}
 		}
 	}

@@ -43,8 +43,8 @@ type HostOptions struct {
 	// Warnings receives overrun, rejected-value and repair reports, at
 	// most one line of each kind a second (nil: standard error).
 	Warnings io.Writer
-	// Command begins each warning line, naming the program that runs the
-	// host (default "simvis serve").
+	// Command names the program in warnings (default "simvis serve"):
+	// play is a host too.
 	Command string
 }
 

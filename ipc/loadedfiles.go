@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -159,14 +158,8 @@ const maxMemo = 16384
 // localURI turns a buffer's or image's uri into a relative path; data URIs
 // and absolute paths are no files of the model's directory.
 func localURI(u string) (string, bool) {
-	if u == "" || strings.HasPrefix(u, "data:") {
-		return "", false
-	}
-	p, err := url.PathUnescape(u)
-	if err != nil || strings.HasPrefix(p, "/") || filepath.IsAbs(filepath.FromSlash(p)) {
-		return "", false
-	}
-	return p, true
+	p, ok, err := models.FileURI(u)
+	return p, ok && err == nil
 }
 
 // gltfRefs returns the external uris of a .gltf or .glb document's

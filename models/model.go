@@ -74,6 +74,7 @@ const (
 	AlphaBlend                   // alpha blended
 )
 
+// String is the mode as glTF spells it (OPAQUE, MASK, BLEND).
 func (a AlphaMode) String() string {
 	switch a {
 	case AlphaOpaque:

@@ -30,6 +30,7 @@ type client struct {
 	bySub     map[uint32]uint32 // channel id -> subscription id
 	paramSubs map[string]bool
 	control   []outMsg
+	queued    int               // bytes in control
 	frames    map[uint32]*frame // channel id -> the latest frame not yet sent
 	order     []uint32          // channels with a waiting frame, oldest first
 	params    map[string]float64
@@ -73,13 +74,15 @@ func (c *client) send(typ websocket.MessageType, data []byte) {
 		c.mu.Unlock()
 		return
 	}
-	if len(c.control) >= c.s.opts.MaxQueue {
+	if len(c.control) >= c.s.opts.MaxQueue || c.queued+len(data) > c.s.opts.MaxQueueBytes {
+		n, b := len(c.control), c.queued
 		c.mu.Unlock()
 		c.s.slow.Add(1)
-		c.s.opts.Warn("foxglove-slow", "foxglove: disconnected %s: %d messages queued, the limit", c, c.s.opts.MaxQueue)
+		c.s.opts.Warn("foxglove-slow", "foxglove: disconnected %s: %d messages (%d bytes) queued, limits %d messages, %d bytes", c, n, b, c.s.opts.MaxQueue, c.s.opts.MaxQueueBytes)
 		c.close(websocket.StatusPolicyViolation, "too slow: message queue full")
 		return
 	}
+	c.queued += len(data)
 	c.control = append(c.control, outMsg{typ, data})
 	c.mu.Unlock()
 	c.signal()
@@ -150,6 +153,7 @@ func (c *client) next() (outMsg, bool) {
 		m := c.control[0]
 		c.control[0] = outMsg{}
 		c.control = c.control[1:]
+		c.queued -= len(m.data)
 		return m, true
 	}
 	if c.dropped > c.told && time.Since(c.toldAt) >= time.Second {

@@ -110,33 +110,51 @@ func quoteList(names []string) string {
 	return fmt.Sprintf("%q", names)
 }
 
+// maxUnknownParamSubs bounds the names of parameters that do not exist
+// (yet: a later command may add their element) one client may subscribe
+// to. Without it a client grows the server's memory without limit.
+const maxUnknownParamSubs = 1024
+
 func (s *Server) subscribeParameters(c *client, names []string, on bool) {
 	p := &s.params
-	p.mu.Lock()
+	p.mu.Lock() // before c.mu, as nowhere the other way round
 	if len(names) == 0 && on {
 		names = append([]string(nil), p.names...)
 	}
 	var unknown []string
-	for _, n := range names {
-		if _, ok := p.index[n]; !ok && on {
-			unknown = append(unknown, n)
+	refused := 0
+	c.mu.Lock()
+	waiting := 0 // subscribed names that do not exist
+	for n := range c.paramSubs {
+		if _, ok := p.index[n]; !ok {
+			waiting++
 		}
 	}
-	p.mu.Unlock()
-	c.mu.Lock()
 	if len(names) == 0 && !on {
 		clear(c.paramSubs)
 	}
 	for _, n := range names {
-		if on {
-			c.paramSubs[n] = true
-		} else {
+		_, exists := p.index[n]
+		switch {
+		case !on:
 			delete(c.paramSubs, n)
+		case exists || c.paramSubs[n]:
+			c.paramSubs[n] = true
+		case waiting >= maxUnknownParamSubs:
+			refused++
+		default:
+			unknown = append(unknown, n)
+			c.paramSubs[n] = true
+			waiting++
 		}
 	}
 	c.mu.Unlock()
+	p.mu.Unlock()
 	if len(unknown) > 0 {
 		c.status(1, fmt.Sprintf("subscribeParameterUpdates: no parameter %s yet", quoteList(unknown)))
+	}
+	if refused > 0 {
+		c.status(2, fmt.Sprintf("subscribeParameterUpdates: %d names refused: a client may wait for at most %d parameters that do not exist yet", refused, maxUnknownParamSubs))
 	}
 }
 
@@ -309,6 +327,10 @@ func (s *Server) updateParams(sc *scene.Scene) {
 			}
 			if it.index < len(vals) && vals[it.index] == it.want {
 				it.done = true
+			} else if it.index >= len(vals) {
+				// A new scene (a mirror rebuilt) without that value.
+				it.done = true
+				refused = append(refused, fmt.Sprintf("%s = %g (the scene was replaced)", it.name, it.want))
 			} else if settled {
 				it.done = true
 				refused = append(refused, fmt.Sprintf("%s = %g (it stays %g)", it.name, it.want, vals[it.index]))

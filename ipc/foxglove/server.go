@@ -2,7 +2,6 @@ package foxglove
 
 import (
 	"context"
-	"crypto/subtle"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/simvis/simvis/internal/secretcmp"
 )
 
 // Subprotocol is the WebSocket subprotocol the server speaks.
@@ -30,6 +30,7 @@ const (
 	RoleDriver
 )
 
+// String names the role as serverInfo's metadata does: "viewer" or "driver".
 func (r Role) String() string {
 	if r == RoleDriver {
 		return "driver"
@@ -66,10 +67,15 @@ type Options struct {
 	// advertise messages, service responses) queued for one client
 	// [1024]; a client that lets more pile up is disconnected. Message
 	// data never queue: one frame per channel waits, the latest.
-	MaxQueue     int
-	MaxMessage   int64         // largest message a client may send [1 MiB]
-	WriteTimeout time.Duration // a client that takes longer to take one message is disconnected [10 s]
-	MaxPending   int           // setParameters and service calls waiting for the host [256]
+	MaxQueue int
+	// MaxQueueBytes bounds the bytes of those queued messages [64 MiB]: a
+	// client sending requests whose answers echo them (refusals name
+	// every parameter) without reading would otherwise hold MaxQueue
+	// times MaxMessage.
+	MaxQueueBytes int
+	MaxMessage    int64         // largest message a client may send [1 MiB]
+	WriteTimeout  time.Duration // a client that takes longer to take one message is disconnected [10 s]
+	MaxPending    int           // setParameters and service calls waiting for the host [256]
 	// Settle is how long, and at least two updates, a parameter write
 	// waits for the value to show before it counts as refused [100 ms].
 	Settle time.Duration
@@ -88,6 +94,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxQueue <= 0 {
 		o.MaxQueue = 1024
+	}
+	if o.MaxQueueBytes <= 0 {
+		o.MaxQueueBytes = 64 << 20
 	}
 	if o.MaxMessage <= 0 {
 		o.MaxMessage = 1 << 20
@@ -306,7 +315,8 @@ func token(r *http.Request) string {
 	return ""
 }
 
-func same(a, b string) bool { return b != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+// same compares a token a client sent with one configured (empty: none).
+func same(a, b string) bool { return b != "" && secretcmp.Equal(a, b) }
 
 // role decides what a connection may do from its token.
 func (s *Server) role(r *http.Request) (Role, bool) {

@@ -89,7 +89,7 @@ func Dial(rawURL string) (*Conn, error) { return DialAs(rawURL, RoleDriver) }
 // DialAs is Dial taking role r's credentials from the secrets file
 // (RoleViewer for clients that only read).
 func DialAs(rawURL string, r Role) (*Conn, error) {
-	u, err := url.Parse(rawURL)
+	u, err := ipc.ParseURL(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("natsipc: %w", err)
 	}

@@ -2,7 +2,6 @@ package natsipc
 
 import (
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/simvis/simvis/internal/secretcmp"
 	"github.com/simvis/simvis/ipc"
 )
 
@@ -84,7 +84,7 @@ type credential struct {
 // role's permissions.
 type roleAuth struct{ creds []credential }
 
-func same(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+func same(a, b string) bool { return secretcmp.Equal(a, b) }
 
 // Check implements server.Authentication.
 func (a *roleAuth) Check(c server.ClientAuthentication) bool {

@@ -10,4 +10,10 @@
 // (zstd or lz4) and closed at least every Options.ChunkInterval, so a
 // process killed mid-recording leaves a file readable up to its last
 // chunk; Close adds the summary and index readers seek with.
+//
+// Reading treats a file as hostile: Read (one pass, for info and play)
+// bounds records, attachments and messages, and checks the change log's
+// directories; Cursor hands play's republishers the messages up to a
+// playback position. A panic of the MCAP library on a malformed file is
+// turned into an error (FuzzRead found one).
 package record

@@ -1,9 +1,7 @@
 package record
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/url"
 	"path"
 	"path/filepath"
 	"strings"
@@ -47,31 +45,18 @@ func modelFiles(c *scene.Command, limits models.Limits) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			var doc struct {
-				Buffers []struct{ URI string } `json:"buffers"`
-				Images  []struct{ URI string } `json:"images"`
-			}
-			if err := json.Unmarshal(data, &doc); err == nil {
-				var uris []string
-				for _, b := range doc.Buffers {
-					uris = append(uris, b.URI)
+			for _, u := range models.ExternalURIs(data) {
+				p, ok, err := models.FileURI(u)
+				if err != nil {
+					return fmt.Errorf("%s: %w", rel, err)
 				}
-				for _, im := range doc.Images {
-					uris = append(uris, im.URI)
+				r := path.Join(base, p)
+				if ok && !filepath.IsLocal(filepath.FromSlash(r)) {
+					return fmt.Errorf("%s: uri %q is outside the command's directory %s", rel, u, c.Dir)
 				}
-				for _, u := range uris {
-					if u == "" || strings.HasPrefix(u, "data:") {
-						continue
-					}
-					p, err := url.PathUnescape(u)
-					if err != nil || strings.HasPrefix(p, "/") {
-						return fmt.Errorf("%s: uri %q is not a relative path", rel, u)
-					}
-					r := path.Join(base, p)
-					if !seen[r] {
-						seen[r] = true
-						out = append(out, r)
-					}
+				if ok && !seen[r] {
+					seen[r] = true
+					out = append(out, r)
 				}
 			}
 		}

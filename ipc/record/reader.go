@@ -9,6 +9,8 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strings"
+	"unicode"
 
 	"github.com/foxglove/mcap/go/mcap"
 )
@@ -70,13 +72,24 @@ type MessageFunc func(topic, schema, encoding string, m *mcap.Message) error
 // reads up to its last whole chunk): metadata, simvis's change and values
 // channels, attachments and per-topic counts; fn (may be nil) sees every
 // message.
-func Read(file string, fn MessageFunc) (*Recording, error) {
+func Read(file string, fn MessageFunc) (_ *Recording, err error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	rec := &Recording{Start: math.MaxInt64}
+	inFn := false
+	defer func() {
+		// A panic in the MCAP library on the file's bytes is an error (see
+		// guard); one in fn is the caller's and goes on.
+		if r := recover(); r != nil {
+			if inFn {
+				panic(r)
+			}
+			err = malformed(file, r)
+		}
+	}()
 	attBytes := 0
 	var attErr error
 	lex, err := mcap.NewLexer(f, &mcap.LexerOptions{ValidateChunkCRCs: true, MaxDecompressedChunkSize: MaxRecordBytes,
@@ -192,6 +205,9 @@ func Read(file string, fn MessageFunc) (*Recording, error) {
 					if err := json.Unmarshal(m.Data, &ch); err != nil {
 						return fail("%s message %d: %v", c.Topic, m.Sequence, err)
 					}
+					if bad := strings.IndexFunc(ch.Source+ch.Dir, func(r rune) bool { return !unicode.IsPrint(r) }); bad >= 0 {
+						return fail("%s message %d: source or dir holds a control character", c.Topic, m.Sequence)
+					}
 					if ch.Dir == "" || path.IsAbs(ch.Dir) || path.Clean(ch.Dir) != ch.Dir || ch.Dir == ".." || len(ch.Dir) > 2 && ch.Dir[:3] == "../" {
 						return fail("%s message %d: dir %q is not a relative directory inside the recording", c.Topic, m.Sequence, ch.Dir)
 					}
@@ -209,7 +225,10 @@ func Read(file string, fn MessageFunc) (*Recording, error) {
 				if s := schemas[c.SchemaID]; s != nil {
 					name = s.Name
 				}
-				if err := fn(c.Topic, name, c.MessageEncoding, m); err != nil {
+				inFn = true
+				err := fn(c.Topic, name, c.MessageEncoding, m)
+				inFn = false
+				if err != nil {
 					return nil, err
 				}
 			}

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/foxglove/mcap/go/mcap"
@@ -85,11 +84,10 @@ type Writer struct {
 	baseDir  string
 	logged   int // commands of scene.Log() recorded
 	attached map[string]bool
-	names    []string          // ELEMENT.PARAM per table index, as last seen
-	values   []float64         // as last recorded
-	ns       map[string]string // sensor -> topic namespace
-	byNS     map[string]string // topic namespace -> sensor
-	frames   int               // frames known to the tf tree last written to /tf_static
+	names    []string        // ELEMENT.PARAM per table index, as last seen
+	values   []float64       // as last recorded
+	topics   ros2.Namespaces // each sensor's topic namespace
+	frames   int             // frames known to the tf tree last written to /tf_static
 	start    time.Time
 	// The stamp of the cycle last recorded, for its frames: with
 	// Realtime, one wall-clock reading per cycle.
@@ -143,7 +141,7 @@ func Create(path string, opts Options) (*Writer, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &Writer{f: f, w: mw, mo: mo, opts: opts, schemas: map[string]uint16{}, channels: map[string]uint16{},
-		seq: map[uint16]uint32{}, attached: map[string]bool{}, ns: map[string]string{}, byNS: map[string]string{},
+		seq: map[uint16]uint32{}, attached: map[string]bool{},
 		flushed: time.Now(), start: time.Now()}, nil
 }
 
@@ -273,14 +271,9 @@ func (w *Writer) Cycle(s *scene.Scene, t float64) error {
 		}
 	}
 	for _, se := range s.Sensors() {
-		if _, ok := w.ns[se.Name]; ok {
-			continue
+		if _, err := w.topics.Of(se.Name); err != nil {
+			return fmt.Errorf("recording: %w", err)
 		}
-		ns := ros2.SensorTopic(se.Name)
-		if other, ok := w.byNS[ns]; ok {
-			return fmt.Errorf("recording: sensors %q and %q both map to the topics %s/...: rename one", other, se.Name, ns)
-		}
-		w.ns[se.Name], w.byNS[ns] = ns, se.Name
 	}
 	return nil
 }
@@ -367,7 +360,7 @@ func (w *Writer) recordValues(s *scene.Scene, stamp ros2.Time) error {
 // Frame records a frame rendered at scene time t (seconds) as its ROS 2
 // messages (ros2.FrameMessages) under its sensor's namespace.
 func (w *Writer) Frame(f *sensors.Frame, t float64) error {
-	ns, ok := w.ns[f.Sensor]
+	ns, ok := w.topics.Known(f.Sensor)
 	if !ok {
 		return fmt.Errorf("recording: sensor %q is not in the scene Cycle saw", f.Sensor)
 	}
@@ -385,16 +378,6 @@ func (w *Writer) Frame(f *sensors.Frame, t float64) error {
 		}
 	}
 	return nil
-}
-
-// Topics lists the recording's topics so far, sorted.
-func (w *Writer) Topics() []string {
-	var out []string
-	for t := range w.channels {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Close ends the recording: the last chunk, the summary and the index.

@@ -21,7 +21,7 @@ type Message struct {
 // '/' become '_', runs of '_' or '/' become one, '/' at either end is
 // dropped and a token that starts with a digit gets a leading '_'
 // ("arm/cam 1" -> "/arm/cam_1", "2d" -> "/_2d"). Two sensors may map to the
-// same namespace: callers that publish several must check (Topics).
+// same namespace: callers that publish several must check (Namespaces).
 func SensorTopic(sensor string) string {
 	var b strings.Builder
 	for _, tok := range strings.Split(sensor, "/") {
@@ -51,19 +51,33 @@ func SensorTopic(sensor string) string {
 	return b.String()
 }
 
-// Topics returns each sensor's namespace (SensorTopic), or an error naming
-// two sensors whose names map to the same one.
-func Topics(sensors []string) (map[string]string, error) {
-	out := map[string]string{}
-	by := map[string]string{}
-	for _, s := range sensors {
-		t := SensorTopic(s)
-		if other, ok := by[t]; ok && other != s {
-			return nil, fmt.Errorf("sensors %q and %q both map to the topic namespace %s: rename one", other, s, t)
-		}
-		by[t], out[s] = s, t
+// Namespaces gives sensors their topic namespaces (SensorTopic) as they
+// come, refusing a sensor whose namespace another one took first: the
+// recorder and the Foxglove server publish each sensor under its own.
+// The zero value is ready to use.
+type Namespaces struct{ ns, owner map[string]string }
+
+// Of returns sensor's namespace, or an error naming the sensor that took
+// it first.
+func (n *Namespaces) Of(sensor string) (string, error) {
+	if ns, ok := n.ns[sensor]; ok {
+		return ns, nil
 	}
-	return out, nil
+	ns := SensorTopic(sensor)
+	if other, ok := n.owner[ns]; ok {
+		return "", fmt.Errorf("sensors %q and %q both map to the topics %s/...: rename one", other, sensor, ns)
+	}
+	if n.ns == nil {
+		n.ns, n.owner = map[string]string{}, map[string]string{}
+	}
+	n.ns[sensor], n.owner[ns] = ns, sensor
+	return ns, nil
+}
+
+// Known returns the namespace Of gave sensor, if it did.
+func (n *Namespaces) Known(sensor string) (string, bool) {
+	ns, ok := n.ns[sensor]
+	return ns, ok
 }
 
 // OpticalFrame returns the frame id of a camera's optical frame (REP-103:

@@ -495,8 +495,18 @@ func TestSensorTopic(t *testing.T) {
 			t.Errorf("SensorTopic(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if _, err := ros2.Topics([]string{"a b", "a-b"}); err == nil || !strings.Contains(err.Error(), `"a b" and "a-b"`) {
+	var n ros2.Namespaces
+	if ns, err := n.Of("a b"); err != nil || ns != "/a_b" {
+		t.Errorf("a b: %q %v", ns, err)
+	}
+	if ns, err := n.Of("a b"); err != nil || ns != "/a_b" {
+		t.Errorf("a b again: %q %v", ns, err)
+	}
+	if _, err := n.Of("a-b"); err == nil || err.Error() != `sensors "a b" and "a-b" both map to the topics /a_b/...: rename one` {
 		t.Errorf("colliding names: %v", err)
+	}
+	if ns, ok := n.Known("a-b"); ok || ns != "" {
+		t.Errorf("a-b known as %q", ns)
 	}
 }
 
