@@ -49,21 +49,12 @@ type buildNode struct {
 	count  int32 // 0 for inner nodes
 }
 
-// node is a BVH node as traversed: its box and where its children or
-// triangles are, 56 bytes. (Boxes in float32, rounded outward, halve the
-// size but cost 7 % more CPU time per scan on MARVIN and the 1M-triangle
-// cave: the conversions outweigh the cache saved at these sizes.)
-type node struct {
-	lo, hi [3]float64
-	first  int32
-	count  int32 // 0 for inner nodes
-}
-
 // bvh is a bounding volume hierarchy over items given by their boxes.
 type bvh struct {
-	nodes []node
-	items []int32 // item indices in leaf order
-	build []buildNode
+	nodes  []node4 // as traversed
+	items  []int32 // item indices in leaf order
+	bounds box     // around every item
+	build  []buildNode
 }
 
 const (
@@ -91,10 +82,9 @@ func buildBVH(boxes []box, leafSize int) *bvh {
 	} else {
 		b.split(0, 0, len(boxes), boxes, centers, leafSize)
 	}
-	b.nodes = make([]node, len(b.build))
-	for i, n := range b.build {
-		b.nodes[i] = node{lo: n.bounds.min, hi: n.bounds.max, first: n.first, count: n.count}
-	}
+	b.nodes = collapse(b.build)
+	b.bounds = b.build[0].bounds
+	b.build = nil
 	return b
 }
 
@@ -204,54 +194,6 @@ func newRay(o, d [3]float64) ray {
 // cannot make a ray miss the box of a triangle it hits (Ize, "Robust BVH
 // ray traversal", 2013: 1 + 2 gamma(3)).
 const robust = 1 + 2*(3*0x1p-53)/(1-3*0x1p-53)
-
-// inf is what enter returns for a box the ray misses.
-var inf = math.Inf(1)
-
-// enter returns the distance at which the ray enters n's box, or +Inf if
-// it does not before tmax. The slabs are unrolled: this is the innermost
-// loop. NaN (origin on a slab plane of a flat box, direction parallel)
-// compares false and leaves the interval as it is.
-func (r *ray) enter(n *node, tmax float64) float64 {
-	t0, t1 := 0.0, tmax
-	lo := (n.lo[0] - r.o[0]) * r.inv[0]
-	hi := (n.hi[0] - r.o[0]) * r.inv[0]
-	if lo > hi {
-		lo, hi = hi, lo
-	}
-	if lo > t0 {
-		t0 = lo
-	}
-	if hi = hi * robust; hi < t1 {
-		t1 = hi
-	}
-	lo = (n.lo[1] - r.o[1]) * r.inv[1]
-	hi = (n.hi[1] - r.o[1]) * r.inv[1]
-	if lo > hi {
-		lo, hi = hi, lo
-	}
-	if lo > t0 {
-		t0 = lo
-	}
-	if hi = hi * robust; hi < t1 {
-		t1 = hi
-	}
-	lo = (n.lo[2] - r.o[2]) * r.inv[2]
-	hi = (n.hi[2] - r.o[2]) * r.inv[2]
-	if lo > hi {
-		lo, hi = hi, lo
-	}
-	if lo > t0 {
-		t0 = lo
-	}
-	if hi = hi * robust; hi < t1 {
-		t1 = hi
-	}
-	if t0 > t1 {
-		return inf
-	}
-	return t0 // finite: t0 <= t1 <= tmax, and a +Inf slab entry leaves t0 > t1
-}
 
 // stackEntry is a node left for later with the distance at which the ray
 // enters it: popped once the best hit is nearer, it is skipped untested.
