@@ -184,10 +184,12 @@ func (b *bvh) childrenOf(ni, start, mid, end int, boxes []box, centers [][3]floa
 // ray is a ray prepared for box tests.
 type ray struct {
 	o, d, inv [3]float64
+	neg       [3]bool // the inverse's sign bits: which planes are near
 }
 
 func newRay(o, d [3]float64) ray {
-	return ray{o: o, d: d, inv: [3]float64{1 / d[0], 1 / d[1], 1 / d[2]}}
+	inv := [3]float64{1 / d[0], 1 / d[1], 1 / d[2]}
+	return ray{o: o, d: d, inv: inv, neg: [3]bool{math.Signbit(inv[0]), math.Signbit(inv[1]), math.Signbit(inv[2])}}
 }
 
 // robust widens a box's exit distance so that rounding in the slab test

@@ -1,5 +1,7 @@
 package raycast
 
+import "math"
+
 // node4 is a node of the 4-wide hierarchy that rays traverse: the boxes of
 // up to four children side by side, axis by axis (structure of arrays), so
 // that one node visit loads the four boxes from three cache lines and tests
@@ -91,53 +93,63 @@ func (r *ray) visit(nd *node4, tmax float64, refs *[4]int32, ts *[4]float64) int
 	m := 0
 	ox, oy, oz := r.o[0], r.o[1], r.o[2]
 	ix, iy, iz := r.inv[0], r.inv[1], r.inv[2]
+	// The near and far planes by the direction's signs, chosen once per
+	// node rather than swapped per box.
+	nx, fx := &nd.lo[0], &nd.hi[0]
+	if r.neg[0] {
+		nx, fx = fx, nx
+	}
+	ny, fy := &nd.lo[1], &nd.hi[1]
+	if r.neg[1] {
+		ny, fy = fy, ny
+	}
+	nz, fz := &nd.lo[2], &nd.hi[2]
+	if r.neg[2] {
+		nz, fz = fz, nz
+	}
 	n := min(int(nd.n), 4)
 	for k := 0; k < n; k++ {
-		t0, t1 := 0.0, tmax
-		lo := (nd.lo[0][k] - ox) * ix
-		hi := (nd.hi[0][k] - ox) * ix
-		if lo > hi {
-			lo, hi = hi, lo
+		// Plain comparisons, not min and max: NaN compares false and is
+		// passed over, as -0 and 0 may be.
+		t0 := 0.0
+		if a := (nx[k] - ox) * ix; a > t0 {
+			t0 = a
 		}
-		if lo > t0 {
-			t0 = lo
+		if a := (ny[k] - oy) * iy; a > t0 {
+			t0 = a
 		}
-		if hi = hi * robust; hi < t1 {
-			t1 = hi
+		if a := (nz[k] - oz) * iz; a > t0 {
+			t0 = a
 		}
-		lo = (nd.lo[1][k] - oy) * iy
-		hi = (nd.hi[1][k] - oy) * iy
-		if lo > hi {
-			lo, hi = hi, lo
+		t1 := inf
+		if a := (fx[k] - ox) * ix; a < t1 {
+			t1 = a
 		}
-		if lo > t0 {
-			t0 = lo
+		if a := (fy[k] - oy) * iy; a < t1 {
+			t1 = a
 		}
-		if hi = hi * robust; hi < t1 {
-			t1 = hi
+		if a := (fz[k] - oz) * iz; a < t1 {
+			t1 = a
 		}
-		lo = (nd.lo[2][k] - oz) * iz
-		hi = (nd.hi[2][k] - oz) * iz
-		if lo > hi {
-			lo, hi = hi, lo
-		}
-		if lo > t0 {
-			t0 = lo
-		}
-		if hi = hi * robust; hi < t1 {
-			t1 = hi
+		// Widening the smallest exit is widening each: rounding is
+		// monotonic.
+		if t1 = t1 * robust; t1 > tmax {
+			t1 = tmax
 		}
 		if t0 > t1 {
 			continue
 		}
 		// Insertion into the sorted list of entered children.
-		j := m
-		for j > 0 && ts[j-1] > t0 {
-			ts[j], refs[j] = ts[j-1], refs[j-1]
+		j := m & 3
+		for j > 0 && ts[(j-1)&3] > t0 {
+			ts[j&3], refs[j&3] = ts[(j-1)&3], refs[(j-1)&3]
 			j--
 		}
-		ts[j], refs[j] = t0, nd.child[k]
+		ts[j&3], refs[j&3] = t0, nd.child[k]
 		m++
 	}
 	return m
 }
+
+// inf is +Inf.
+var inf = math.Inf(1)
