@@ -140,8 +140,13 @@ func BenchmarkBuildMillion(b *testing.B) {
 			}
 		}
 	}
+	var r0, r1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
 	for b.Loop() {
 		raycast.NewGeometry(prim)
 	}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+	cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(len(prim.Indices)/3), "triangles")
 }
