@@ -92,6 +92,10 @@ func (a *affine) vector(d [3]float64) [3]float64 {
 type instance struct {
 	geom    *Geometry
 	toLocal affine
+	// placement numbers the placements: the primitives of one mesh
+	// instance share theirs, and a ray mapped into one of them is mapped
+	// into all (a robot's parts often hold several primitives).
+	placement int32
 }
 
 // placed is what the last Sync saw of one sensed primitive: when nothing
@@ -117,6 +121,7 @@ type Caster struct {
 	// placedByHand is set by Place: what the caster holds is no scene's.
 	placedByHand bool
 	triangles    int
+	placements   int32 // placements staged since the last rebuild, numbering them
 	// Scratch for building the hierarchy over the instances.
 	boxes  []box
 	staged []instance
@@ -152,11 +157,13 @@ func (c *Caster) Sync(s *scene.Scene) {
 	c.staged = c.staged[:0]
 	c.boxes = c.boxes[:0]
 	c.triangles = 0
+	c.placements = 0 // numbers need only differ within one hierarchy
 	var inv mgl64.Mat4
 	for i, pl := range c.seen {
 		if i == 0 || pl.mesh != c.seen[i-1].mesh || pl.world != c.seen[i-1].world {
 			// One inverse per mesh instance, shared by its primitives.
 			inv = pl.world.Inv()
+			c.placements++
 		}
 		g, ok := c.geoms[pl.key]
 		if !ok {
@@ -189,7 +196,9 @@ func (c *Caster) Place(ps []Placement) {
 	c.staged = c.staged[:0]
 	c.boxes = c.boxes[:0]
 	c.triangles = 0
+	c.placements = 0 // numbers need only differ within one hierarchy
 	for _, p := range ps {
+		c.placements++
 		c.stage(p.Geom, p.FromLocal, p.ToLocal)
 	}
 	c.commit()
@@ -197,7 +206,7 @@ func (c *Caster) Place(ps []Placement) {
 }
 
 func (c *Caster) stage(g *Geometry, fromLocal, toLocal mgl64.Mat4) {
-	c.staged = append(c.staged, instance{geom: g, toLocal: affineOf(toLocal)})
+	c.staged = append(c.staged, instance{geom: g, toLocal: affineOf(toLocal), placement: c.placements})
 	c.boxes = append(c.boxes, transformBox(g.bounds, fromLocal))
 	c.triangles += len(g.tris)
 }
@@ -256,6 +265,8 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint) float
 		}
 	}
 	r := newRay(origin, dir)
+	var lr ray          // the ray in the placement mapped last
+	mapped := int32(-1) // that placement
 	var fixed [fixedStack]stackEntry
 	stack, sp := fixed[:], 0
 	var refs [4]int32
@@ -278,7 +289,9 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint) float
 			l := ^cur
 			for i := l >> 3; i < l>>3+l&7; i++ {
 				in := &c.instances[i]
-				lr := newRay(in.toLocal.point(origin), in.toLocal.vector(dir))
+				if in.placement != mapped {
+					lr, mapped = newRay(in.toLocal.point(origin), in.toLocal.vector(dir)), in.placement
+				}
 				if t, tri := in.geom.intersect(&lr, tmax); tri >= 0 {
 					tmax, h.inst, h.tri = t, i+1, tri
 				}
