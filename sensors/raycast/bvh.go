@@ -164,13 +164,16 @@ func (bl *builder) split(ni, start, end int, bounds, cbounds box) {
 		return
 	}
 	bins := emptyBins // one copy: most nodes are small, and this is per node
-	scale := sahBins / ext
+	// Small nodes get fewer bins: a few items need no twelve candidate
+	// planes, and the sweeps over bins are most of a small node's cost.
+	nb := min(sahBins, n+1)
+	scale := float64(nb) / ext
 	lo := cbounds.min[axis]
 	refs, binOf := bl.refs[start:end], bl.bins[start:end]
 	binOf = binOf[:len(refs)]
 	for p := range refs {
 		r := &refs[p]
-		k := min(int((r.center[axis]-lo)*scale), sahBins-1)
+		k := min(int((r.center[axis]-lo)*scale), nb-1)
 		binOf[p] = uint8(k)
 		bn := &bins[k]
 		bn.count++
@@ -185,14 +188,14 @@ func (bl *builder) split(ni, start, end int, bounds, cbounds box) {
 	var rightArea [sahBins]float64
 	var rightCount [sahBins]int
 	acc, cnt := emptyBox(), 0
-	for k := sahBins - 1; k > 0; k-- {
+	for k := nb - 1; k > 0; k-- {
 		acc.union(bins[k].bounds)
 		cnt += bins[k].count
 		rightArea[k], rightCount[k] = acc.area(), cnt
 	}
 	best, bestCost := -1, math.Inf(1)
 	acc, cnt = emptyBox(), 0
-	for k := 0; k < sahBins-1; k++ {
+	for k := 0; k < nb-1; k++ {
 		acc.union(bins[k].bounds)
 		cnt += bins[k].count
 		if cnt == 0 || rightCount[k+1] == 0 {
@@ -223,7 +226,7 @@ func (bl *builder) split(ni, start, end int, bounds, cbounds box) {
 		}
 	}
 	lb, lc, rb, rc := emptyBox(), emptyBox(), emptyBox(), emptyBox()
-	for k := range bins {
+	for k := range bins[:nb] {
 		if k <= best {
 			lb.union(bins[k].bounds)
 			lc.union(bins[k].cbounds)
