@@ -1,6 +1,9 @@
 package raycast
 
-import "math"
+import (
+	"math"
+	"runtime"
+)
 
 // box is an axis-aligned bounding box.
 type box struct{ min, max [3]float64 }
@@ -11,22 +14,18 @@ func emptyBox() box {
 }
 
 func (b *box) grow(p [3]float64) {
-	// Plain comparisons: math.Min's care for NaN and -0 costs a third of
-	// building a million triangles' hierarchy, and neither occurs here
-	// (vertices are finite: the scene checks them).
-	for i := 0; i < 3; i++ {
-		if p[i] < b.min[i] {
-			b.min[i] = p[i]
-		}
-		if p[i] > b.max[i] {
-			b.max[i] = p[i]
-		}
-	}
+	// min and max compile to branch-free instructions: plain comparisons
+	// mispredict on every other item of a build, math.Min's care for NaN
+	// costs more still (vertices are finite: the scene checks them).
+	b.min[0], b.max[0] = min(b.min[0], p[0]), max(b.max[0], p[0])
+	b.min[1], b.max[1] = min(b.min[1], p[1]), max(b.max[1], p[1])
+	b.min[2], b.max[2] = min(b.min[2], p[2]), max(b.max[2], p[2])
 }
 
 func (b *box) union(o box) {
-	b.grow(o.min)
-	b.grow(o.max)
+	b.min[0], b.max[0] = min(b.min[0], o.min[0]), max(b.max[0], o.max[0])
+	b.min[1], b.max[1] = min(b.min[1], o.min[1]), max(b.max[1], o.max[1])
+	b.min[2], b.max[2] = min(b.min[2], o.min[2]), max(b.max[2], o.max[2])
 }
 
 func (b box) area() float64 {
@@ -49,21 +48,12 @@ type buildNode struct {
 	count  int32 // 0 for inner nodes
 }
 
-// node is a BVH node as traversed: its box and where its children or
-// triangles are, 56 bytes. (Boxes in float32, rounded outward, halve the
-// size but cost 7 % more CPU time per scan on MARVIN and the 1M-triangle
-// cave: the conversions outweigh the cache saved at these sizes.)
-type node struct {
-	lo, hi [3]float64
-	first  int32
-	count  int32 // 0 for inner nodes
-}
-
 // bvh is a bounding volume hierarchy over items given by their boxes.
 type bvh struct {
-	nodes []node
-	items []int32 // item indices in leaf order
-	build []buildNode
+	nodes  []node4 // as traversed
+	items  []int32 // item indices in leaf order
+	bounds box     // around every item
+	build  []buildNode
 }
 
 const (
@@ -78,32 +68,83 @@ const (
 // at most leafSize items per leaf where the items can be told apart.
 func buildBVH(boxes []box, leafSize int) *bvh {
 	b := &bvh{items: make([]int32, len(boxes))}
-	for i := range b.items {
-		b.items[i] = int32(i)
+	bl := builder{refs: make([]buildRef, len(boxes)), bins: make([]uint8, len(boxes)), leafSize: leafSize, b: b}
+	if runtime.GOMAXPROCS(0) > 1 {
+		bl.par = 1 // one split's halves on two goroutines; deeper ones share the cores
 	}
-	centers := make([][3]float64, len(boxes))
 	for i, bx := range boxes {
-		centers[i] = bx.center()
+		bl.refs[i] = buildRef{bounds: bx, center: bx.center(), item: int32(i)}
 	}
-	b.build = make([]buildNode, 1, 2*len(boxes)/leafSize+1)
+	// A binary hierarchy has fewer than twice as many nodes as items:
+	// room for all at once, so that it never grows by copying.
+	b.build = make([]buildNode, 1, max(2*len(boxes)-1, 1))
 	if len(boxes) == 0 {
 		b.build[0] = buildNode{bounds: emptyBox()}
 	} else {
-		b.split(0, 0, len(boxes), boxes, centers, leafSize)
+		bounds, cbounds := bl.boundsOf(0, len(boxes))
+		bl.split(0, 0, len(boxes), bounds, cbounds)
 	}
-	b.nodes = make([]node, len(b.build))
-	for i, n := range b.build {
-		b.nodes[i] = node{lo: n.bounds.min, hi: n.bounds.max, first: n.first, count: n.count}
+	for i, r := range bl.refs {
+		b.items[i] = r.item
 	}
+	b.nodes = collapse(b.build)
+	b.bounds = b.build[0].bounds
+	b.build = nil
 	return b
 }
 
-func (b *bvh) split(ni, start, end int, boxes []box, centers [][3]float64, leafSize int) {
-	bounds, cbounds := emptyBox(), emptyBox()
-	for _, it := range b.items[start:end] {
-		bounds.union(boxes[it])
-		cbounds.grow(centers[it])
+// buildRef is an item while building: the partitions move these records
+// themselves, so that each level reads its items' boxes in order rather
+// than at random places.
+type buildRef struct {
+	bounds box
+	center [3]float64
+	item   int32
+}
+
+// sahBin gathers the items whose centers fall into one bin.
+type sahBin struct {
+	bounds, cbounds box
+	count           int
+}
+
+var emptyBins = func() (b [sahBins]sahBin) {
+	for i := range b {
+		b[i].bounds, b[i].cbounds = emptyBox(), emptyBox()
 	}
+	return b
+}()
+
+// parallelItems is the fewest items whose halves split builds on two
+// goroutines: below it the goroutine costs more than it saves.
+const parallelItems = 1 << 14
+
+// builder holds what split needs besides the hierarchy it grows.
+type builder struct {
+	refs     []buildRef
+	bins     []uint8 // the bin of refs[i], for the partition
+	leafSize int
+	b        *bvh
+	par      int // levels of splits still to build on two goroutines
+}
+
+// boundsOf returns the box around refs[start:end] and the box around
+// their centers.
+func (bl *builder) boundsOf(start, end int) (bounds, cbounds box) {
+	bounds, cbounds = emptyBox(), emptyBox()
+	for i := range bl.refs[start:end] {
+		r := &bl.refs[start+i]
+		bounds.union(r.bounds)
+		cbounds.grow(r.center)
+	}
+	return bounds, cbounds
+}
+
+// split makes node ni of refs[start:end], given their box and the box
+// around their centers; the children's boxes come from the bins, so each
+// level passes over its items twice (binning, then partitioning).
+func (bl *builder) split(ni, start, end int, bounds, cbounds box) {
+	b := bl.b
 	b.build[ni] = buildNode{bounds: bounds, first: int32(start), count: int32(end - start)}
 	n := end - start
 	if n <= 1 {
@@ -116,41 +157,45 @@ func (b *bvh) split(ni, start, end int, boxes []box, centers [][3]float64, leafS
 		}
 	}
 	if ext == 0 {
-		if n <= leafSize {
+		if n <= bl.leafSize {
 			return
 		}
-		b.childrenOf(ni, start, start+n/2, end, boxes, centers, leafSize)
+		bl.halves(ni, start, end)
 		return
 	}
-	var bins [sahBins]struct {
-		bounds box
-		count  int
-	}
-	for i := range bins {
-		bins[i].bounds = emptyBox()
-	}
-	scale := sahBins / ext
-	binOf := func(it int32) int {
-		k := int((centers[it][axis] - cbounds.min[axis]) * scale)
-		return min(k, sahBins-1)
-	}
-	for _, it := range b.items[start:end] {
-		k := binOf(it)
-		bins[k].count++
-		bins[k].bounds.union(boxes[it])
+	bins := emptyBins // one copy: most nodes are small, and this is per node
+	// Small nodes get fewer bins: a few items need no twelve candidate
+	// planes, and the sweeps over bins are most of a small node's cost.
+	nb := min(sahBins, n+1)
+	scale := float64(nb) / ext
+	lo := cbounds.min[axis]
+	refs, binOf := bl.refs[start:end], bl.bins[start:end]
+	binOf = binOf[:len(refs)]
+	for p := range refs {
+		r := &refs[p]
+		k := min(int((r.center[axis]-lo)*scale), nb-1)
+		binOf[p] = uint8(k)
+		bn := &bins[k]
+		bn.count++
+		// union and grow, written out: union is too big to inline.
+		bb, rb := &bn.bounds, &r.bounds
+		bb.min[0], bb.max[0] = min(bb.min[0], rb.min[0]), max(bb.max[0], rb.max[0])
+		bb.min[1], bb.max[1] = min(bb.min[1], rb.min[1]), max(bb.max[1], rb.max[1])
+		bb.min[2], bb.max[2] = min(bb.min[2], rb.min[2]), max(bb.max[2], rb.max[2])
+		bn.cbounds.grow(r.center)
 	}
 	// Sweep from the right, then from the left, for the cost of each split.
 	var rightArea [sahBins]float64
 	var rightCount [sahBins]int
 	acc, cnt := emptyBox(), 0
-	for k := sahBins - 1; k > 0; k-- {
+	for k := nb - 1; k > 0; k-- {
 		acc.union(bins[k].bounds)
 		cnt += bins[k].count
 		rightArea[k], rightCount[k] = acc.area(), cnt
 	}
 	best, bestCost := -1, math.Inf(1)
 	acc, cnt = emptyBox(), 0
-	for k := 0; k < sahBins-1; k++ {
+	for k := 0; k < nb-1; k++ {
 		acc.union(bins[k].bounds)
 		cnt += bins[k].count
 		if cnt == 0 || rightCount[k+1] == 0 {
@@ -162,96 +207,109 @@ func (b *bvh) split(ni, start, end int, boxes []box, centers [][3]float64, leafS
 		}
 	}
 	leafCost := bounds.area() * float64(n)
-	if best < 0 || (n <= leafSize && bestCost >= leafCost) {
-		if n <= leafSize {
+	if best < 0 || (n <= bl.leafSize && bestCost >= leafCost) {
+		if n <= bl.leafSize {
 			return
 		}
-		b.childrenOf(ni, start, start+n/2, end, boxes, centers, leafSize)
+		bl.halves(ni, start, end)
 		return
 	}
-	// Partition the items: bins 0..best go left.
-	i, j := start, end-1
+	// Partition: bins 0..best go left.
+	i, j := 0, n-1
 	for i <= j {
-		if binOf(b.items[i]) <= best {
+		if int(binOf[i]) <= best {
 			i++
 		} else {
-			b.items[i], b.items[j] = b.items[j], b.items[i]
+			refs[i], refs[j] = refs[j], refs[i]
+			binOf[i], binOf[j] = binOf[j], binOf[i]
 			j--
 		}
 	}
-	b.childrenOf(ni, start, i, end, boxes, centers, leafSize)
+	lb, lc, rb, rc := emptyBox(), emptyBox(), emptyBox(), emptyBox()
+	for k := range bins[:nb] {
+		if k <= best {
+			lb.union(bins[k].bounds)
+			lc.union(bins[k].cbounds)
+		} else {
+			rb.union(bins[k].bounds)
+			rc.union(bins[k].cbounds)
+		}
+	}
+	left := bl.children(ni)
+	if bl.par > 0 && n >= parallelItems {
+		bl.splitTwo(left, start, start+i, end, lb, lc, rb, rc)
+		return
+	}
+	bl.split(left, start, start+i, lb, lc)
+	bl.split(left+1, start+i, end, rb, rc)
 }
 
-func (b *bvh) childrenOf(ni, start, mid, end int, boxes []box, centers [][3]float64, leafSize int) {
+// splitTwo builds the right child's subtree on another goroutine, into a
+// node list of its own (its items are refs[mid:end], which the left one
+// leaves alone), and appends that list after the left subtree's nodes: the
+// very order, and so the very nodes, one goroutine would have made.
+func (bl *builder) splitTwo(left, start, mid, end int, lb, lc, rb, rc box) {
+	sub := &builder{refs: bl.refs, bins: bl.bins, leafSize: bl.leafSize, par: bl.par - 1,
+		b: &bvh{build: make([]buildNode, 1, max(2*(end-mid)-1, 1))}}
+	done := make(chan struct{})
+	go func() {
+		sub.split(0, mid, end, rb, rc)
+		close(done)
+	}()
+	bl.par--
+	bl.split(left, start, mid, lb, lc)
+	bl.par++
+	<-done
+	b := bl.b
+	off := int32(len(b.build) - 1) // sub's node k >= 1 lands at off+k
+	for k, nd := range sub.b.build {
+		if nd.count == 0 {
+			nd.first += off
+		}
+		if k == 0 {
+			b.build[left+1] = nd
+		} else {
+			b.build = append(b.build, nd)
+		}
+	}
+}
+
+// halves splits node ni's items in two halves as they lie, where no split
+// by centers separates them.
+func (bl *builder) halves(ni, start, end int) {
+	mid := start + (end-start)/2
+	left := bl.children(ni)
+	lb, lc := bl.boundsOf(start, mid)
+	rb, rc := bl.boundsOf(mid, end)
+	bl.split(left, start, mid, lb, lc)
+	bl.split(left+1, mid, end, rb, rc)
+}
+
+// children appends two nodes as ni's children and returns the first.
+func (bl *builder) children(ni int) int {
+	b := bl.b
 	left := len(b.build)
 	b.build = append(b.build, buildNode{}, buildNode{})
 	b.build[ni].first = int32(left)
 	b.build[ni].count = 0
-	b.split(left, start, mid, boxes, centers, leafSize)
-	b.split(left+1, mid, end, boxes, centers, leafSize)
+	return left
 }
 
 // ray is a ray prepared for box tests.
 type ray struct {
 	o, d, inv [3]float64
+	neg       [3]bool // the inverse's sign bits: which planes are near
 }
 
 func newRay(o, d [3]float64) ray {
-	return ray{o: o, d: d, inv: [3]float64{1 / d[0], 1 / d[1], 1 / d[2]}}
+	inv := [3]float64{1 / d[0], 1 / d[1], 1 / d[2]}
+	return ray{o: o, d: d, inv: inv, neg: [3]bool{math.Signbit(inv[0]), math.Signbit(inv[1]), math.Signbit(inv[2])}}
 }
 
 // robust widens a box's exit distance so that rounding in the slab test
 // cannot make a ray miss the box of a triangle it hits (Ize, "Robust BVH
 // ray traversal", 2013: 1 + 2 gamma(3)).
 const robust = 1 + 2*(3*0x1p-53)/(1-3*0x1p-53)
-
-// inf is what enter returns for a box the ray misses.
-var inf = math.Inf(1)
-
-// enter returns the distance at which the ray enters n's box, or +Inf if
-// it does not before tmax. The slabs are unrolled: this is the innermost
-// loop. NaN (origin on a slab plane of a flat box, direction parallel)
-// compares false and leaves the interval as it is.
-func (r *ray) enter(n *node, tmax float64) float64 {
-	t0, t1 := 0.0, tmax
-	lo := (n.lo[0] - r.o[0]) * r.inv[0]
-	hi := (n.hi[0] - r.o[0]) * r.inv[0]
-	if lo > hi {
-		lo, hi = hi, lo
-	}
-	if lo > t0 {
-		t0 = lo
-	}
-	if hi = hi * robust; hi < t1 {
-		t1 = hi
-	}
-	lo = (n.lo[1] - r.o[1]) * r.inv[1]
-	hi = (n.hi[1] - r.o[1]) * r.inv[1]
-	if lo > hi {
-		lo, hi = hi, lo
-	}
-	if lo > t0 {
-		t0 = lo
-	}
-	if hi = hi * robust; hi < t1 {
-		t1 = hi
-	}
-	lo = (n.lo[2] - r.o[2]) * r.inv[2]
-	hi = (n.hi[2] - r.o[2]) * r.inv[2]
-	if lo > hi {
-		lo, hi = hi, lo
-	}
-	if lo > t0 {
-		t0 = lo
-	}
-	if hi = hi * robust; hi < t1 {
-		t1 = hi
-	}
-	if t0 > t1 {
-		return inf
-	}
-	return t0 // finite: t0 <= t1 <= tmax, and a +Inf slab entry leaves t0 > t1
-}
 
 // stackEntry is a node left for later with the distance at which the ray
 // enters it: popped once the best hit is nearer, it is skipped untested.

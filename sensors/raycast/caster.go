@@ -23,7 +23,7 @@ type triangle struct {
 type Geometry struct {
 	tris   []triangle // in leaf order
 	slot   []int32    // triangle index in the primitive -> index in tris
-	bvh    *bvh
+	nodes  []node4
 	bounds box
 }
 
@@ -43,16 +43,15 @@ func NewGeometry(p *models.Primitive) *Geometry {
 		tris[i] = triangle{v0: v[0], e1: sub(v[1], v[0]), e2: sub(v[2], v[0])}
 		boxes[i] = bx
 	}
-	g := &Geometry{bvh: buildBVH(boxes, maxLeafSize)}
+	b := buildBVH(boxes, maxLeafSize)
+	g := &Geometry{nodes: b.nodes}
 	g.tris = make([]triangle, n)
 	g.slot = make([]int32, n)
-	for i, it := range g.bvh.items {
+	for i, it := range b.items {
 		g.tris[i] = tris[it]
 		g.slot[it] = int32(i)
-		g.bvh.items[i] = int32(i)
 	}
-	g.bounds = g.bvh.build[0].bounds
-	g.bvh.build = nil
+	g.bounds = b.bounds
 	return g
 }
 
@@ -93,6 +92,10 @@ func (a *affine) vector(d [3]float64) [3]float64 {
 type instance struct {
 	geom    *Geometry
 	toLocal affine
+	// placement numbers the placements: the primitives of one mesh
+	// instance share theirs, and a ray mapped into one of them is mapped
+	// into all (a robot's parts often hold several primitives).
+	placement int32
 }
 
 // placed is what the last Sync saw of one sensed primitive: when nothing
@@ -110,7 +113,7 @@ type placed struct {
 type Caster struct {
 	geoms     map[[32]byte]*Geometry
 	instances []instance // in the leaf order of top
-	top       *bvh
+	top       []node4
 	meshes    []scene.MeshInstance
 	seen      []placed // what the hierarchy over the instances was built from
 	scratch   []placed
@@ -118,6 +121,7 @@ type Caster struct {
 	// placedByHand is set by Place: what the caster holds is no scene's.
 	placedByHand bool
 	triangles    int
+	placements   int32 // placements staged since the last rebuild, numbering them
 	// Scratch for building the hierarchy over the instances.
 	boxes  []box
 	staged []instance
@@ -125,7 +129,7 @@ type Caster struct {
 
 // New returns an empty caster.
 func New() *Caster {
-	return &Caster{geoms: map[[32]byte]*Geometry{}, top: buildBVH(nil, 1)}
+	return &Caster{geoms: map[[32]byte]*Geometry{}, top: buildBVH(nil, 1).nodes}
 }
 
 // Sync takes the current world placement of every sensed mesh of s. Call
@@ -153,11 +157,13 @@ func (c *Caster) Sync(s *scene.Scene) {
 	c.staged = c.staged[:0]
 	c.boxes = c.boxes[:0]
 	c.triangles = 0
+	c.placements = 0 // numbers need only differ within one hierarchy
 	var inv mgl64.Mat4
 	for i, pl := range c.seen {
 		if i == 0 || pl.mesh != c.seen[i-1].mesh || pl.world != c.seen[i-1].world {
 			// One inverse per mesh instance, shared by its primitives.
 			inv = pl.world.Inv()
+			c.placements++
 		}
 		g, ok := c.geoms[pl.key]
 		if !ok {
@@ -190,7 +196,9 @@ func (c *Caster) Place(ps []Placement) {
 	c.staged = c.staged[:0]
 	c.boxes = c.boxes[:0]
 	c.triangles = 0
+	c.placements = 0 // numbers need only differ within one hierarchy
 	for _, p := range ps {
+		c.placements++
 		c.stage(p.Geom, p.FromLocal, p.ToLocal)
 	}
 	c.commit()
@@ -198,7 +206,7 @@ func (c *Caster) Place(ps []Placement) {
 }
 
 func (c *Caster) stage(g *Geometry, fromLocal, toLocal mgl64.Mat4) {
-	c.staged = append(c.staged, instance{geom: g, toLocal: affineOf(toLocal)})
+	c.staged = append(c.staged, instance{geom: g, toLocal: affineOf(toLocal), placement: c.placements})
 	c.boxes = append(c.boxes, transformBox(g.bounds, fromLocal))
 	c.triangles += len(g.tris)
 }
@@ -211,11 +219,7 @@ func (c *Caster) commit() {
 	for _, it := range top.items {
 		c.instances = append(c.instances, c.staged[it])
 	}
-	for i := range top.items {
-		top.items[i] = int32(i)
-	}
-	top.build = nil
-	c.top = top
+	c.top = top.nodes
 	c.builds++
 }
 
@@ -248,7 +252,7 @@ type hint struct{ inst, tri int32 }
 
 func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint) float64 {
 	top := c.top
-	if top == nil || len(c.instances) == 0 {
+	if len(top) == 0 || len(c.instances) == 0 {
 		return tmax // an empty tree's root is no leaf; its empty box need not stop every ray
 	}
 	if h.inst > 0 && int(h.inst) <= len(c.instances) {
@@ -261,36 +265,33 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint) float
 		}
 	}
 	r := newRay(origin, dir)
-	nodes := top.nodes
-	if r.enter(&nodes[0], tmax) == inf {
-		return tmax
-	}
+	var lr ray          // the ray in the placement mapped last
+	mapped := int32(-1) // that placement
 	var fixed [fixedStack]stackEntry
 	stack, sp := fixed[:], 0
-	ni := int32(0)
+	var refs [4]int32
+	var ts [4]float64
+	cur := int32(0)
 	for {
-		n := &nodes[ni]
-		if n.count == 0 {
-			l, rr := n.first, n.first+1
-			tl, tr := r.enter(&nodes[l], tmax), r.enter(&nodes[rr], tmax)
-			if tr < tl {
-				l, rr, tl, tr = rr, l, tr, tl
-			}
-			if tl != inf { // met before tmax
-				if tr != inf {
+		if cur >= 0 {
+			if m := r.visit(&top[cur], tmax, &refs, &ts); m > 0 {
+				for k := m - 1; k > 0; k-- {
 					if sp == len(stack) {
 						stack = append(stack, stackEntry{})
 					}
-					stack[sp] = stackEntry{rr, tr}
+					stack[sp] = stackEntry{refs[k], ts[k]}
 					sp++
 				}
-				ni = l
+				cur = refs[0]
 				continue
 			}
 		} else {
-			for i := n.first; i < n.first+n.count; i++ {
+			l := ^cur
+			for i := l >> 3; i < l>>3+l&7; i++ {
 				in := &c.instances[i]
-				lr := newRay(in.toLocal.point(origin), in.toLocal.vector(dir))
+				if in.placement != mapped {
+					lr, mapped = newRay(in.toLocal.point(origin), in.toLocal.vector(dir)), in.placement
+				}
 				if t, tri := in.geom.intersect(&lr, tmax); tri >= 0 {
 					tmax, h.inst, h.tri = t, i+1, tri
 				}
@@ -302,7 +303,7 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint) float
 			}
 			sp--
 			if stack[sp].t <= tmax {
-				ni = stack[sp].node
+				cur = stack[sp].node
 				break
 			}
 		}
@@ -452,35 +453,32 @@ func (g *Geometry) Triangles() int { return len(g.tris) }
 // leaf order (tmax and -1 if none). It is cast's loop with triangles in
 // the leaves.
 func (g *Geometry) intersect(r *ray, tmax float64) (float64, int32) {
-	nodes := g.bvh.nodes
+	nodes := g.nodes
 	best := int32(-1)
-	if len(g.tris) == 0 || r.enter(&nodes[0], tmax) == inf {
+	if len(g.tris) == 0 {
 		return tmax, best
 	}
 	var fixed [fixedStack]stackEntry
 	stack, sp := fixed[:], 0
-	ni := int32(0)
+	var refs [4]int32
+	var ts [4]float64
+	cur := int32(0)
 	for {
-		n := &nodes[ni]
-		if n.count == 0 {
-			l, rr := n.first, n.first+1
-			tl, tr := r.enter(&nodes[l], tmax), r.enter(&nodes[rr], tmax)
-			if tr < tl {
-				l, rr, tl, tr = rr, l, tr, tl
-			}
-			if tl != inf { // met before tmax
-				if tr != inf {
+		if cur >= 0 {
+			if m := r.visit(&nodes[cur], tmax, &refs, &ts); m > 0 {
+				for k := m - 1; k > 0; k-- {
 					if sp == len(stack) {
 						stack = append(stack, stackEntry{})
 					}
-					stack[sp] = stackEntry{rr, tr}
+					stack[sp] = stackEntry{refs[k], ts[k]}
 					sp++
 				}
-				ni = l
+				cur = refs[0]
 				continue
 			}
 		} else {
-			for i := n.first; i < n.first+n.count; i++ {
+			l := ^cur
+			for i := l >> 3; i < l>>3+l&7; i++ {
 				if t, ok := g.tris[i].hit(r, tmax); ok {
 					tmax, best = t, i
 				}
@@ -492,7 +490,7 @@ func (g *Geometry) intersect(r *ray, tmax float64) (float64, int32) {
 			}
 			sp--
 			if stack[sp].t <= tmax {
-				ni = stack[sp].node
+				cur = stack[sp].node
 				break
 			}
 		}
@@ -567,17 +565,20 @@ func (g *Geometry) Near(p mgl64.Vec3, r float64) bool {
 	var fixed [fixedStack]int32
 	stack := append(fixed[:0], 0)
 	for len(stack) > 0 {
-		n := &g.bvh.nodes[stack[len(stack)-1]]
+		cur := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		nb := box{n.lo, n.hi}
-		if boxDist2(&nb, q) > r2 {
+		if cur >= 0 {
+			nd := &g.nodes[cur]
+			for k := 0; k < int(nd.n); k++ {
+				nb := box{[3]float64{nd.lo[0][k], nd.lo[1][k], nd.lo[2][k]}, [3]float64{nd.hi[0][k], nd.hi[1][k], nd.hi[2][k]}}
+				if boxDist2(&nb, q) <= r2 {
+					stack = append(stack, nd.child[k])
+				}
+			}
 			continue
 		}
-		if n.count == 0 {
-			stack = append(stack, n.first, n.first+1)
-			continue
-		}
-		for i := n.first; i < n.first+n.count; i++ {
+		l := ^cur
+		for i := l >> 3; i < l>>3+l&7; i++ {
 			tr := &g.tris[i]
 			b := emptyBox()
 			b.grow(tr.v0)
