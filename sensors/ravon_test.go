@@ -255,7 +255,15 @@ func between(v, a, b uint8) bool {
 
 // BenchmarkRavonStereoPair renders the RAVON stereo pair (both 640x480
 // cameras) at the start pose: ns/op is the time per pair.
+// BenchmarkRavonStereoPair renders the stereo pair with the sun's shadows:
+// "still" with the robot standing (the shadow map is drawn once), "moving"
+// with the robot driving 5 cm a pair (the map is drawn again every pair).
 func BenchmarkRavonStereoPair(b *testing.B) {
+	b.Run("still", func(b *testing.B) { benchRavonStereoPair(b, false) })
+	b.Run("moving", func(b *testing.B) { benchRavonStereoPair(b, true) })
+}
+
+func benchRavonStereoPair(b *testing.B, moving bool) {
 	s := loadRavon(b)
 	r := testkit.Renderer(b)
 	var left, right *sensors.Camera
@@ -279,7 +287,16 @@ func BenchmarkRavonStereoPair(b *testing.B) {
 	}
 	b.ResetTimer()
 	start := cpu()
+	x0, err := s.Value("R_POSE", "x")
+	if err != nil {
+		b.Fatal(err)
+	}
 	for i := 0; i < b.N; i++ {
+		if moving {
+			if err := s.Set("R_POSE", "x", x0+0.05*float64(i%100)); err != nil {
+				b.Fatal(err)
+			}
+		}
 		if _, err := left.Image(r, s); err != nil {
 			b.Fatal(err)
 		}
