@@ -13,7 +13,8 @@
 // report the range along each beam's exact direction: the GPU finds which
 // meshes each beam may meet and the beam is intersected with them exactly
 // (surfaces.go explains how); backend "cpu" uses the ray caster of package
-// raycast for every beam. Capture writes sensor outputs, Bench measures
+// raycast for every beam; backend "auto" (the default but for psd) times
+// both on the first frames and keeps the faster. Capture writes sensor outputs, Bench measures
 // rates and accuracy.
 //
 // Cameras and depth cameras use the pinhole convention of OpenCV, Open3D
