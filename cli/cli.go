@@ -515,7 +515,11 @@ func init() {
 					total += len(written)
 					// Numbered from 0 like the files (NAME_0000.png) and
 					// the errors, with the count beside.
-					fmt.Fprintf(w, "frame %d (%d of %d): %d files\n", i, i+1, frames, len(written))
+					if out != "" {
+						fmt.Fprintf(w, "frame %d (%d of %d): %d files\n", i, i+1, frames, len(written))
+					} else {
+						fmt.Fprintf(w, "frame %d (%d of %d): recorded\n", i, i+1, frames)
+					}
 				}
 				if out != "" {
 					fmt.Fprintf(w, "%d files in %s\n", total, out)

@@ -1099,7 +1099,11 @@ func init() {
 					time.Sleep(time.Until(next))
 				}
 			}
-			fmt.Fprintf(w, "replica at change %d (%d rebuilds): %d files in %s\n", m.Applied(), m.Rebuilds, total, out)
+			if out != "" {
+				fmt.Fprintf(w, "replica at change %d (%d rebuilds): %d files in %s\n", m.Applied(), m.Rebuilds, total, out)
+			} else {
+				fmt.Fprintf(w, "replica at change %d (%d rebuilds)\n", m.Applied(), m.Rebuilds)
+			}
 			if late > 0 {
 				fmt.Fprintf(warnings, "simvis mirror: %d of %d frames started late: %d frames at --rate %g should take %v\n",
 					late, frames, frames, rate, (time.Duration(frames-1) * period).Round(time.Millisecond))
