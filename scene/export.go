@@ -34,11 +34,9 @@ func (s *Scene) Export() (*models.Model, error) {
 	out := models.NewModel("simvis scene")
 	var walk func(n *Node, parent *models.Node, color *[4]float32)
 	walk = func(n *Node, parent *models.Node, color *[4]float32) {
-		if n.hidden {
+		shown, color := n.style(color)
+		if !shown {
 			return // switched off: not in the picture
-		}
-		if n.color != nil {
-			color = n.color
 		}
 		name := n.Name
 		if n.Kind == KindGroup {
@@ -65,6 +63,73 @@ func (s *Scene) Export() (*models.Model, error) {
 	}
 	walk(s.top, nil, nil)
 	return out, nil
+}
+
+// style applies n's own switch and color override to what its parent
+// passes down: the rule Export, the renderers and Appearance share. shown
+// is false where n is switched off; color is the innermost override.
+func (n *Node) style(inherited *[4]float32) (shown bool, color *[4]float32) {
+	if n.hidden {
+		return false, inherited
+	}
+	if n.color != nil {
+		return true, n.color
+	}
+	return true, inherited
+}
+
+// Appearance reports how the scene shows n's meshes, as Export writes
+// them: shown is false where n or one of its ancestors is switched off,
+// color is the innermost color override on the way from the root (nil:
+// the materials' own colors). It walks up to the root; transports that
+// describe one part at a time (the Foxglove server) use it.
+func (n *Node) Appearance() (shown bool, color *[4]float32) {
+	var path []*Node
+	for p := n; p != nil; p = p.parent {
+		path = append(path, p)
+	}
+	shown = true
+	for i := len(path) - 1; i >= 0 && shown; i-- {
+		shown, color = path[i].style(color)
+	}
+	if !shown {
+		return false, nil
+	}
+	return true, color
+}
+
+// Recolor returns a copy of m as Export writes it under the color
+// override: every material's base color and opacity replaced (textures
+// still multiply it), blended where the opacity is below 1. Geometry and
+// textures are shared with m, which is not changed.
+func Recolor(m *models.Model, color [4]float32) *models.Model {
+	mats := map[styledKey]*models.Material{}
+	meshes := map[styledMesh]*models.Mesh{}
+	out := &models.Model{Path: m.Path, Name: m.Name, Commands: m.Commands}
+	for _, mesh := range m.Meshes {
+		out.Meshes = append(out.Meshes, recolored(mesh, &color, mats, meshes))
+	}
+	for _, mat := range m.Materials {
+		if c, ok := mats[styledKey{mat, color}]; ok {
+			out.Materials = append(out.Materials, c)
+		}
+	}
+	var copyNode func(n *models.Node) *models.Node
+	copyNode = func(n *models.Node) *models.Node {
+		c := *n
+		if n.Mesh != nil {
+			c.Mesh = recolored(n.Mesh, &color, mats, meshes)
+		}
+		c.Children = nil
+		for _, ch := range n.Children {
+			c.Children = append(c.Children, copyNode(ch))
+		}
+		return &c
+	}
+	for _, r := range m.Roots {
+		out.Roots = append(out.Roots, copyNode(r))
+	}
+	return out
 }
 
 // styledMesh identifies a mesh under a color override.

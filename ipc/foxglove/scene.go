@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
@@ -84,6 +86,11 @@ type (
 		Texts       []fgText  `json:"texts"`
 		Models      []fgModel `json:"models"`
 	}
+	fgDeletion struct {
+		Timestamp fgTime `json:"timestamp"`
+		Type      int    `json:"type"` // 0: the entity with this id
+		ID        string `json:"id"`
+	}
 	fgSceneUpdate struct {
 		Deletions []any      `json:"deletions"`
 		Entities  []fgEntity `json:"entities"`
@@ -132,8 +139,11 @@ func poseOf(m mgl64.Mat4) fgPose {
 // sceneState is what Update last published on the scene channels.
 type sceneState struct {
 	ids                    [3]uint32 // scene, overlays, values channels
-	glb                    map[*models.Model]string
-	glbErr                 map[*models.Model]bool
+	glb                    map[glbKey]string
+	glbErr                 map[glbKey]bool
+	looks                  []look    // each part's appearance, as last sent
+	styleSent              time.Time // when a scene message went out last
+	now                    func() time.Time
 	modelNodes             map[*scene.PartEntry]*scene.Node
 	parts                  int
 	partPoses              []mgl64.Mat4
@@ -158,14 +168,17 @@ func (s *Server) Update(sc *scene.Scene, ts uint64) {
 			Schema: sceneUpdateSchema, SchemaEncoding: "jsonschema"})
 		st.ids[2] = s.Advertise(Channel{Topic: TopicValues, Encoding: "json", SchemaName: "simvis.Values",
 			Schema: valuesSchema, SchemaEncoding: "jsonschema"})
-		st.glb, st.glbErr = map[*models.Model]string{}, map[*models.Model]bool{}
+		st.glb, st.glbErr = map[glbKey]string{}, map[glbKey]bool{}
+		if st.now == nil {
+			st.now = time.Now
+		}
 		st.modelNodes = map[*scene.PartEntry]*scene.Node{}
 	}
 	if st.last != sc {
 		// A new scene (a mirror rebuilt after its host restarted): name
 		// its parameters and send its parts and overlays afresh.
 		st.last = sc
-		st.parts, st.partPoses, st.overlays, st.sceneFresh, st.valuesSent = -1, nil, -1, false, false
+		st.parts, st.partPoses, st.looks, st.overlays, st.sceneFresh, st.valuesSent = -1, nil, nil, -1, false, false
 		clear(st.modelNodes)
 		s.params.mu.Lock()
 		s.params.names, s.params.known, s.params.values = nil, 0, nil
@@ -179,34 +192,81 @@ func (s *Server) Update(sc *scene.Scene, ts uint64) {
 	s.reportDrops()
 }
 
-// publishParts sends one entity per part, in the frame of the part's own
-// insertion point (which /tf moves), when parts were added or a model
-// moved relative to its insertion point.
+// look is how the scene shows a part's model: switched off or on, and
+// the color override it is drawn with (Node.Appearance).
+type look struct {
+	shown   bool
+	colored bool
+	color   [4]float32
+}
+
+// publishParts sends one entity per part that the scene shows, in the
+// frame of the part's own insertion point (which /tf moves), and a
+// deletion for every part switched off. It sends when parts were added or
+// a model moved relative to its insertion point, and when a part was
+// switched or recolored (then at most once per StyleInterval, the latest
+// look winning).
 func (s *Server) publishParts(sc *scene.Scene, ts uint64) {
 	st := &s.scene
 	parts := sc.Parts()
 	poses := make([]mgl64.Mat4, 0, len(parts))
 	models := make([]*models.Model, 0, len(parts))
+	looks := make([]look, 0, len(parts))
 	for _, p := range parts {
-		m, rel := s.partModel(sc, p)
+		m, rel, n := s.partModel(sc, p)
 		poses = append(poses, rel)
 		models = append(models, m)
+		var lk look
+		var c *[4]float32
+		lk.shown, c = n.Appearance()
+		if c != nil {
+			lk.colored, lk.color = true, *c
+		}
+		looks = append(looks, lk)
 	}
-	if len(parts) == st.parts && samePoses(poses, st.partPoses) {
+	moved := len(parts) != st.parts || !samePoses(poses, st.partPoses)
+	restyled := !slices.Equal(looks, st.looks)
+	if !moved && !restyled {
 		return
 	}
-	st.parts, st.partPoses = len(parts), poses
+	now := st.now()
+	if !moved && now.Sub(st.styleSent) < s.opts.StyleInterval {
+		return // sent by a later Update, with the look then
+	}
+	st.parts, st.partPoses, st.looks, st.styleSent = len(parts), poses, looks, now
 	up := fgSceneUpdate{Deletions: []any{}, Entities: []fgEntity{}}
+	used := map[glbKey]bool{}
 	for i, p := range parts {
-		e := newEntity("part:"+p.Name, p.Name, ts)
+		id := "part:" + p.Name
+		if !looks[i].shown {
+			// Every message names every part off, so one that is
+			// dropped or comes first to a new subscriber loses nothing.
+			up.Deletions = append(up.Deletions, fgDeletion{Timestamp: stampOf(ts), Type: 0, ID: id})
+			continue
+		}
+		e := newEntity(id, p.Name, ts)
 		e.Metadata = append(e.Metadata, fgKV{"file", p.File}, fgKV{"insert_at", p.At})
 		if models[i] != nil {
-			if data, ok := s.modelData(models[i]); ok {
+			k := glbKey{m: models[i], colored: looks[i].colored, color: looks[i].color}
+			used[k] = true
+			if data, ok := s.modelData(k); ok {
 				e.Models = append(e.Models, fgModel{Pose: poseOf(poses[i]), Scale: fgVec3{1, 1, 1},
 					Color: fgColor{1, 1, 1, 1}, MediaType: "model/gltf-binary", Data: data})
 			}
 		}
 		up.Entities = append(up.Entities, e)
+	}
+	// Recolored encodings are kept while in use only: a slider leaves
+	// one per model, not one per color it passed.
+	for k := range st.glb {
+		if k.colored && !used[k] {
+			delete(st.glb, k)
+		}
+	}
+	for k := range st.glbErr {
+		if k.colored && !used[k] {
+			delete(st.glbErr, k)
+		}
 	}
 	s.publishJSON(st.ids[0], ts, up)
 }
@@ -214,10 +274,12 @@ func (s *Server) publishParts(sc *scene.Scene, ts uint64) {
 // partModel finds a part's model and its pose relative to the part's own
 // insertion point. Elements' transforms nest the model below them, so it
 // is looked for in the part's subtree (once) by its owner.
-func (s *Server) partModel(sc *scene.Scene, p *scene.PartEntry) (*models.Model, mgl64.Mat4) {
+// The node returned is the one whose appearance the part's entity shows:
+// the model's, or the part's own where it has none.
+func (s *Server) partModel(sc *scene.Scene, p *scene.PartEntry) (*models.Model, mgl64.Mat4, *scene.Node) {
 	ip, ok := sc.InsertionPoint(p.Name)
 	if !ok {
-		return nil, mgl64.Ident4()
+		return nil, mgl64.Ident4(), p.Node
 	}
 	n, seen := s.scene.modelNodes[p]
 	if !seen {
@@ -232,13 +294,13 @@ func (s *Server) partModel(sc *scene.Scene, p *scene.PartEntry) (*models.Model, 
 		s.scene.modelNodes[p] = n
 	}
 	if n == nil {
-		return nil, mgl64.Ident4()
+		return nil, mgl64.Ident4(), p.Node
 	}
 	inv, ok := scene.InvertAffine(ip.World())
 	if !ok {
-		return n.Model(), mgl64.Ident4()
+		return n.Model(), mgl64.Ident4(), n
 	}
-	return n.Model(), inv.Mul4(n.World())
+	return n.Model(), inv.Mul4(n.World()), n
 }
 
 func samePoses(a, b []mgl64.Mat4) bool {
@@ -253,23 +315,36 @@ func samePoses(a, b []mgl64.Mat4) bool {
 	return true
 }
 
-// modelData returns a model as base64 binary glTF, encoded once.
-func (s *Server) modelData(m *models.Model) (string, bool) {
+// glbKey names one encoding of a model: as loaded, or recolored.
+type glbKey struct {
+	m       *models.Model
+	colored bool
+	color   [4]float32
+}
+
+// modelData returns a model, recolored as the scene draws it where k says
+// so (scene.Recolor, as simvis export writes it), as base64 binary glTF,
+// encoded once per key.
+func (s *Server) modelData(k glbKey) (string, bool) {
 	st := &s.scene
-	if d, ok := st.glb[m]; ok {
+	if d, ok := st.glb[k]; ok {
 		return d, true
 	}
-	if st.glbErr[m] {
+	if st.glbErr[k] {
 		return "", false
+	}
+	m := k.m
+	if k.colored {
+		m = scene.Recolor(m, k.color)
 	}
 	b, err := models.GLB(m)
 	if err != nil {
-		st.glbErr[m] = true
+		st.glbErr[k] = true
 		s.opts.Warn("foxglove-model", "foxglove: model %s not sent: %v", m.Name, err)
 		return "", false
 	}
 	d := base64.StdEncoding.EncodeToString(b)
-	st.glb[m] = d
+	st.glb[k] = d
 	return d, true
 }
 

@@ -79,6 +79,12 @@ type Options struct {
 	// Settle is how long, and at least two updates, a parameter write
 	// waits for the value to show before it counts as refused [100 ms].
 	Settle time.Duration
+	// StyleInterval is the least time between two scene messages that only
+	// a switch, color or foliage value changed [250 ms]: such a message
+	// carries every part's model, so a client moving a color slider gets
+	// the latest look at most this often (the last one always goes out).
+	// Parts added or moved are sent at once.
+	StyleInterval time.Duration
 
 	// Warn reports drops, slow clients and refusals (rate-limited by the
 	// caller per kind); nil: none.
@@ -109,6 +115,9 @@ func (o *Options) defaults() {
 	}
 	if o.Settle <= 0 {
 		o.Settle = 100 * time.Millisecond
+	}
+	if o.StyleInterval <= 0 {
+		o.StyleInterval = 250 * time.Millisecond
 	}
 	if o.Origins == nil {
 		o.Origins = DefaultOrigins
