@@ -133,6 +133,14 @@ func TestFoxgloveClientDrivesHost(t *testing.T) {
 		SceneAfterAdd                                   []string
 		WrongKind, ViewerRole, ViewerStatus, ViewerCall string
 		NoTokenOpened                                   bool
+
+		SceneAfterSwitch struct {
+			Entities  []string
+			Deletions []struct {
+				Type int
+				ID   string
+			}
+		}
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatalf("%v: %s", err, raw)
@@ -216,6 +224,11 @@ func TestFoxgloveClientDrivesHost(t *testing.T) {
 	}
 	if !slices.Contains(out.SceneAfterAdd, "part:ADDED") {
 		t.Errorf("scene after add_part: %v", out.SceneAfterAdd)
+	}
+	// A switch turned ADDED off: deleted by id (type 0), the others kept.
+	if off := out.SceneAfterSwitch; len(off.Deletions) != 1 || off.Deletions[0].ID != "part:ADDED" || off.Deletions[0].Type != 0 ||
+		slices.Contains(off.Entities, "part:ADDED") || !slices.Equal(off.Entities, []string{"part:WORLD", "part:ROBOT"}) {
+		t.Errorf("scene after switching ADDED off: %+v", off)
 	}
 	if !strings.Contains(out.WrongKind, "takes one <part> command") {
 		t.Errorf("a sensor through add_part: %q", out.WrongKind)

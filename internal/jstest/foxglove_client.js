@@ -3,7 +3,8 @@
 // channels and services, subscribes to a scan, /tf, /tf_static and the
 // scene and decodes them (CDR with @foxglove/rosmsg2-serialization, the
 // scene's JSON checked against @foxglove/schemas' own JSON Schema), sets
-// R_POSE.yaw and waits for the next scan, calls the add-part service, then
+// R_POSE.yaw and waits for the next scan, calls the add-part service, adds
+// a switch that turns that part off and sees it deleted from the scene, then
 // tries setParameters and a service call with the viewer token, and a
 // connection without a token. It prints what it saw as one JSON object;
 // the Go test (cli/foxglove_test.go) checks it.
@@ -166,6 +167,16 @@ async function main() {
   out.addPart = resp.message ? { failure: resp.message } : { encoding: resp.encoding, body: JSON.parse(new TextDecoder().decode(resp.data)) };
   const withPart = await sceneWithPart;
   out.sceneAfterAdd = JSON.parse(new TextDecoder().decode(withPart.data)).entities.map((e) => e.id);
+  // A switch element (the add-element service) turns the added part off:
+  // the next scene deletes it by id and leaves it out.
+  const sw = d.services.get("/simvis/add_element");
+  const sceneWithoutPart = next(d, "message", (m) => bySub.get(m.subscriptionId).topic === "/simvis/scene" &&
+    JSON.parse(new TextDecoder().decode(m.data)).deletions.length > 0);
+  d.client.sendServiceCallRequest({ serviceId: sw.id, callId: 3, encoding: "json",
+    data: enc.encode(JSON.stringify({ xml: '<element type="switch" name="HIDE_ADDED" insert_at="ADDED" on="0"/>' })) });
+  const off = JSON.parse(new TextDecoder().decode((await sceneWithoutPart).data));
+  check(off, jsonschemas.SceneUpdate, "sceneAfterSwitch");
+  out.sceneAfterSwitch = { entities: off.entities.map((e) => e.id), deletions: off.deletions.map((x) => ({ type: x.type, id: x.id })) };
   call(d, 2, '<sensor type="psd" name="WRONG" insert_at="ROOT"/>');
   out.wrongKind = (await next(d, "serviceCallFailure", (m) => m.callId === 2)).message;
 
