@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/simvis/simvis/scene"
 )
 
 // BenchmarkServerFrames is the server alone on loopback: one publisher
@@ -98,4 +101,66 @@ func benchFrames(b *testing.B, size, clients int) {
 	b.ReportMetric(float64(published)/elapsed.Seconds(), "published/s")
 	b.ReportMetric(float64(total)/float64(clients)/elapsed.Seconds(), "frames/s/client")
 	b.ReportMetric(float64(total)*float64(size)/elapsed.Seconds()/1e6, "MB/s-total")
+}
+
+// BenchmarkRestyle is one scene message that a color change made, on the
+// RAVON scene's parts: the foliage opacity changes every iteration (the clock past
+// StyleInterval each time), so each one recolors and encodes the leaves'
+// model anew (its textures encoded as PNG again, most of the time) and
+// marshals every part. It reports the message's size; a client moving the
+// slider gets at most 4 of these a second.
+//
+//	go test -run XXX -bench Restyle ./ipc/foxglove/
+func BenchmarkRestyle(b *testing.B) {
+	s, err := Listen(Options{Addr: "127.0.0.1:0"}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	// The RAVON scene's parts and foliage element, without its sensors
+	// (this package knows none).
+	dir := b.TempDir()
+	for _, f := range []string{"terrain.glb", "sky.glb", "foliage.glb", "ravon.glb"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "scenes", "ravon", f))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "scene.xml")
+	err = os.WriteFile(file, []byte(`<scene>
+  <part file="terrain.glb" name="TERRAIN"/>
+  <part file="sky.glb" name="SKY" insert_at="TERRAIN"/>
+  <part file="foliage.glb" name="FOLIAGE" insert_at="TERRAIN"/>
+  <element type="foliage" name="LEAVES" insert_at="FOLIAGE" opacity="1"/>
+  <part file="ravon.glb" name="RAVON" insert_at="TERRAIN"/>
+</scene>`), 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc, err := scene.Load(file, scene.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	clock := time.Unix(0, 0)
+	s.scene.now = func() time.Time { return clock }
+	s.Update(sc, 0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := sc.Set("LEAVES", "opacity", 0.2+0.6*float64(i%100)/100); err != nil {
+			b.Fatal(err)
+		}
+		if err := sc.Update(); err != nil {
+			b.Fatal(err)
+		}
+		clock = clock.Add(time.Second)
+		s.Update(sc, uint64(i+1))
+		if f, _ := s.latest(s.scene.ids[0]); f == nil || f.ts != uint64(i+1) {
+			b.Fatal("no scene message for the change")
+		}
+	}
+	f, _ := s.latest(s.scene.ids[0])
+	b.ReportMetric(float64(len(f.data))/1e6, "MB/msg")
 }
