@@ -106,6 +106,7 @@ func (n *Node) SetLocal(m mgl64.Mat4) {
 	setG3NMatrix(n.g3n, m)
 	if n.scene != nil {
 		n.scene.moved = append(n.scene.moved, n)
+		n.scene.touch()
 	}
 }
 
@@ -171,6 +172,9 @@ func lastIndex[E comparable](s []E, v E) int {
 // indices and g3n indices differ where a node also holds mesh graphics, so
 // the g3n position is taken from the graph neighbour.
 func (n *Node) insertAt(i int, child *Node) {
+	if n.scene != nil {
+		n.scene.touch()
+	}
 	n.children = append(n.children, nil)
 	copy(n.children[i+1:], n.children[i:])
 	n.children[i] = child
@@ -189,6 +193,9 @@ func (n *Node) detach() {
 	p := n.parent
 	if p == nil {
 		return
+	}
+	if p.scene != nil {
+		p.scene.touch()
 	}
 	i := n.indexInParent()
 	p.children = append(p.children[:i], p.children[i+1:]...)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/g3n/engine/core"
 	"github.com/g3n/engine/light"
@@ -148,7 +149,32 @@ type Scene struct {
 	classes map[string]string // class attribute of parts and elements by name
 
 	returns returnsHub // range returns from sensors to the elements drawing them (returns.go)
+
+	version uint64 // see Version; set by touch
 }
+
+// versions numbers the states of every scene of the process, so that a
+// version names one state of one scene: a cache keyed by it alone (the ray
+// caster a renderer shares between scenes) never takes one scene for another.
+var versions atomic.Uint64
+
+// Version returns a number that names the scene's current state: it changes
+// whenever what the scene graph holds may have changed, and stays the same
+// while nothing did, so that a sensor may skip reading an unchanged scene.
+// It changes with every command executed (or undone), every element Apply
+// (from Update), and every change to the graph however it is made: nodes
+// added, moved or removed, local transforms set (Node.SetLocal), meshes
+// attached, switches, sensed flags and color overrides. Versions are unique
+// over all scenes of the process and never 0. What elements draw on their
+// own g3n nodes outside Apply (scan overlays, lights' directions) is no part
+// of the graph and leaves it alone; models' meshes are never changed in
+// place. Call Update first: values written to the parameter table take
+// effect (and change the version) there.
+func (s *Scene) Version() uint64 { return s.version }
+
+// touch gives the scene a new version: every change to what SensedMeshes
+// and renderers read calls it.
+func (s *Scene) touch() { s.version = versions.Add(1) }
 
 // New returns a scene holding only the ROOT insertion point.
 func New(opts Options) *Scene {
@@ -176,6 +202,7 @@ func New(opts Options) *Scene {
 
 		onRejected: opts.OnRejected,
 	}
+	s.touch()
 	s.top = s.newNode(KindGroup, "", "", mgl64.Ident4())
 	root := s.newNode(KindInsertionPoint, RootName, "", mgl64.Ident4())
 	s.top.appendChild(root)
@@ -226,6 +253,11 @@ func (s *Scene) Exec(c *Command) error { return s.ExecVerified(c, nil) }
 // failed. A host uses it to refuse commands whose elements it could not
 // publish.
 func (s *Scene) ExecVerified(c *Command, verify func() error) error {
+	// A new version before and after: whatever the command did or undid
+	// (every path of it changes the graph through methods that touch, but
+	// a command is rare enough to be counted as a change whatever it did).
+	s.touch()
+	defer s.touch()
 	s.stylesDirty = true // new meshes may sit below a color override
 	s.undo = s.undo[:0]
 	s.settle()
@@ -478,6 +510,7 @@ func (s *Scene) buildModelNode(parent *Node, root *models.Node, part string, poi
 // triangle budget, yet cost 1.1 GB per part.
 func (s *Scene) attachMesh(n *Node, mesh *models.Mesh) {
 	s.spent.nodes += len(mesh.Primitives)
+	s.touch()
 	n.mesh = mesh
 	n.meshG3N = s.meshes.graphics(mesh)
 	for _, g := range n.meshG3N {
@@ -824,6 +857,9 @@ func (s *Scene) Update() error {
 		}
 		err := finiteValues(e, run)
 		if err == nil {
+			// Whatever Apply changes (transforms, switches, colors, or
+			// what the element draws), the scene is taken as changed.
+			s.touch()
 			start := len(s.moved)
 			err = e.Element.Apply(run)
 			if err == nil {

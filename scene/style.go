@@ -24,6 +24,7 @@ func (s *Scene) SetColor(n *Node, rgba [4]float32) error {
 	}
 	n.color = &rgba
 	s.stylesDirty = true
+	s.touch()
 	return nil
 }
 
@@ -31,12 +32,14 @@ func (s *Scene) SetColor(n *Node, rgba [4]float32) error {
 func (s *Scene) ClearColor(n *Node) {
 	n.color = nil
 	s.stylesDirty = true
+	s.touch()
 }
 
 // SetVisible switches n's subtree on or off (the switch element).
 func (s *Scene) SetVisible(n *Node, on bool) {
 	n.hidden = !on
 	s.flagged[n] = true
+	s.touch()
 }
 
 // SetSensed marks n's subtree as seen by sensors (the default) or as drawn
@@ -45,6 +48,7 @@ func (s *Scene) SetVisible(n *Node, on bool) {
 func (s *Scene) SetSensed(n *Node, sensed bool) {
 	n.unsensed = !sensed
 	s.flagged[n] = true
+	s.touch()
 }
 
 // Visible reports whether n is switched on (it may still be hidden by an

@@ -165,6 +165,7 @@ func (d *drawRecord) pixelTriangles(prim, kind float32) (int, int) {
 // different goroutines.
 type surfaceFrame struct {
 	meshes  []scene.MeshInstance
+	version uint64 // the scene version meshes were read at (0: none)
 	draws   []drawRecord
 	images  []*surfaceImage
 	drawn   int   // triangles drawn in the last render, all views (after culling)
@@ -637,7 +638,11 @@ func (g *gpuGeometry) uploadEdges(gs *gls.GLS, edges *edgeSet) {
 // f.images (one per view, reused between frames when sizes match). The
 // scene must be up to date (Scene.Update).
 func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views []surfaceView, f *surfaceFrame, mode surfaceMode) error {
-	f.meshes = s.SensedMeshes(f.meshes[:0])
+	// An unchanged scene (scene.Scene.Version) is not walked again.
+	if v := s.Version(); v != f.version {
+		f.meshes = s.SensedMeshes(f.meshes[:0])
+		f.version = v
+	}
 	f.draws = f.draws[:0]
 	f.drawn, f.total = 0, 0
 	sensorFromWorld := sensorWorld.Inv()

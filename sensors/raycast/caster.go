@@ -118,6 +118,10 @@ type Caster struct {
 	seen      []placed // what the hierarchy over the instances was built from
 	scratch   []placed
 	builds    int
+	walks     int
+	// version is the scene version (scene.Scene.Version) the last Sync
+	// read; 0 when what the caster holds was read from no scene.
+	version uint64
 	// placedByHand is set by Place: what the caster holds is no scene's.
 	placedByHand bool
 	triangles    int
@@ -137,8 +141,18 @@ func New() *Caster {
 // once per distinct geometry and kept across calls; the one over the
 // instances is rebuilt only when an instance moved, appeared, disappeared
 // or changed its triangles, so that all the sensors of a simulation cycle
-// share one, and a cycle where nothing moved costs a walk of the scene.
+// share one. While the scene's version is the one the last Sync read,
+// nothing is read at all: a cycle where nothing moved costs one walk of
+// the scene, not one per sensor.
 func (c *Caster) Sync(s *scene.Scene) {
+	// Versions are unique over all scenes, so an equal one is this very
+	// scene, unchanged since (a caster may serve several scenes in turn).
+	v := s.Version()
+	if !c.placedByHand && c.version != 0 && v == c.version {
+		return
+	}
+	c.version = v
+	c.walks++
 	c.meshes = s.SensedMeshes(c.meshes[:0])
 	c.scratch = c.scratch[:0]
 	for _, m := range c.meshes {
@@ -179,6 +193,10 @@ func (c *Caster) Sync(s *scene.Scene) {
 // Sync leaves it alone while nothing moved.
 func (c *Caster) Builds() int { return c.builds }
 
+// Walks returns how many times Sync read the scene: it reads nothing while
+// the scene's version is the one it read last.
+func (c *Caster) Walks() int { return c.walks }
+
 // Placement is a geometry placed in the frame a caster casts in: FromLocal
 // maps the geometry's coordinates into that frame, ToLocal back (its
 // inverse, given so that the caller's own inverse is the one used).
@@ -191,6 +209,7 @@ type Placement struct {
 // whatever frame they share (a sensor's, say); rays cast afterwards are in
 // that frame.
 func (c *Caster) Place(ps []Placement) {
+	c.version = 0
 	c.meshes = c.meshes[:0]
 	c.seen = c.seen[:0]
 	c.staged = c.staged[:0]

@@ -10,7 +10,8 @@
 //
 // Speed without giving up exactness (docs/performance.md): the instance
 // hierarchy is rebuilt only when something moved, so the sensors of a
-// cycle share it; each instance's inverse transform is computed once per
+// cycle share it, and the scene is not even read while its version
+// (scene.Scene.Version) stays the same; each instance's inverse transform is computed once per
 // rebuild; rays traverse 4-wide nodes (a binned SAH build collapsed, four
 // float64 child boxes side by side, entered children visited nearest
 // first); box tests are widened against rounding, and every hit is
