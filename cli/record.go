@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -484,7 +485,7 @@ func init() {
 				if rerender {
 					emitters = append(emitters, publisher(h, pub))
 				} else {
-					rp = newRepublisher(args[0], rec.Complete, h, pub, rec.Meta)
+					rp = newRepublisher(args[0], h, pub, rec)
 					defer rp.close()
 					p.reopen = true
 				}
@@ -717,25 +718,40 @@ func init() {
 // republisher publishes a recording's sensor messages to the play host's
 // NATS clients as a live host publishes frames (ipc/natsipc/NATS.md), each
 // when the playback position reaches its log time. Images, depth images,
-// scans, PSD readings and clouds are republished; segmentation is not (its
-// labels are not recorded).
+// scans, PSD readings, clouds and segmentation frames (instance and class
+// images with the labels recorded last at or before them) are republished.
 type republisher struct {
 	file    string
 	h       *ipc.Host
 	pub     *natsipc.Publisher
+	rec     *record.Recording
 	meta    record.Meta
 	cur     *record.Cursor
 	routes  map[string]*scene.SensorEntry
 	sensors int // sensors the routes know
 	frames  map[string]int
+	// A segmentation frame is two messages (instance and class image) at
+	// one log time: the one seen first waits here for the other.
+	pending map[string]*segHalf
 }
 
-func newRepublisher(file string, indexed bool, h *ipc.Host, pub *natsipc.Publisher, meta record.Meta) *republisher {
-	return &republisher{file: file, h: h, pub: pub, meta: meta, cur: record.NewCursor(file, indexed), frames: map[string]int{}}
+// segHalf is a segmentation frame's image seen first.
+type segHalf struct {
+	time  int64
+	class bool // the class image, not the instance image
+	msg   *ros2.Image
+}
+
+func newRepublisher(file string, h *ipc.Host, pub *natsipc.Publisher, rec *record.Recording) *republisher {
+	return &republisher{file: file, h: h, pub: pub, rec: rec, meta: rec.Meta, cur: record.NewCursor(file, rec.Complete),
+		frames: map[string]int{}, pending: map[string]*segHalf{}}
 }
 
 // seek restarts at log time from (ns).
-func (rp *republisher) seek(from int64) error { return rp.cur.SeekTo(from) }
+func (rp *republisher) seek(from int64) error {
+	clear(rp.pending)
+	return rp.cur.SeekTo(from)
+}
 
 func (rp *republisher) close() { rp.cur.Close() }
 
@@ -749,9 +765,12 @@ func (rp *republisher) route() {
 	rp.routes, rp.sensors = map[string]*scene.SensorEntry{}, len(list)
 	for _, se := range list {
 		suffix := map[string]string{"laser": ros2.SuffixScan, "psd": ros2.SuffixRange, "laser3d": ros2.SuffixPoints,
-			"camera": ros2.SuffixImage, "depth": ros2.SuffixDepthImage}[se.Type]
+			"camera": ros2.SuffixImage, "depth": ros2.SuffixDepthImage, "segmentation": ros2.SuffixInstanceImage}[se.Type]
 		if suffix != "" {
 			rp.routes[ros2.SensorTopic(se.Name)+suffix] = se
+		}
+		if se.Type == "segmentation" {
+			rp.routes[ros2.SensorTopic(se.Name)+ros2.SuffixClassImage] = se
 		}
 	}
 }
@@ -761,7 +780,13 @@ func (rp *republisher) upTo(limit int64) {
 	rp.route()
 	err := rp.cur.Until(limit, func(_ *mcap.Schema, ch *mcap.Channel, m *mcap.Message) {
 		if se := rp.routes[ch.Topic]; se != nil {
-			if err := rp.publish(se, m); err != nil {
+			publish := rp.publish
+			if se.Type == "segmentation" {
+				publish = func(se *scene.SensorEntry, m *mcap.Message) error {
+					return rp.segmentation(se, strings.HasSuffix(ch.Topic, ros2.SuffixClassImage), m)
+				}
+			}
+			if err := publish(se, m); err != nil {
 				rp.h.Warn("republish "+se.Name, "%s message %d: %v", ch.Topic, m.Sequence, err)
 			}
 		}
@@ -870,4 +895,78 @@ func (rp *republisher) publish(se *scene.SensorEntry, m *mcap.Message) error {
 		return nil
 	}
 	return rp.pub.PublishSensor(se.Name, kind, info, data)
+}
+
+// segmentation republishes a segmentation frame when both its images (the
+// class image if class, else the instance image) have been read: info and
+// data as sensors.SegmentationImage.Encode lays them out, the labels those
+// recorded last at or before the frame, each instance's pixels counted in
+// the instance image as the live sensor counts them.
+func (rp *republisher) segmentation(se *scene.SensorEntry, class bool, m *mcap.Message) error {
+	in, ok := se.Sensor.(interface{ Intrinsics() sensors.Intrinsics })
+	if !ok {
+		return fmt.Errorf("sensor %q has no intrinsics", se.Name)
+	}
+	intr := in.Intrinsics()
+	msg, err := ros2.DecodeImage(m.Data)
+	if err != nil {
+		return err
+	}
+	if int(msg.Width) != intr.Width || int(msg.Height) != intr.Height || msg.Encoding != "mono16" || msg.Step != 2*msg.Width || msg.IsBigendian != 0 {
+		return fmt.Errorf("recorded id image %dx%d, encoding %q, step %d, big-endian %d: want %dx%d mono16, step %d, little-endian",
+			msg.Width, msg.Height, msg.Encoding, msg.Step, msg.IsBigendian, intr.Width, intr.Height, 2*intr.Width)
+	}
+	t := int64(m.LogTime)
+	half := rp.pending[se.Name]
+	if half == nil || half.time != t || half.class == class {
+		if half != nil {
+			rp.h.Warn("republish "+se.Name, "a segmentation image at %.3f s without its pair; not republished", float64(half.time-rp.meta.EpochNs)/1e9)
+		}
+		rp.pending[se.Name] = &segHalf{time: t, class: class, msg: msg}
+		return nil
+	}
+	delete(rp.pending, se.Name)
+	instImg, classImg := half.msg, msg
+	if half.class {
+		instImg, classImg = msg, half.msg
+	}
+	topic := ros2.SensorTopic(se.Name) + record.SuffixLabels
+	labels, ok := rp.rec.LabelsAt(topic, t)
+	if !ok {
+		return fmt.Errorf("no %s recorded at or before the frame at %.3f s", topic, float64(t-rp.meta.EpochNs)/1e9)
+	}
+	n := intr.Width * intr.Height
+	im := &sensors.SegmentationImage{Instance: make([]uint16, n), Class: make([]uint16, n),
+		Labels: sensors.Labels{Sensor: se.Name, Instances: map[string]sensors.Label{}, Classes: labels.Classes}}
+	count := map[uint16]int{}
+	for i := range n {
+		im.Instance[i] = binary.LittleEndian.Uint16(instImg.Data[2*i:])
+		im.Class[i] = binary.LittleEndian.Uint16(classImg.Data[2*i:])
+		count[im.Instance[i]]++
+	}
+	for id, l := range labels.Instances {
+		k, _ := strconv.Atoi(id) // checked by record.Read
+		im.Labels.Instances[id] = sensors.Label{Name: l.Name, Class: l.Class, ClassID: l.ClassID, Pixels: count[uint16(k)]}
+		delete(count, uint16(k))
+	}
+	delete(count, 0) // background
+	for id := range count {
+		return fmt.Errorf("the frame at %.3f s shows instance %d, which its labels do not name", float64(t-rp.meta.EpochNs)/1e9, id)
+	}
+	st := &sensors.Stamp{Frame: rp.frames[se.Name], Time: float64(t-rp.meta.EpochNs) / 1e9}
+	rp.frames[se.Name]++
+	world, err := rp.h.Scene.Transform(se.Name, scene.WorldFrame)
+	if err != nil {
+		return err
+	}
+	im.Info = sensors.FrameInfo{Sensor: se.Name, Stamp: st, Intrinsics: intr, Pose: scene.PoseFromMatrix(world)}
+	d := se.Sensor.Describe()
+	im.Info.Near, _ = d["near"].(float64)
+	im.Info.Far, _ = d["far"].(float64)
+	im.Labels.Stamp = st
+	info, data, err := im.Encode()
+	if err != nil {
+		return err
+	}
+	return rp.pub.PublishSensor(se.Name, "segmentation", info, data)
 }

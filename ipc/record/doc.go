@@ -13,7 +13,7 @@
 //
 // Reading treats a file as hostile: Read (one pass, for info and play)
 // bounds records, attachments and messages, and checks the change log's
-// directories; Cursor hands play's republishers the messages up to a
+// directories and segmentation labels; Cursor hands play's republishers the messages up to a
 // playback position. A panic of the MCAP library on a malformed file is
 // turned into an error (FuzzRead found one).
 package record

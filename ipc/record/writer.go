@@ -25,7 +25,32 @@ const (
 	TopicStatic  = "/tf_static"
 	// MetadataName is the MCAP metadata record that holds Meta.
 	MetadataName = "simvis"
+	// SuffixLabels is the channel of a segmentation sensor's Labels, under
+	// its topic namespace (/NAME/labels).
+	SuffixLabels = "/labels"
+	// TypeLabels is the schema name of the labels channels.
+	TypeLabels = "simvis/Labels"
 )
+
+// Labels is one /NAME/labels message: what a segmentation sensor's ids
+// mean (NAME.labels.json without the per-frame pixel counts, which the
+// instance image gives). It is written before the sensor's first frame
+// and again before a frame whose labels differ, at that frame's log time:
+// a frame's labels are the last message at or before its log time.
+type Labels struct {
+	Sensor string `json:"sensor"`
+	// Instances by id (decimal, from "1"): the part or element, its class
+	// ("" none) and class id (0 none).
+	Instances map[string]InstanceLabel `json:"instances"`
+	Classes   map[string]string        `json:"classes"` // class name by class id
+}
+
+// InstanceLabel is one instance of Labels.
+type InstanceLabel struct {
+	Name    string `json:"name"`
+	Class   string `json:"class,omitempty"`
+	ClassID int    `json:"class_id"`
+}
 
 // Change is one change-log command as /simvis/changes carries it.
 type Change struct {
@@ -84,10 +109,11 @@ type Writer struct {
 	baseDir  string
 	logged   int // commands of scene.Log() recorded
 	attached map[string]bool
-	names    []string        // ELEMENT.PARAM per table index, as last seen
-	values   []float64       // as last recorded
-	topics   ros2.Namespaces // each sensor's topic namespace
-	frames   int             // frames known to the tf tree last written to /tf_static
+	names    []string          // ELEMENT.PARAM per table index, as last seen
+	values   []float64         // as last recorded
+	topics   ros2.Namespaces   // each sensor's topic namespace
+	labels   map[string][]byte // each segmentation sensor's Labels as last written
+	frames   int               // frames known to the tf tree last written to /tf_static
 	start    time.Time
 	// The stamp of the cycle last recorded, for its frames: with
 	// Realtime, one wall-clock reading per cycle.
@@ -157,9 +183,13 @@ func (w *Writer) Stamp(t float64) ros2.Time {
 // jsonTypes are the schema names of simvis's JSON channels.
 var jsonTypes = map[string]string{TopicChanges: "simvis/Change", TopicValues: "simvis/Values"}
 
+// jsonSchemas are the JSON schemas, by schema name.
 var jsonSchemas = map[string]string{
-	TopicChanges: `{"type":"object","properties":{"seq":{"type":"integer"},"source":{"type":"string"},"dir":{"type":"string"},"xml":{"type":"string"}}}`,
-	TopicValues:  `{"type":"object","properties":{"values":{"type":"object","additionalProperties":{"type":"number"}}}}`,
+	"simvis/Change": `{"type":"object","properties":{"seq":{"type":"integer"},"source":{"type":"string"},"dir":{"type":"string"},"xml":{"type":"string"}}}`,
+	"simvis/Values": `{"type":"object","properties":{"values":{"type":"object","additionalProperties":{"type":"number"}}}}`,
+	TypeLabels: `{"type":"object","properties":{"sensor":{"type":"string"},"instances":{"type":"object","additionalProperties":` +
+		`{"type":"object","properties":{"name":{"type":"string"},"class":{"type":"string"},"class_id":{"type":"integer"}}}},` +
+		`"classes":{"type":"object","additionalProperties":{"type":"string"}}}}`,
 }
 
 // channel returns the channel of topic, writing its schema and channel
@@ -172,7 +202,7 @@ func (w *Writer) channel(topic, typ string) (uint16, error) {
 	if !ok {
 		sid = uint16(len(w.schemas) + 1)
 		s := &mcap.Schema{ID: sid, Name: typ}
-		if js, isJSON := jsonSchemas[topic]; isJSON {
+		if js, isJSON := jsonSchemas[typ]; isJSON {
 			s.Encoding, s.Data = "jsonschema", []byte(js)
 		} else {
 			data, err := ros2.Schema(typ)
@@ -191,7 +221,7 @@ func (w *Writer) channel(topic, typ string) (uint16, error) {
 	}
 	id := uint16(len(w.channels) + 1)
 	enc := ros2.MessageEncoding
-	if _, isJSON := jsonSchemas[topic]; isJSON {
+	if _, isJSON := jsonSchemas[typ]; isJSON {
 		enc = "json"
 	}
 	if err := w.w.WriteChannel(&mcap.Channel{ID: id, SchemaID: sid, Topic: topic, MessageEncoding: enc}); err != nil {
@@ -372,12 +402,38 @@ func (w *Writer) Frame(f *sensors.Frame, t float64) error {
 	if err != nil {
 		return err
 	}
+	if f.Kind == "segmentation" {
+		if err := w.recordLabels(f.SegmentationData(), ns, stamp); err != nil {
+			return err
+		}
+	}
 	for _, m := range msgs {
 		if err := w.write(m.Topic, m.Type, m.Data, stamp); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// recordLabels writes a segmentation frame's labels on NS/labels when they
+// differ from those last written for its sensor.
+func (w *Writer) recordLabels(sg *sensors.SegmentationImage, ns string, stamp ros2.Time) error {
+	l := Labels{Sensor: sg.Labels.Sensor, Instances: map[string]InstanceLabel{}, Classes: sg.Labels.Classes}
+	for id, in := range sg.Labels.Instances {
+		l.Instances[id] = InstanceLabel{Name: in.Name, Class: in.Class, ClassID: in.ClassID}
+	}
+	data, err := json.Marshal(l) // map keys sorted: equal labels, equal bytes
+	if err != nil {
+		return err
+	}
+	if w.labels == nil {
+		w.labels = map[string][]byte{}
+	}
+	if bytes.Equal(w.labels[l.Sensor], data) {
+		return nil
+	}
+	w.labels[l.Sensor] = data
+	return w.write(ns+SuffixLabels, TypeLabels, data, stamp)
 }
 
 // Close ends the recording: the last chunk, the summary and the index.
