@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,6 +62,12 @@ type Change struct {
 	// "." for the base itself; attachments are named Dir/PATH.
 	Dir string `json:"dir"`
 	XML string `json:"xml"`
+	// Reset marks the first command of a new scene: the scene recorded
+	// before it is gone and this command and those after it (Seq from 1
+	// again) build its replacement from nothing (a mirror whose host
+	// restarted with a different scene). Values, /tf_static and labels are
+	// recorded anew after it.
+	Reset bool `json:"reset,omitempty"`
 }
 
 // Values is one /simvis/values message: every parameter whose value
@@ -107,8 +114,12 @@ type Writer struct {
 	flushed  time.Time
 
 	baseDir  string
-	logged   int // commands of scene.Log() recorded
-	attached map[string]bool
+	scene    *scene.Scene      // the scene Cycle saw last
+	logged   int               // commands of scene.Log() recorded
+	recorded []string          // those commands as recorded (dir and XML), to compare a replacement with
+	reset    bool              // the next command recorded starts a new scene
+	attached map[string]string // attachment name: its content's SHA-256
+	current  map[string]bool   // attachments the current scene loads
 	names    []string          // ELEMENT.PARAM per table index, as last seen
 	values   []float64         // as last recorded
 	topics   ros2.Namespaces   // each sensor's topic namespace
@@ -167,7 +178,7 @@ func Create(path string, opts Options) (*Writer, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &Writer{f: f, w: mw, mo: mo, opts: opts, schemas: map[string]uint16{}, channels: map[string]uint16{},
-		seq: map[uint16]uint32{}, attached: map[string]bool{},
+		seq: map[uint16]uint32{}, attached: map[string]string{}, current: map[string]bool{},
 		flushed: time.Now(), start: time.Now()}, nil
 }
 
@@ -275,6 +286,10 @@ func (w *Writer) Cycle(s *scene.Scene, t float64) error {
 	stamp := w.Stamp(t)
 	w.cycleT, w.cycleStamp, w.inCycle = t, stamp, true
 	log := s.Log()
+	if w.scene != nil && s != w.scene {
+		w.replaced(s)
+	}
+	w.scene = s
 	for ; w.logged < len(log); w.logged++ {
 		if err := w.change(log[w.logged], stamp); err != nil {
 			return err
@@ -308,19 +323,54 @@ func (w *Writer) Cycle(s *scene.Scene, t float64) error {
 	return nil
 }
 
-func (w *Writer) change(c *scene.Command, stamp ros2.Time) error {
+// replaced handles a scene that took the place of the one recorded (a
+// mirror's replica rebuilt after a host restart). A scene whose change log
+// starts with every command recorded so far is the same scene, maybe
+// further along: only its later commands are recorded. Any other scene
+// (the host restarted with another scene file, or without commands a
+// client had added) is recorded whole after a Reset marker, with its
+// values, static frames and labels, so that play shows what replaced the
+// old one.
+func (w *Writer) replaced(s *scene.Scene) {
+	log := s.Log()
+	same := len(log) >= len(w.recorded)
+	for i := 0; same && i < len(w.recorded); i++ {
+		key, err := w.dirKey(log[i])
+		same = err == nil && key+"\n"+log[i].String() == w.recorded[i]
+	}
+	if same {
+		return
+	}
+	w.logged, w.recorded, w.reset, w.current = 0, nil, true, map[string]bool{}
+	w.names, w.values, w.frames, w.labels = nil, nil, 0, nil
+}
+
+// dirKey is the directory of c relative to the recording's base (the
+// first command's), slash-separated.
+func (w *Writer) dirKey(c *scene.Command) (string, error) {
 	dir, err := filepath.Abs(c.Dir)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if w.baseDir == "" {
 		w.baseDir = dir
 	}
 	key, err := filepath.Rel(w.baseDir, dir)
 	if err != nil || !filepath.IsLocal(key) && key != "." {
-		return fmt.Errorf("recording: %s:%d: its directory %s is outside the scene's %s, which a recording cannot replay", c.File, c.Line, dir, w.baseDir)
+		return "", fmt.Errorf("recording: %s:%d: its directory %s is outside the scene's %s, which a recording cannot replay", c.File, c.Line, dir, w.baseDir)
 	}
-	key = filepath.ToSlash(key)
+	return filepath.ToSlash(key), nil
+}
+
+func (w *Writer) change(c *scene.Command, stamp ros2.Time) error {
+	key, err := w.dirKey(c)
+	if err != nil {
+		return err
+	}
+	dir, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return err
+	}
 	files, err := modelFiles(c, w.opts.Limits)
 	if err != nil {
 		return fmt.Errorf("recording: %s:%d: %w", c.File, c.Line, err)
@@ -330,21 +380,36 @@ func (w *Writer) change(c *scene.Command, stamp ros2.Time) error {
 		if key != "." {
 			name = key + "/" + rel
 		}
-		if w.attached[name] {
-			continue
+		if w.current[name] {
+			continue // this scene's file, read once
 		}
+		sum, seen := w.attached[name]
 		data, err := models.ReadRegular(filepath.Join(dir, filepath.FromSlash(rel)), w.opts.Limits.FileBytes)
 		if err != nil {
 			return fmt.Errorf("recording: %s:%d: %w", c.File, c.Line, err)
+		}
+		h := sha256.Sum256(data)
+		if seen {
+			// A replacing scene may load another file under a recorded
+			// name; play has one file per name.
+			if sum != string(h[:]) {
+				return fmt.Errorf("recording: %s:%d: model file %s differs from the one recorded under that name before the scene was replaced; a recording holds one file per name", c.File, c.Line, name)
+			}
+			w.current[name] = true
+			continue
 		}
 		ns := uint64(stamp.Nanos())
 		if err := w.w.WriteAttachment(&mcap.Attachment{Name: name, MediaType: mediaType(name), LogTime: ns, CreateTime: ns,
 			DataSize: uint64(len(data)), Data: bytes.NewReader(data)}); err != nil {
 			return err
 		}
-		w.attached[name] = true
+		w.attached[name] = string(h[:])
+		w.current[name] = true
 	}
-	return w.writeJSON(TopicChanges, Change{Seq: w.logged + 1, Source: fmt.Sprintf("%s:%d", filepath.Base(c.File), c.Line), Dir: key, XML: c.String()}, stamp)
+	w.recorded = append(w.recorded, key+"\n"+c.String())
+	reset := w.reset
+	w.reset = false
+	return w.writeJSON(TopicChanges, Change{Seq: w.logged + 1, Source: fmt.Sprintf("%s:%d", filepath.Base(c.File), c.Line), Dir: key, XML: c.String(), Reset: reset}, stamp)
 }
 
 func mediaType(name string) string {
