@@ -24,7 +24,8 @@ const (
 	// MaxAttachmentBytes bounds all attachments together, which Read
 	// holds in memory.
 	MaxAttachmentBytes = 1 << 30
-	// MaxJSONMessages bounds the change and value messages Read holds.
+	// MaxJSONMessages bounds the change, values and labels messages Read
+	// holds.
 	MaxJSONMessages = 10_000_000
 )
 
