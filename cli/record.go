@@ -189,6 +189,7 @@ type player struct {
 	valuesFrom     int            // the first values message of the scene
 	jump           *time.Duration // a position in another recorded scene: the host restarts there
 	files          int            // files written (--rerender -o)
+	jumped         bool           // this host took over from another recorded scene's
 }
 
 // Play controls, one a line on standard input (docs/recordings.md).
@@ -372,13 +373,15 @@ func (p *player) before() error {
 	}
 	if !p.started {
 		p.apply()
-		if p.paused && p.steps == 0 {
+		if p.paused && p.steps == 0 && !p.jumped {
 			// Started paused: the scene is at the start position; its
-			// frames come with the first step or resume.
+			// frames come with the first step or resume (after a jump
+			// into this scene, as after a seek, at once).
 			return nil
 		}
-		// The first cycle plays the start position itself.
-		if p.steps > 0 {
+		// The first cycle plays the start position itself (a step
+		// unless the step that reached it was counted before the jump).
+		if p.steps > 0 && !p.jumped {
 			p.steps--
 		}
 		p.started, p.moved = true, true
@@ -499,6 +502,8 @@ func init() {
 			end := time.Duration(rec.End - rec.Start)
 			pos := seconds(start, end)
 			step := time.Duration(0)
+			steps := 0
+			jumped := false
 			cycles := uint64(0)
 			// runScene runs the host of the recorded scene that holds
 			// position pos until the recording ends or the position moves
@@ -528,7 +533,7 @@ func init() {
 				}
 				p = &player{h: h, rec: rec, start: rec.Start, end: end, changes: first, segEnd: b1,
 					segFrom: math.MinInt64, segTo: math.MaxInt64,
-					step: step, paused: paused, loop: loop, control: control, out: w, warn: h.Warn}
+					step: step, steps: steps, paused: paused, loop: loop, jumped: jumped, control: control, out: w, warn: h.Warn}
 				if seg > 0 {
 					p.segFrom = rec.Changes[b0].Time
 				}
@@ -665,7 +670,7 @@ func init() {
 					return errors.Join(err, recOut.close(w))
 				}
 				// The next host starts as this one left off.
-				pos, paused, step = *p.jump, p.paused, p.step
+				pos, paused, step, steps, jumped = *p.jump, p.paused, p.step, p.steps, true
 				fmt.Fprintf(w, "play: at %.3f s the recorded scene was replaced: restarting the host with the new scene\n", pos.Seconds())
 			}
 		},

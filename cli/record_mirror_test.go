@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/internal/testkit"
@@ -131,11 +132,23 @@ func TestMirrorRecordingAcrossHostRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	lines := bufio.NewScanner(stdout)
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
 	next := func(prefix string) {
 		t.Helper()
-		if !lines.Scan() || !strings.HasPrefix(lines.Text(), prefix) {
-			t.Fatalf("play: %q, want %q...\n%s", lines.Text(), prefix, errOut.String())
+		select {
+		case l := <-lines:
+			if !strings.HasPrefix(l, prefix) {
+				t.Fatalf("play: %q, want %q...\n%s", l, prefix, errOut.String())
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("play: no line %q... in a minute\n%s", prefix, errOut.String())
 		}
 	}
 	// The scene at each time: parts in the log, P2's x.
@@ -165,8 +178,10 @@ func TestMirrorRecordingAcrossHostRestarts(t *testing.T) {
 	fmt.Fprintln(stdin, "seek 0.25")
 	next("play: paused at 0.250 s")
 	showing("ROOM A EXTRA", "")
-	fmt.Fprintln(stdin, "seek 0.35")
-	next("play: paused, going to 0.350 s")
+	// Steps of 0.1 s (10 Hz) cross the replacement at 0.3: the first step
+	// after --paused plays the position itself, the second advances.
+	fmt.Fprintln(stdin, "step 2")
+	next("play: paused at 0.250 s")
 	next("play: at 0.350 s the recorded scene was replaced")
 	next("playing ")
 	showing("ROOM A", "")
@@ -187,8 +202,8 @@ func TestMirrorRecordingAcrossHostRestarts(t *testing.T) {
 	next("play: paused at 0.000 s")
 	fmt.Fprintln(stdin, "resume")
 	var rest strings.Builder
-	for lines.Scan() {
-		rest.WriteString(lines.Text() + "\n")
+	for l := range lines {
+		rest.WriteString(l + "\n")
 	}
 	if err := cmd.Wait(); err != nil || strings.Count(rest.String(), "the recorded scene was replaced") != 2 || !strings.Contains(rest.String(), "played to 0.500 s") {
 		t.Errorf("play: %v\n%s\n%s", err, rest.String(), errOut.String())
