@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bufio"
+	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -179,6 +181,15 @@ type player struct {
 	warn    func(kind, format string, args ...any)
 	started bool // the first cycle ran
 	reopen  bool // the position jumped: recorded frames restart there
+	// The recorded scene this host plays (docs/recordings.md, scenes
+	// replaced): changes before segEnd, values logged from segFrom, up to
+	// log time segTo, where the next scene replaces it.
+	segEnd         int
+	segFrom, segTo int64
+	valuesFrom     int            // the first values message of the scene
+	jump           *time.Duration // a position in another recorded scene: the host restarts there
+	files          int            // files written (--rerender -o)
+	jumped         bool           // this host took over from another recorded scene's
 }
 
 // Play controls, one a line on standard input (docs/recordings.md).
@@ -278,6 +289,12 @@ func (p *player) status() {
 	if p.paused {
 		state = "paused"
 	}
+	if p.jump != nil {
+		// The host restarts with the scene recorded there and reports.
+		fmt.Fprintf(p.out, "play: %s, going to %.3f s of %.3f s, rate %g\n", state, p.jump.Seconds(), p.end.Seconds(),
+			float64(p.step)/float64(p.h.Period()))
+		return
+	}
 	fmt.Fprintf(p.out, "play: %s at %.3f s of %.3f s, change %d, rate %g\n", state, p.pos.Seconds(), p.end.Seconds(),
 		p.changes, float64(p.step)/float64(p.h.Period()))
 }
@@ -287,8 +304,12 @@ func (p *player) status() {
 // stay (a scene cannot take a command back).
 func (p *player) seek(t time.Duration) {
 	t = min(t, p.end)
+	if at := p.start + int64(t); at < p.segFrom || at >= p.segTo {
+		p.jump = &t
+		return
+	}
 	if t < p.pos {
-		p.values = 0
+		p.values = p.valuesFrom
 	}
 	p.pos, p.moved, p.done, p.reopen = t, true, false, true
 	p.apply()
@@ -296,8 +317,11 @@ func (p *player) seek(t time.Duration) {
 
 // apply runs the commands and sets the values recorded up to the position.
 func (p *player) apply() {
+	if p.jump != nil {
+		return
+	}
 	limit := p.start + int64(p.pos)
-	for p.changes < len(p.rec.Changes) && p.rec.Changes[p.changes].Time <= limit {
+	for p.changes < p.segEnd && p.rec.Changes[p.changes].Time <= limit {
 		c := p.rec.Changes[p.changes].Msg
 		p.changes++
 		if c.Dir != "." {
@@ -344,18 +368,20 @@ func (p *player) before() error {
 		}
 		break
 	}
-	if p.done {
+	if p.done || p.jump != nil {
 		return nil
 	}
 	if !p.started {
 		p.apply()
-		if p.paused && p.steps == 0 {
+		if p.paused && p.steps == 0 && !p.jumped {
 			// Started paused: the scene is at the start position; its
-			// frames come with the first step or resume.
+			// frames come with the first step or resume (after a jump
+			// into this scene, as after a seek, at once).
 			return nil
 		}
-		// The first cycle plays the start position itself.
-		if p.steps > 0 {
+		// The first cycle plays the start position itself (a step
+		// unless the step that reached it was counted before the jump).
+		if p.steps > 0 && !p.jumped {
 			p.steps--
 		}
 		p.started, p.moved = true, true
@@ -374,6 +400,8 @@ func (p *player) before() error {
 			return nil
 		}
 		p.seek(0)
+	} else if p.start+int64(p.pos) >= p.segTo {
+		p.seek(p.pos) // the recorded scene was replaced here
 	}
 	p.apply()
 	return nil
@@ -447,160 +475,234 @@ func init() {
 				return err
 			}
 			defer os.RemoveAll(dir)
-			sceneFile, err := writePlayFiles(dir, rec)
-			if err != nil {
+			if err := writePlayAttachments(dir, rec); err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}
+			// Recorded scenes: a Reset change starts the next one.
+			var bounds []int
+			for i, c := range rec.Changes {
+				if i == 0 || c.Msg.Reset {
+					bounds = append(bounds, i)
+				}
+			}
+			bounds = append(bounds, len(rec.Changes))
 			ctx, stop := interrupted()
 			defer stop()
-			h, err := newHost(ipc.Path(shm), sceneFile, ipc.HostOptions{Rate: rec.Meta.Rate, Fast: fast, Warnings: warnings, Limits: lim,
-				Command: "simvis play"})
-			if err != nil {
-				return withLimitHint(fmt.Errorf("%s: rebuilding the recorded scene: %w", args[0], err))
-			}
-			defer h.Close()
-			first := 0
-			for first < len(rec.Changes) && rec.Changes[first].Time == rec.Changes[0].Time {
-				first++
-			}
-			p := &player{h: h, rec: rec, start: rec.Start, end: time.Duration(rec.End - rec.Start), changes: first,
-				step: time.Duration(rate * float64(h.Period())), paused: paused, loop: loop, control: make(chan string, 16),
-				out: w, warn: h.Warn}
-			if start > 0 {
-				p.seek(seconds(start, p.end))
-			}
-			h.AddHook(ipc.CycleHook{Before: p.before})
-			go readControls(os.Stdin, p.control)
-			var emitters []emitFunc
-			var rp *republisher
-			where := ipc.Path(shm)
-			if !nf.off {
-				pub, clientURL, cleanup, err := nf.start(h, shm)
-				if err != nil {
-					return err
-				}
-				defer cleanup()
-				where += " and " + clientURL
-				if rerender {
-					emitters = append(emitters, publisher(h, pub))
-				} else {
-					rp = newRepublisher(args[0], rec.Complete, h, pub, rec.Meta)
-					defer rp.close()
-					p.reopen = true
-				}
-			}
-			var foxRp *foxReplay
-			if ff.addr != "" {
-				// Stamps: re-rendered frames carry the position; recorded
-				// ones their log time, which /tf then follows.
-				clock := func() time.Duration { return p.pos }
-				if !rerender {
-					clock = func() time.Duration { return time.Duration(p.start) + p.pos }
-				}
-				fox, cleanup, err := ff.startHost(h, "simvis play", clock, ipc.NewWarnings(warnings, "simvis play").Warn)
-				if err != nil {
-					return err
-				}
-				defer cleanup()
-				where += " and " + fox.srv.URL()
-				if rerender {
-					emitters = append(emitters, fox.emit)
-				} else {
-					foxRp = fox.replay(args[0], rec.Complete, p.step)
-					defer foxRp.close()
-				}
-			}
-			var hs *hostSensors
+			control := make(chan string, 16)
+			go readControls(os.Stdin, control)
+			// The recording made with --rerender --record spans the
+			// scenes played (a replaced scene is recorded as replaced).
 			var recOut *recorder
 			if rerender {
-				if out != "" {
-					if err := os.MkdirAll(out, 0o755); err != nil {
-						return err
-					}
-					emitters = append(emitters, fileWriter(out))
-				}
 				if recOut, err = rf.open(rec.Meta.Scene, rec.Meta.Rate); err != nil {
 					return err
 				}
 				defer recOut.close(w)
-				if recOut != nil {
-					emitters = append(emitters, recOut.emit)
-				}
-				hs = &hostSensors{clock: newSensorClock(), fails: newSensorFailures(h.Warn), seen: map[string]bool{},
-					hostRate: rec.Meta.Rate, emit: joinEmit(emitters...), warn: h.Warn}
-				defer hs.close()
-				if len(h.Scene.Sensors()) > 0 {
-					if hs.r, err = sensors.NewRenderer(); err != nil {
-						return err
-					}
-				}
 			}
-			render := func(int, time.Duration) error {
-				if p.done {
-					if !loop {
-						stop() // the end of the recording ends the host
-					}
-					return nil
+			end := time.Duration(rec.End - rec.Start)
+			pos := seconds(start, end)
+			step := time.Duration(0)
+			steps := 0
+			jumped := false
+			cycles := uint64(0)
+			// runScene runs the host of the recorded scene that holds
+			// position pos until the recording ends or the position moves
+			// into another scene (jump).
+			runScene := func(pos time.Duration) (p *player, err error) {
+				seg := 0
+				for seg+2 < len(bounds) && rec.Changes[bounds[seg+1]].Time <= rec.Start+int64(pos) {
+					seg++
 				}
-				if rp != nil && p.moved {
-					if p.reopen {
-						// Started, or seeked: republish from the position on.
-						p.reopen = false
-						if err := rp.seek(p.start + int64(p.pos)); err != nil {
-							return fmt.Errorf("%s: %w", args[0], err)
+				b0, b1 := bounds[seg], bounds[seg+1]
+				sceneFile, err := writePlayScene(dir, rec.Changes[b0:b1])
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", args[0], err)
+				}
+				h, err := newHost(ipc.Path(shm), sceneFile, ipc.HostOptions{Rate: rec.Meta.Rate, Fast: fast, Warnings: warnings, Limits: lim,
+					Command: "simvis play"})
+				if err != nil {
+					return nil, withLimitHint(fmt.Errorf("%s: rebuilding the recorded scene: %w", args[0], err))
+				}
+				defer h.Close()
+				first := b0
+				for first < b1 && rec.Changes[first].Time == rec.Changes[b0].Time {
+					first++
+				}
+				if step == 0 {
+					step = time.Duration(rate * float64(h.Period()))
+				}
+				p = &player{h: h, rec: rec, start: rec.Start, end: end, changes: first, segEnd: b1,
+					segFrom: math.MinInt64, segTo: math.MaxInt64,
+					step: step, steps: steps, paused: paused, loop: loop, jumped: jumped, control: control, out: w, warn: h.Warn}
+				if seg > 0 {
+					p.segFrom = rec.Changes[b0].Time
+				}
+				if b1 < len(rec.Changes) {
+					p.segTo = rec.Changes[b1].Time
+				}
+				for p.valuesFrom < len(rec.Values) && rec.Values[p.valuesFrom].Time < p.segFrom {
+					p.valuesFrom++
+				}
+				p.values = p.valuesFrom
+				if pos > 0 {
+					p.seek(pos)
+				}
+				sctx, scancel := context.WithCancel(ctx)
+				defer scancel()
+				h.AddHook(ipc.CycleHook{Before: p.before})
+				var emitters []emitFunc
+				var rp *republisher
+				where := ipc.Path(shm)
+				if !nf.off {
+					pub, clientURL, cleanup, err := nf.start(h, shm)
+					if err != nil {
+						return nil, err
+					}
+					defer cleanup()
+					where += " and " + clientURL
+					if rerender {
+						emitters = append(emitters, publisher(h, pub))
+					} else {
+						rp = newRepublisher(args[0], h, pub, rec)
+						defer rp.close()
+						p.reopen = true
+					}
+				}
+				var foxRp *foxReplay
+				if ff.addr != "" {
+					// Stamps: re-rendered frames carry the position; recorded
+					// ones their log time, which /tf then follows.
+					clock := func() time.Duration { return p.pos }
+					if !rerender {
+						clock = func() time.Duration { return time.Duration(p.start) + p.pos }
+					}
+					fox, cleanup, err := ff.startHost(h, "simvis play", clock, ipc.NewWarnings(warnings, "simvis play").Warn)
+					if err != nil {
+						return nil, err
+					}
+					defer cleanup()
+					where += " and " + fox.srv.URL()
+					if rerender {
+						emitters = append(emitters, fox.emit)
+					} else {
+						foxRp = fox.replay(args[0], rec.Complete, p.step)
+						defer foxRp.close()
+					}
+				}
+				var hs *hostSensors
+				if rerender {
+					if out != "" {
+						if err := os.MkdirAll(out, 0o755); err != nil {
+							return nil, err
+						}
+						emitters = append(emitters, fileWriter(out))
+					}
+					if recOut != nil {
+						emitters = append(emitters, recOut.emit)
+					}
+					hs = &hostSensors{clock: newSensorClock(), fails: newSensorFailures(h.Warn), seen: map[string]bool{},
+						hostRate: rec.Meta.Rate, emit: joinEmit(emitters...), warn: h.Warn}
+					defer hs.close()
+					if len(h.Scene.Sensors()) > 0 {
+						if hs.r, err = sensors.NewRenderer(); err != nil {
+							return nil, err
 						}
 					}
-					rp.upTo(p.start + int64(p.pos))
 				}
-				if foxRp != nil && p.moved {
-					if err := foxRp.upTo(p.start + int64(p.pos)); err != nil {
-						h.Warn("foxglove-replay", "%v", err)
+				render := func(int, time.Duration) error {
+					if p.jump != nil {
+						scancel() // the host of another recorded scene takes over
+						return nil
 					}
-				}
-				if hs == nil || !p.moved {
+					if p.done {
+						if !loop {
+							stop() // the end of the recording ends the host
+						}
+						return nil
+					}
+					if rp != nil && p.moved {
+						if p.reopen {
+							// Started, or seeked: republish from the position on.
+							p.reopen = false
+							if err := rp.seek(p.start + int64(p.pos)); err != nil {
+								return fmt.Errorf("%s: %w", args[0], err)
+							}
+						}
+						rp.upTo(p.start + int64(p.pos))
+					}
+					if foxRp != nil && p.moved {
+						if err := foxRp.upTo(p.start + int64(p.pos)); err != nil {
+							h.Warn("foxglove-replay", "%v", err)
+						}
+					}
+					if hs == nil || !p.moved {
+						return nil
+					}
+					t := p.pos.Seconds()
+					if err := recOut.cycle(h.Scene, t); err != nil {
+						return err
+					}
+					hs.cycle(h.Scene, t)
 					return nil
 				}
-				t := p.pos.Seconds()
-				if err := recOut.cycle(h.Scene, t); err != nil {
-					return err
+				fmt.Fprintf(w, "playing %s as %s: %d elements, %d sensors, %.3f s at %g x, %g Hz\n",
+					args[0], where, len(h.Scene.Elements()), len(h.Scene.Sensors()), p.end.Seconds(), rate, rec.Meta.Rate)
+				if p.jump == nil {
+					err = h.Run(sctx, 0, render)
 				}
-				hs.cycle(h.Scene, t)
-				return nil
+				cycles += h.Region.Cycles()
+				if hs != nil {
+					p.files = hs.files
+				}
+				return p, err
 			}
-			fmt.Fprintf(w, "playing %s as %s: %d elements, %d sensors, %.3f s at %g x, %g Hz\n",
-				args[0], where, len(h.Scene.Elements()), len(h.Scene.Sensors()), p.end.Seconds(), rate, rec.Meta.Rate)
-			err = h.Run(ctx, 0, render)
 			files := 0
-			if hs != nil {
-				files = hs.files
+			for {
+				p, err := runScene(pos)
+				if p != nil {
+					files += p.files
+				}
+				if err != nil || p.jump == nil || ctx.Err() != nil {
+					if p != nil {
+						fmt.Fprintf(w, "played to %.3f s: %d cycles, %d of %d changes, %d values messages, %d files written\n",
+							p.pos.Seconds(), cycles, p.changes, len(rec.Changes), p.values, files)
+					}
+					return errors.Join(err, recOut.close(w))
+				}
+				// The next host starts as this one left off.
+				pos, paused, step, steps, jumped = *p.jump, p.paused, p.step, p.steps, true
+				fmt.Fprintf(w, "play: at %.3f s the recorded scene was replaced: restarting the host with the new scene\n", pos.Seconds())
 			}
-			fmt.Fprintf(w, "played to %.3f s: %d cycles, %d of %d changes, %d values messages, %d files written\n",
-				p.pos.Seconds(), h.Region.Cycles(), p.changes, len(rec.Changes), p.values, files)
-			return errors.Join(err, recOut.close(w))
 		},
 	})
 }
 
-// writePlayFiles writes the attachments into dir and the recording's
-// first commands (those logged before the first cycle's time passed) as a
-// scene file, and returns its path.
-func writePlayFiles(dir string, rec *record.Recording) (string, error) {
+// writePlayAttachments writes the recording's attachments into dir.
+func writePlayAttachments(dir string, rec *record.Recording) error {
 	for _, a := range rec.Attachments {
 		if !filepath.IsLocal(filepath.FromSlash(a.Name)) || a.Name == playScene {
-			return "", fmt.Errorf("attachment %q: not a relative path inside the recording", a.Name)
+			return fmt.Errorf("attachment %q: not a relative path inside the recording", a.Name)
 		}
 		p := filepath.Join(dir, filepath.FromSlash(a.Name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			return "", err
+			return err
 		}
 		if err := os.WriteFile(p, a.Data, 0o600); err != nil {
-			return "", err
+			return err
 		}
 	}
+	return nil
+}
+
+// writePlayScene writes a recorded scene's first commands (those logged
+// at the time of the first one: the scene file, or the replica a mirror
+// rebuilt) as a scene file in dir (which holds the attachments) and
+// returns its path.
+func writePlayScene(dir string, changes []record.Timed[record.Change]) (string, error) {
 	var b strings.Builder
 	b.WriteString("<scene>\n")
-	for _, c := range rec.Changes {
-		if c.Time != rec.Changes[0].Time {
+	for _, c := range changes {
+		if c.Time != changes[0].Time {
 			break
 		}
 		if c.Msg.Dir != "." {
@@ -717,25 +819,40 @@ func init() {
 // republisher publishes a recording's sensor messages to the play host's
 // NATS clients as a live host publishes frames (ipc/natsipc/NATS.md), each
 // when the playback position reaches its log time. Images, depth images,
-// scans, PSD readings and clouds are republished; segmentation is not (its
-// labels are not recorded).
+// scans, PSD readings, clouds and segmentation frames (instance and class
+// images with the labels recorded last at or before them) are republished.
 type republisher struct {
 	file    string
 	h       *ipc.Host
 	pub     *natsipc.Publisher
+	rec     *record.Recording
 	meta    record.Meta
 	cur     *record.Cursor
 	routes  map[string]*scene.SensorEntry
 	sensors int // sensors the routes know
 	frames  map[string]int
+	// A segmentation frame is two messages (instance and class image) at
+	// one log time: the one seen first waits here for the other.
+	pending map[string]*segHalf
 }
 
-func newRepublisher(file string, indexed bool, h *ipc.Host, pub *natsipc.Publisher, meta record.Meta) *republisher {
-	return &republisher{file: file, h: h, pub: pub, meta: meta, cur: record.NewCursor(file, indexed), frames: map[string]int{}}
+// segHalf is a segmentation frame's image seen first.
+type segHalf struct {
+	time  int64
+	class bool // the class image, not the instance image
+	msg   *ros2.Image
+}
+
+func newRepublisher(file string, h *ipc.Host, pub *natsipc.Publisher, rec *record.Recording) *republisher {
+	return &republisher{file: file, h: h, pub: pub, rec: rec, meta: rec.Meta, cur: record.NewCursor(file, rec.Complete),
+		frames: map[string]int{}, pending: map[string]*segHalf{}}
 }
 
 // seek restarts at log time from (ns).
-func (rp *republisher) seek(from int64) error { return rp.cur.SeekTo(from) }
+func (rp *republisher) seek(from int64) error {
+	clear(rp.pending)
+	return rp.cur.SeekTo(from)
+}
 
 func (rp *republisher) close() { rp.cur.Close() }
 
@@ -749,9 +866,12 @@ func (rp *republisher) route() {
 	rp.routes, rp.sensors = map[string]*scene.SensorEntry{}, len(list)
 	for _, se := range list {
 		suffix := map[string]string{"laser": ros2.SuffixScan, "psd": ros2.SuffixRange, "laser3d": ros2.SuffixPoints,
-			"camera": ros2.SuffixImage, "depth": ros2.SuffixDepthImage}[se.Type]
+			"camera": ros2.SuffixImage, "depth": ros2.SuffixDepthImage, "segmentation": ros2.SuffixInstanceImage}[se.Type]
 		if suffix != "" {
 			rp.routes[ros2.SensorTopic(se.Name)+suffix] = se
+		}
+		if se.Type == "segmentation" {
+			rp.routes[ros2.SensorTopic(se.Name)+ros2.SuffixClassImage] = se
 		}
 	}
 }
@@ -761,7 +881,13 @@ func (rp *republisher) upTo(limit int64) {
 	rp.route()
 	err := rp.cur.Until(limit, func(_ *mcap.Schema, ch *mcap.Channel, m *mcap.Message) {
 		if se := rp.routes[ch.Topic]; se != nil {
-			if err := rp.publish(se, m); err != nil {
+			publish := rp.publish
+			if se.Type == "segmentation" {
+				publish = func(se *scene.SensorEntry, m *mcap.Message) error {
+					return rp.segmentation(se, strings.HasSuffix(ch.Topic, ros2.SuffixClassImage), m)
+				}
+			}
+			if err := publish(se, m); err != nil {
 				rp.h.Warn("republish "+se.Name, "%s message %d: %v", ch.Topic, m.Sequence, err)
 			}
 		}
@@ -870,4 +996,78 @@ func (rp *republisher) publish(se *scene.SensorEntry, m *mcap.Message) error {
 		return nil
 	}
 	return rp.pub.PublishSensor(se.Name, kind, info, data)
+}
+
+// segmentation republishes a segmentation frame when both its images (the
+// class image if class, else the instance image) have been read: info and
+// data as sensors.SegmentationImage.Encode lays them out, the labels those
+// recorded last at or before the frame, each instance's pixels counted in
+// the instance image as the live sensor counts them.
+func (rp *republisher) segmentation(se *scene.SensorEntry, class bool, m *mcap.Message) error {
+	in, ok := se.Sensor.(interface{ Intrinsics() sensors.Intrinsics })
+	if !ok {
+		return fmt.Errorf("sensor %q has no intrinsics", se.Name)
+	}
+	intr := in.Intrinsics()
+	msg, err := ros2.DecodeImage(m.Data)
+	if err != nil {
+		return err
+	}
+	if int(msg.Width) != intr.Width || int(msg.Height) != intr.Height || msg.Encoding != "mono16" || msg.Step != 2*msg.Width || msg.IsBigendian != 0 {
+		return fmt.Errorf("recorded id image %dx%d, encoding %q, step %d, big-endian %d: want %dx%d mono16, step %d, little-endian",
+			msg.Width, msg.Height, msg.Encoding, msg.Step, msg.IsBigendian, intr.Width, intr.Height, 2*intr.Width)
+	}
+	t := int64(m.LogTime)
+	half := rp.pending[se.Name]
+	if half == nil || half.time != t || half.class == class {
+		if half != nil {
+			rp.h.Warn("republish "+se.Name, "a segmentation image at %.3f s without its pair; not republished", float64(half.time-rp.meta.EpochNs)/1e9)
+		}
+		rp.pending[se.Name] = &segHalf{time: t, class: class, msg: msg}
+		return nil
+	}
+	delete(rp.pending, se.Name)
+	instImg, classImg := half.msg, msg
+	if half.class {
+		instImg, classImg = msg, half.msg
+	}
+	topic := ros2.SensorTopic(se.Name) + record.SuffixLabels
+	labels, ok := rp.rec.LabelsAt(topic, t)
+	if !ok {
+		return fmt.Errorf("no %s recorded at or before the frame at %.3f s", topic, float64(t-rp.meta.EpochNs)/1e9)
+	}
+	n := intr.Width * intr.Height
+	im := &sensors.SegmentationImage{Instance: make([]uint16, n), Class: make([]uint16, n),
+		Labels: sensors.Labels{Sensor: se.Name, Instances: map[string]sensors.Label{}, Classes: labels.Classes}}
+	count := map[uint16]int{}
+	for i := range n {
+		im.Instance[i] = binary.LittleEndian.Uint16(instImg.Data[2*i:])
+		im.Class[i] = binary.LittleEndian.Uint16(classImg.Data[2*i:])
+		count[im.Instance[i]]++
+	}
+	for id, l := range labels.Instances {
+		k, _ := strconv.Atoi(id) // checked by record.Read
+		im.Labels.Instances[id] = sensors.Label{Name: l.Name, Class: l.Class, ClassID: l.ClassID, Pixels: count[uint16(k)]}
+		delete(count, uint16(k))
+	}
+	delete(count, 0) // background
+	for id := range count {
+		return fmt.Errorf("the frame at %.3f s shows instance %d, which its labels do not name", float64(t-rp.meta.EpochNs)/1e9, id)
+	}
+	st := &sensors.Stamp{Frame: rp.frames[se.Name], Time: float64(t-rp.meta.EpochNs) / 1e9}
+	rp.frames[se.Name]++
+	world, err := rp.h.Scene.Transform(se.Name, scene.WorldFrame)
+	if err != nil {
+		return err
+	}
+	im.Info = sensors.FrameInfo{Sensor: se.Name, Stamp: st, Intrinsics: intr, Pose: scene.PoseFromMatrix(world)}
+	d := se.Sensor.Describe()
+	im.Info.Near, _ = d["near"].(float64)
+	im.Info.Far, _ = d["far"].(float64)
+	im.Labels.Stamp = st
+	info, data, err := im.Encode()
+	if err != nil {
+		return err
+	}
+	return rp.pub.PublishSensor(se.Name, "segmentation", info, data)
 }

@@ -6,14 +6,17 @@
 // machine that has nothing else. docs/recordings.md describes the format.
 //
 // A Writer takes a scene once per cycle (Cycle) and the sensor frames
-// rendered in it (Frame); it knows no transport. Chunks are compressed
+// rendered in it (Frame); it knows no transport. A scene that takes the
+// place of the one recorded (a mirror rebuilt after a host restart) is
+// recorded from its first command after a Reset marker unless its change
+// log continues the recorded one. Chunks are compressed
 // (zstd or lz4) and closed at least every Options.ChunkInterval, so a
 // process killed mid-recording leaves a file readable up to its last
 // chunk; Close adds the summary and index readers seek with.
 //
 // Reading treats a file as hostile: Read (one pass, for info and play)
 // bounds records, attachments and messages, and checks the change log's
-// directories; Cursor hands play's republishers the messages up to a
+// directories and segmentation labels; Cursor hands play's republishers the messages up to a
 // playback position. A panic of the MCAP library on a malformed file is
 // turned into an error (FuzzRead found one).
 package record

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -23,7 +24,8 @@ const (
 	// MaxAttachmentBytes bounds all attachments together, which Read
 	// holds in memory.
 	MaxAttachmentBytes = 1 << 30
-	// MaxJSONMessages bounds the change and value messages Read holds.
+	// MaxJSONMessages bounds the change, values and labels messages Read
+	// holds.
 	MaxJSONMessages = 10_000_000
 )
 
@@ -48,11 +50,14 @@ type TopicStats struct {
 
 // Recording is what Read found in a file.
 type Recording struct {
-	Meta        Meta
-	HasMeta     bool
-	Profile     string
-	Changes     []Timed[Change]
-	Values      []Timed[Values]
+	Meta    Meta
+	HasMeta bool
+	Profile string
+	Changes []Timed[Change]
+	Values  []Timed[Values]
+	// Labels are the segmentation labels messages by topic (NAME/labels),
+	// in log-time order.
+	Labels      map[string][]Timed[Labels]
 	Attachments []Attachment
 	Topics      []TopicStats // sorted by topic
 	Start, End  int64        // first and last log time, ns
@@ -62,6 +67,52 @@ type Recording struct {
 	// whole chunk was read, and Truncation says so.
 	Complete   bool
 	Truncation string
+
+	labels int // labels messages held
+}
+
+// LabelsAt returns the labels of topic (NAME/labels) logged last at or
+// before t (ns), or false if none was.
+func (r *Recording) LabelsAt(topic string, t int64) (Labels, bool) {
+	list := r.Labels[topic]
+	i := sort.Search(len(list), func(i int) bool { return list[i].Time > t })
+	if i == 0 {
+		return Labels{}, false
+	}
+	return list[i-1].Msg, true
+}
+
+// check refuses labels a segmentation sensor cannot have made: ids out
+// of the uint16 range an id image holds, names with control characters.
+func (l *Labels) check() error {
+	id := func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > math.MaxUint16 || strconv.Itoa(n) != s {
+			return fmt.Errorf("id %q: want a decimal 1 to %d", s, math.MaxUint16)
+		}
+		return nil
+	}
+	printable := func(s string) bool { return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 }
+	if !printable(l.Sensor) {
+		return errors.New("sensor name holds a control character")
+	}
+	for k, in := range l.Instances {
+		if err := id(k); err != nil {
+			return fmt.Errorf("instance %w", err)
+		}
+		if in.ClassID < 0 || in.ClassID > math.MaxUint16 || !printable(in.Name) || !printable(in.Class) {
+			return fmt.Errorf("instance %s: class id %d out of range or a name with a control character", k, in.ClassID)
+		}
+	}
+	for k, c := range l.Classes {
+		if err := id(k); err != nil {
+			return fmt.Errorf("class %w", err)
+		}
+		if !printable(c) {
+			return fmt.Errorf("class %s: a name with a control character", k)
+		}
+	}
+	return nil
 }
 
 // MessageFunc sees every message in file order with its channel's topic,
@@ -195,6 +246,26 @@ func Read(file string, fn MessageFunc) (_ *Recording, err error) {
 			st.Last = t
 			rec.Messages++
 			rec.Start, rec.End = min(rec.Start, t), max(rec.End, t)
+			if s := schemas[c.SchemaID]; s != nil && s.Name == TypeLabels && c.MessageEncoding == "json" {
+				if len(rec.Changes)+len(rec.Values)+rec.labels >= MaxJSONMessages {
+					return fail("more than %d change, values and labels messages", MaxJSONMessages)
+				}
+				var l Labels
+				if err := json.Unmarshal(m.Data, &l); err != nil {
+					return fail("%s message %d: %v", c.Topic, m.Sequence, err)
+				}
+				if err := l.check(); err != nil {
+					return fail("%s message %d: %v", c.Topic, m.Sequence, err)
+				}
+				if rec.Labels == nil {
+					rec.Labels = map[string][]Timed[Labels]{}
+				}
+				if prev := rec.Labels[c.Topic]; len(prev) > 0 && prev[len(prev)-1].Time > t {
+					return fail("%s message %d: logged before the one before it", c.Topic, m.Sequence)
+				}
+				rec.Labels[c.Topic] = append(rec.Labels[c.Topic], Timed[Labels]{t, l})
+				rec.labels++
+			}
 			switch c.Topic {
 			case TopicChanges, TopicValues:
 				if len(rec.Changes)+len(rec.Values) >= MaxJSONMessages {

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +26,32 @@ const (
 	TopicStatic  = "/tf_static"
 	// MetadataName is the MCAP metadata record that holds Meta.
 	MetadataName = "simvis"
+	// SuffixLabels is the channel of a segmentation sensor's Labels, under
+	// its topic namespace (/NAME/labels).
+	SuffixLabels = "/labels"
+	// TypeLabels is the schema name of the labels channels.
+	TypeLabels = "simvis/Labels"
 )
+
+// Labels is one /NAME/labels message: what a segmentation sensor's ids
+// mean (NAME.labels.json without the per-frame pixel counts, which the
+// instance image gives). It is written before the sensor's first frame
+// and again before a frame whose labels differ, at that frame's log time:
+// a frame's labels are the last message at or before its log time.
+type Labels struct {
+	Sensor string `json:"sensor"`
+	// Instances by id (decimal, from "1"): the part or element, its class
+	// ("" none) and class id (0 none).
+	Instances map[string]InstanceLabel `json:"instances"`
+	Classes   map[string]string        `json:"classes"` // class name by class id
+}
+
+// InstanceLabel is one instance of Labels.
+type InstanceLabel struct {
+	Name    string `json:"name"`
+	Class   string `json:"class,omitempty"`
+	ClassID int    `json:"class_id"`
+}
 
 // Change is one change-log command as /simvis/changes carries it.
 type Change struct {
@@ -36,6 +62,12 @@ type Change struct {
 	// "." for the base itself; attachments are named Dir/PATH.
 	Dir string `json:"dir"`
 	XML string `json:"xml"`
+	// Reset marks the first command of a new scene: the scene recorded
+	// before it is gone and this command and those after it (Seq from 1
+	// again) build its replacement from nothing (a mirror whose host
+	// restarted with a different scene). Values, /tf_static and labels are
+	// recorded anew after it.
+	Reset bool `json:"reset,omitempty"`
 }
 
 // Values is one /simvis/values message: every parameter whose value
@@ -82,12 +114,17 @@ type Writer struct {
 	flushed  time.Time
 
 	baseDir  string
-	logged   int // commands of scene.Log() recorded
-	attached map[string]bool
-	names    []string        // ELEMENT.PARAM per table index, as last seen
-	values   []float64       // as last recorded
-	topics   ros2.Namespaces // each sensor's topic namespace
-	frames   int             // frames known to the tf tree last written to /tf_static
+	scene    *scene.Scene      // the scene Cycle saw last
+	logged   int               // commands of scene.Log() recorded
+	recorded []string          // those commands as recorded (dir and XML), to compare a replacement with
+	reset    bool              // the next command recorded starts a new scene
+	attached map[string]string // attachment name: its content's SHA-256
+	current  map[string]bool   // attachments the current scene loads
+	names    []string          // ELEMENT.PARAM per table index, as last seen
+	values   []float64         // as last recorded
+	topics   ros2.Namespaces   // each sensor's topic namespace
+	labels   map[string][]byte // each segmentation sensor's Labels as last written
+	frames   int               // frames known to the tf tree last written to /tf_static
 	start    time.Time
 	// The stamp of the cycle last recorded, for its frames: with
 	// Realtime, one wall-clock reading per cycle.
@@ -141,7 +178,7 @@ func Create(path string, opts Options) (*Writer, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &Writer{f: f, w: mw, mo: mo, opts: opts, schemas: map[string]uint16{}, channels: map[string]uint16{},
-		seq: map[uint16]uint32{}, attached: map[string]bool{},
+		seq: map[uint16]uint32{}, attached: map[string]string{}, current: map[string]bool{},
 		flushed: time.Now(), start: time.Now()}, nil
 }
 
@@ -157,9 +194,13 @@ func (w *Writer) Stamp(t float64) ros2.Time {
 // jsonTypes are the schema names of simvis's JSON channels.
 var jsonTypes = map[string]string{TopicChanges: "simvis/Change", TopicValues: "simvis/Values"}
 
+// jsonSchemas are the JSON schemas, by schema name.
 var jsonSchemas = map[string]string{
-	TopicChanges: `{"type":"object","properties":{"seq":{"type":"integer"},"source":{"type":"string"},"dir":{"type":"string"},"xml":{"type":"string"}}}`,
-	TopicValues:  `{"type":"object","properties":{"values":{"type":"object","additionalProperties":{"type":"number"}}}}`,
+	"simvis/Change": `{"type":"object","properties":{"seq":{"type":"integer"},"source":{"type":"string"},"dir":{"type":"string"},"xml":{"type":"string"}}}`,
+	"simvis/Values": `{"type":"object","properties":{"values":{"type":"object","additionalProperties":{"type":"number"}}}}`,
+	TypeLabels: `{"type":"object","properties":{"sensor":{"type":"string"},"instances":{"type":"object","additionalProperties":` +
+		`{"type":"object","properties":{"name":{"type":"string"},"class":{"type":"string"},"class_id":{"type":"integer"}}}},` +
+		`"classes":{"type":"object","additionalProperties":{"type":"string"}}}}`,
 }
 
 // channel returns the channel of topic, writing its schema and channel
@@ -172,7 +213,7 @@ func (w *Writer) channel(topic, typ string) (uint16, error) {
 	if !ok {
 		sid = uint16(len(w.schemas) + 1)
 		s := &mcap.Schema{ID: sid, Name: typ}
-		if js, isJSON := jsonSchemas[topic]; isJSON {
+		if js, isJSON := jsonSchemas[typ]; isJSON {
 			s.Encoding, s.Data = "jsonschema", []byte(js)
 		} else {
 			data, err := ros2.Schema(typ)
@@ -191,7 +232,7 @@ func (w *Writer) channel(topic, typ string) (uint16, error) {
 	}
 	id := uint16(len(w.channels) + 1)
 	enc := ros2.MessageEncoding
-	if _, isJSON := jsonSchemas[topic]; isJSON {
+	if _, isJSON := jsonSchemas[typ]; isJSON {
 		enc = "json"
 	}
 	if err := w.w.WriteChannel(&mcap.Channel{ID: id, SchemaID: sid, Topic: topic, MessageEncoding: enc}); err != nil {
@@ -245,6 +286,10 @@ func (w *Writer) Cycle(s *scene.Scene, t float64) error {
 	stamp := w.Stamp(t)
 	w.cycleT, w.cycleStamp, w.inCycle = t, stamp, true
 	log := s.Log()
+	if w.scene != nil && s != w.scene {
+		w.replaced(s)
+	}
+	w.scene = s
 	for ; w.logged < len(log); w.logged++ {
 		if err := w.change(log[w.logged], stamp); err != nil {
 			return err
@@ -278,19 +323,54 @@ func (w *Writer) Cycle(s *scene.Scene, t float64) error {
 	return nil
 }
 
-func (w *Writer) change(c *scene.Command, stamp ros2.Time) error {
+// replaced handles a scene that took the place of the one recorded (a
+// mirror's replica rebuilt after a host restart). A scene whose change log
+// starts with every command recorded so far is the same scene, maybe
+// further along: only its later commands are recorded. Any other scene
+// (the host restarted with another scene file, or without commands a
+// client had added) is recorded whole after a Reset marker, with its
+// values, static frames and labels, so that play shows what replaced the
+// old one.
+func (w *Writer) replaced(s *scene.Scene) {
+	log := s.Log()
+	same := len(log) >= len(w.recorded)
+	for i := 0; same && i < len(w.recorded); i++ {
+		key, err := w.dirKey(log[i])
+		same = err == nil && key+"\n"+log[i].String() == w.recorded[i]
+	}
+	if same {
+		return
+	}
+	w.logged, w.recorded, w.reset, w.current = 0, nil, true, map[string]bool{}
+	w.names, w.values, w.frames, w.labels = nil, nil, 0, nil
+}
+
+// dirKey is the directory of c relative to the recording's base (the
+// first command's), slash-separated.
+func (w *Writer) dirKey(c *scene.Command) (string, error) {
 	dir, err := filepath.Abs(c.Dir)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if w.baseDir == "" {
 		w.baseDir = dir
 	}
 	key, err := filepath.Rel(w.baseDir, dir)
 	if err != nil || !filepath.IsLocal(key) && key != "." {
-		return fmt.Errorf("recording: %s:%d: its directory %s is outside the scene's %s, which a recording cannot replay", c.File, c.Line, dir, w.baseDir)
+		return "", fmt.Errorf("recording: %s:%d: its directory %s is outside the scene's %s, which a recording cannot replay", c.File, c.Line, dir, w.baseDir)
 	}
-	key = filepath.ToSlash(key)
+	return filepath.ToSlash(key), nil
+}
+
+func (w *Writer) change(c *scene.Command, stamp ros2.Time) error {
+	key, err := w.dirKey(c)
+	if err != nil {
+		return err
+	}
+	dir, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return err
+	}
 	files, err := modelFiles(c, w.opts.Limits)
 	if err != nil {
 		return fmt.Errorf("recording: %s:%d: %w", c.File, c.Line, err)
@@ -300,21 +380,36 @@ func (w *Writer) change(c *scene.Command, stamp ros2.Time) error {
 		if key != "." {
 			name = key + "/" + rel
 		}
-		if w.attached[name] {
-			continue
+		if w.current[name] {
+			continue // this scene's file, read once
 		}
+		sum, seen := w.attached[name]
 		data, err := models.ReadRegular(filepath.Join(dir, filepath.FromSlash(rel)), w.opts.Limits.FileBytes)
 		if err != nil {
 			return fmt.Errorf("recording: %s:%d: %w", c.File, c.Line, err)
+		}
+		h := sha256.Sum256(data)
+		if seen {
+			// A replacing scene may load another file under a recorded
+			// name; play has one file per name.
+			if sum != string(h[:]) {
+				return fmt.Errorf("recording: %s:%d: model file %s differs from the one recorded under that name before the scene was replaced; a recording holds one file per name", c.File, c.Line, name)
+			}
+			w.current[name] = true
+			continue
 		}
 		ns := uint64(stamp.Nanos())
 		if err := w.w.WriteAttachment(&mcap.Attachment{Name: name, MediaType: mediaType(name), LogTime: ns, CreateTime: ns,
 			DataSize: uint64(len(data)), Data: bytes.NewReader(data)}); err != nil {
 			return err
 		}
-		w.attached[name] = true
+		w.attached[name] = string(h[:])
+		w.current[name] = true
 	}
-	return w.writeJSON(TopicChanges, Change{Seq: w.logged + 1, Source: fmt.Sprintf("%s:%d", filepath.Base(c.File), c.Line), Dir: key, XML: c.String()}, stamp)
+	w.recorded = append(w.recorded, key+"\n"+c.String())
+	reset := w.reset
+	w.reset = false
+	return w.writeJSON(TopicChanges, Change{Seq: w.logged + 1, Source: fmt.Sprintf("%s:%d", filepath.Base(c.File), c.Line), Dir: key, XML: c.String(), Reset: reset}, stamp)
 }
 
 func mediaType(name string) string {
@@ -372,12 +467,38 @@ func (w *Writer) Frame(f *sensors.Frame, t float64) error {
 	if err != nil {
 		return err
 	}
+	if f.Kind == "segmentation" {
+		if err := w.recordLabels(f.SegmentationData(), ns, stamp); err != nil {
+			return err
+		}
+	}
 	for _, m := range msgs {
 		if err := w.write(m.Topic, m.Type, m.Data, stamp); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// recordLabels writes a segmentation frame's labels on NS/labels when they
+// differ from those last written for its sensor.
+func (w *Writer) recordLabels(sg *sensors.SegmentationImage, ns string, stamp ros2.Time) error {
+	l := Labels{Sensor: sg.Labels.Sensor, Instances: map[string]InstanceLabel{}, Classes: sg.Labels.Classes}
+	for id, in := range sg.Labels.Instances {
+		l.Instances[id] = InstanceLabel{Name: in.Name, Class: in.Class, ClassID: in.ClassID}
+	}
+	data, err := json.Marshal(l) // map keys sorted: equal labels, equal bytes
+	if err != nil {
+		return err
+	}
+	if w.labels == nil {
+		w.labels = map[string][]byte{}
+	}
+	if bytes.Equal(w.labels[l.Sensor], data) {
+		return nil
+	}
+	w.labels[l.Sensor] = data
+	return w.write(ns+SuffixLabels, TypeLabels, data, stamp)
 }
 
 // Close ends the recording: the last chunk, the summary and the index.
