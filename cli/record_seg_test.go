@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -65,23 +62,9 @@ func TestPlayRepublishesSegmentation(t *testing.T) {
 		t.Fatalf("/SEG/labels: %+v, want one message naming instance 2 A and class 1 crate", got)
 	}
 	name := fmt.Sprintf("i15seg%d", os.Getpid())
-	cmd := exec.Command(os.Args[0], "play", file, "--paused", "--shm", name, "--listen", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "SIMVIS_CLI_CHILD=1")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var errOut strings.Builder
-	cmd.Stderr = &errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	lines := bufio.NewScanner(stdout)
-	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "playing ") {
-		t.Fatalf("play did not start: %q %s", lines.Text(), errOut.String())
-	}
-	_, after, _ := strings.Cut(lines.Text(), " and ")
-	url := strings.TrimSuffix(strings.Fields(after)[0], ":")
-	nc := connectAsViewer(t, url[:strings.LastIndex(url, "/")], name)
+	p := startPlayer(t, file, "--shm", name, "--listen", "127.0.0.1:0")
+	stdin, errOut := p.stdin, p.errOut
+	nc := p.viewer(t, name)
 	defer nc.Close()
 	sub, _ := nc.SubscribeSync("simvis." + name + ".sensor.SEG")
 	nc.Flush()

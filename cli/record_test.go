@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -590,23 +591,9 @@ func TestPlayRepublishesRecordedFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := fmt.Sprintf("i15rp%d", os.Getpid())
-	cmd := exec.Command(os.Args[0], "play", file, "--paused", "--shm", name, "--listen", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "SIMVIS_CLI_CHILD=1")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var errOut strings.Builder
-	cmd.Stderr = &errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	lines := bufio.NewScanner(stdout)
-	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "playing ") {
-		t.Fatalf("play did not start: %q %s", lines.Text(), errOut.String())
-	}
-	_, after, _ := strings.Cut(lines.Text(), " and ")
-	url := strings.TrimSuffix(strings.Fields(after)[0], ":")
-	nc := connectAsViewer(t, url[:strings.LastIndex(url, "/")], name)
+	p := startPlayer(t, file, "--shm", name, "--listen", "127.0.0.1:0")
+	cmd, stdin, lines, errOut := p.cmd, p.stdin, p.lines, p.errOut
+	nc := p.viewer(t, name)
 	defer nc.Close()
 	scans, _ := nc.SubscribeSync("simvis." + name + ".sensor.SCAN")
 	clouds, _ := nc.SubscribeSync("simvis." + name + ".sensor.CLOUD")
@@ -663,20 +650,8 @@ func TestMirrorOfPlayerAfterSeek(t *testing.T) {
 		t.Fatalf("capture: %s", errOut)
 	}
 	shm := filepath.Join(dir, "simvis-player")
-	cmd := exec.Command(os.Args[0], "play", file, "--paused", "--no-nats", "--shm", shm)
-	cmd.Env = append(os.Environ(), "SIMVIS_CLI_CHILD=1")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var errOut strings.Builder
-	cmd.Stderr = &errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	lines := bufio.NewScanner(stdout)
-	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "playing ") {
-		t.Fatalf("play did not start: %q %s", lines.Text(), errOut.String())
-	}
+	p := startPlayer(t, file, "--no-nats", "--shm", shm)
+	stdin, lines := p.stdin, p.lines
 	fmt.Fprintln(stdin, "seek 0.8")
 	if !lines.Scan() || lines.Text() != "play: paused at 0.800 s of 0.800 s, change 10, rate 1" {
 		t.Fatalf("after seek: %q", lines.Text())
@@ -754,4 +729,51 @@ func connectAsViewer(t *testing.T, url, name string) *nats.Conn {
 		t.Fatal(err)
 	}
 	return nc
+}
+
+// playerChild is a `simvis play FILE --paused` child: its controls' input, its
+// output after the "playing ..." line, and its standard error.
+type playerChild struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	lines   *bufio.Scanner
+	errOut  *strings.Builder
+	playing string // the first line, which names where it serves
+}
+
+// startPlayer starts this test binary as `simvis play file --paused args...`
+// and waits for its "playing" line; the player is killed when the test
+// ends.
+func startPlayer(t *testing.T, file string, args ...string) *playerChild {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"play", file, "--paused"}, args...)...)
+	cmd.Env = append(os.Environ(), "SIMVIS_CLI_CHILD=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &playerChild{cmd: cmd, stdin: stdin, lines: bufio.NewScanner(stdout), errOut: new(strings.Builder)}
+	cmd.Stderr = p.errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if !p.lines.Scan() || !strings.HasPrefix(p.lines.Text(), "playing ") {
+		t.Fatalf("play did not start: %q %s", p.lines.Text(), p.errOut.String())
+	}
+	p.playing = p.lines.Text()
+	return p
+}
+
+// viewer connects to the player's embedded NATS server (the URL its
+// "playing ... and nats://..." line names) as scene name's viewer.
+func (p *playerChild) viewer(t *testing.T, name string) *nats.Conn {
+	t.Helper()
+	_, after, _ := strings.Cut(p.playing, " and ")
+	url := strings.TrimSuffix(strings.Fields(after)[0], ":")
+	return connectAsViewer(t, url[:strings.LastIndex(url, "/")], name)
 }
