@@ -60,7 +60,9 @@ func BenchmarkShowcaseCamera(b *testing.B) {
 	defer r.Close()
 	var cam *sensors.Camera
 	for _, se := range s.Sensors() {
-		cam = se.Sensor.(*sensors.Camera)
+		if se.Name == "MAST_CAM" {
+			cam = se.Sensor.(*sensors.Camera)
+		}
 	}
 	angle := 0.0
 	for b.Loop() {
