@@ -22,14 +22,8 @@ import sys
 import cv2
 import numpy as np
 
-
-def rotation(roll, pitch, yaw):
-    """R = Rz(yaw) Ry(pitch) Rx(roll), angles in degrees (URDF / ROS rpy)."""
-    r, p, y = np.radians([roll, pitch, yaw])
-    rx = np.array([[1, 0, 0], [0, np.cos(r), -np.sin(r)], [0, np.sin(r), np.cos(r)]])
-    ry = np.array([[np.cos(p), 0, np.sin(p)], [0, 1, 0], [-np.sin(p), 0, np.cos(p)]])
-    rz = np.array([[np.cos(y), -np.sin(y), 0], [np.sin(y), np.cos(y), 0], [0, 0, 1]])
-    return rz @ ry @ rx
+# The pinhole back-projection's script, beside this one.
+from backproject import rotation
 
 
 def main():
