@@ -20,6 +20,19 @@ import (
 // vertices go back to glTF's y-up frame, textures are stored as PNG, and
 // primitives with identical geometry share their accessors.
 func Write(path string, m *Model) error {
+	data, err := encodeGLTF(m, strings.EqualFold(filepath.Ext(path), ".glb"))
+	if err != nil {
+		return fmt.Errorf("models: %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("models: %w", err)
+	}
+	return nil
+}
+
+// encodeGLTF returns m as glTF bytes: binary, or indented JSON with the buffer
+// embedded as a data URI.
+func encodeGLTF(m *Model, binary bool) ([]byte, error) {
 	w := &writer{
 		doc:    gltf.NewDocument(),
 		meshes: map[*Mesh]int{},
@@ -28,9 +41,8 @@ func Write(path string, m *Model) error {
 		nodes:  map[*Node]bool{},
 	}
 	if err := w.model(m); err != nil {
-		return fmt.Errorf("models: %s: %w", path, err)
+		return nil, err
 	}
-	binary := strings.EqualFold(filepath.Ext(path), ".glb")
 	var buf bytes.Buffer
 	enc := gltf.NewEncoder(&buf)
 	enc.AsBinary = binary
@@ -38,12 +50,9 @@ func Write(path string, m *Model) error {
 		enc.SetJSONIndent("", "  ")
 	}
 	if err := enc.Encode(w.doc); err != nil {
-		return fmt.Errorf("models: %s: encoding glTF: %w", path, err)
+		return nil, fmt.Errorf("encoding glTF: %w", err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("models: %w", err)
-	}
-	return nil
+	return buf.Bytes(), nil
 }
 
 type geomAccessors struct {
