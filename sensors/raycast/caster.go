@@ -21,8 +21,11 @@ type triangle struct {
 // Geometry is the hierarchy over one primitive's triangles, in the
 // primitive's own coordinates; instances share it.
 type Geometry struct {
-	tris   []triangle // in leaf order
-	slot   []int32    // triangle index in the primitive -> index in tris
+	// packs holds the triangles in leaf order, a packet per leaf: leaf
+	// refs name a packet and how many of its lanes hold triangles.
+	packs  []triPack
+	slot   []int32 // triangle index in the primitive -> packet*4 + lane
+	ntris  int
 	nodes  []node4
 	bounds box
 }
@@ -44,14 +47,44 @@ func NewGeometry(p *models.Primitive) *Geometry {
 		boxes[i] = bx
 	}
 	b := buildBVH(boxes, maxLeafSize)
-	g := &Geometry{nodes: b.nodes}
-	g.tris = make([]triangle, n)
-	g.slot = make([]int32, n)
-	for i, it := range b.items {
-		g.tris[i] = tris[it]
-		g.slot[it] = int32(i)
+	g := &Geometry{nodes: b.nodes, ntris: n, bounds: b.bounds, slot: make([]int32, n)}
+	// Each leaf's items become one packet, in leaf order; the leaf refs are
+	// rewritten from item ranges to packets.
+	packOf := make([]int32, n) // packet+1 of the leaf that starts at an item
+	leaves := 0
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		for k := 0; k < int(nd.n); k++ {
+			if ref := nd.child[k]; ref < 0 {
+				first := (^ref) >> 3
+				packOf[first] = 1
+				leaves++
+			}
+		}
 	}
-	g.bounds = b.bounds
+	g.packs = make([]triPack, leaves)
+	next := int32(0)
+	for i := range packOf {
+		if packOf[i] != 0 {
+			next++
+			packOf[i] = next
+		}
+	}
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		for k := 0; k < int(nd.n); k++ {
+			if ref := nd.child[k]; ref < 0 {
+				first, count := (^ref)>>3, (^ref)&7
+				pk := packOf[first] - 1
+				for l := int32(0); l < count; l++ {
+					it := b.items[first+l]
+					g.packs[pk].set(int(l), tris[it])
+					g.slot[it] = pk*packLanes + l
+				}
+				nd.child[k] = leafRef(pk, count)
+			}
+		}
+	}
 	return g
 }
 
@@ -227,7 +260,7 @@ func (c *Caster) Place(ps []Placement) {
 func (c *Caster) stage(g *Geometry, fromLocal, toLocal mgl64.Mat4) {
 	c.staged = append(c.staged, instance{geom: g, toLocal: affineOf(toLocal), placement: c.placements})
 	c.boxes = append(c.boxes, transformBox(g.bounds, fromLocal))
-	c.triangles += len(g.tris)
+	c.triangles += g.ntris
 }
 
 // commit builds the hierarchy over the staged instances and stores them in
@@ -276,8 +309,10 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint) float
 	}
 	if h.inst > 0 && int(h.inst) <= len(c.instances) {
 		in := &c.instances[h.inst-1]
-		lr := newRay(in.toLocal.point(origin), in.toLocal.vector(dir))
-		if t, ok := in.geom.tris[h.tri].hit(&lr, tmax); ok {
+		// The triangle test reads no reciprocal: none is computed.
+		lr := ray{o: in.toLocal.point(origin), d: in.toLocal.vector(dir)}
+		tr := in.geom.tri(h.tri)
+		if t, ok := tr.hit(&lr, tmax); ok {
 			tmax = t
 		} else {
 			h.inst = 0
@@ -445,7 +480,8 @@ func (g *Geometry) IntersectTriangle(i int, origin, dir mgl64.Vec3, tmax float64
 		return tmax, false
 	}
 	r := ray{o: origin, d: dir}
-	return g.tris[g.slot[i]].hit(&r, tmax)
+	tr := g.tri(g.slot[i])
+	return tr.hit(&r, tmax)
 }
 
 // Triangle returns the vertices of triangle i of the primitive's index
@@ -454,7 +490,7 @@ func (g *Geometry) Triangle(i int) (v0, v1, v2 mgl64.Vec3, ok bool) {
 	if i < 0 || i >= len(g.slot) {
 		return v0, v1, v2, false
 	}
-	tr := &g.tris[g.slot[i]]
+	tr := g.tri(g.slot[i])
 	v0 = tr.v0
 	return v0, v0.Add(tr.e1), v0.Add(tr.e2), true
 }
@@ -466,7 +502,7 @@ func (g *Geometry) Bounds() (lo, hi mgl64.Vec3) {
 }
 
 // Triangles returns the number of triangles.
-func (g *Geometry) Triangles() int { return len(g.tris) }
+func (g *Geometry) Triangles() int { return g.ntris }
 
 // intersect returns the nearest hit closer than tmax and its triangle in
 // leaf order (tmax and -1 if none). It is cast's loop with triangles in
@@ -474,7 +510,7 @@ func (g *Geometry) Triangles() int { return len(g.tris) }
 func (g *Geometry) intersect(r *ray, tmax float64) (float64, int32) {
 	nodes := g.nodes
 	best := int32(-1)
-	if len(g.tris) == 0 {
+	if g.ntris == 0 {
 		return tmax, best
 	}
 	var fixed [fixedStack]stackEntry
@@ -497,10 +533,8 @@ func (g *Geometry) intersect(r *ray, tmax float64) (float64, int32) {
 			}
 		} else {
 			l := ^cur
-			for i := l >> 3; i < l>>3+l&7; i++ {
-				if t, ok := g.tris[i].hit(r, tmax); ok {
-					tmax, best = t, i
-				}
+			if t, tri := g.hitLeaf(r, l>>3, l&7, tmax); tri >= 0 {
+				tmax, best = t, tri
 			}
 		}
 		for {
@@ -578,7 +612,7 @@ func cross(a, b [3]float64) [3]float64 {
 func (g *Geometry) Near(p mgl64.Vec3, r float64) bool {
 	q := [3]float64{p[0], p[1], p[2]}
 	r2 := r * r
-	if len(g.tris) == 0 {
+	if g.ntris == 0 {
 		return false
 	}
 	var fixed [fixedStack]int32
@@ -597,8 +631,8 @@ func (g *Geometry) Near(p mgl64.Vec3, r float64) bool {
 			continue
 		}
 		l := ^cur
-		for i := l >> 3; i < l>>3+l&7; i++ {
-			tr := &g.tris[i]
+		for i := (l >> 3) * packLanes; i < (l>>3)*packLanes+l&7; i++ {
+			tr := g.tri(i)
 			b := emptyBox()
 			b.grow(tr.v0)
 			b.grow(add(tr.v0, tr.e1))

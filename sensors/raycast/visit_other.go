@@ -1,0 +1,16 @@
+//go:build !amd64
+
+package raycast
+
+// visit tests the ray against the children of nd and returns those it
+// enters before tmax, nearest first, with their entry distances (see
+// visitScalar).
+func (r *ray) visit(nd *node4, tmax float64, refs *[4]int32, ts *[4]float64) int {
+	return r.visitScalar(nd, tmax, refs, ts)
+}
+
+// hitLeaf returns the nearest hit closer than tmax among the count
+// triangles of packet pack, and its number (tmax and -1 if none).
+func (g *Geometry) hitLeaf(r *ray, pack, count int32, tmax float64) (float64, int32) {
+	return g.hitLeafScalar(r, pack, count, tmax)
+}
