@@ -303,17 +303,23 @@ type ray struct {
 }
 
 func newRay(o, d [3]float64) ray {
-	inv := [3]float64{1 / d[0], 1 / d[1], 1 / d[2]}
-	r := ray{o: o, d: d, inv: inv}
-	for a := range 3 {
-		r.neg[a] = math.Signbit(inv[a])
-		lo, hi := int64(nodeLoOffset+32*a), int64(nodeHiOffset+32*a)
-		if r.neg[a] {
-			lo, hi = hi, lo
-		}
-		r.near[a], r.far[a] = lo, hi
-	}
+	var r ray
+	r.set(o, d)
 	return r
+}
+
+// set prepares r for o and d in place (a ray is 128 bytes: casts that map
+// one ray into many instances fill it rather than copy it), without a
+// branch on the signs.
+func (r *ray) set(o, d [3]float64) {
+	r.o, r.d = o, d
+	r.inv = [3]float64{1 / d[0], 1 / d[1], 1 / d[2]}
+	for a := range 3 {
+		neg := int64(math.Float64bits(r.inv[a]) >> 63)
+		r.neg[a] = neg != 0
+		r.near[a] = nodeLoOffset + 32*int64(a) + neg*(nodeHiOffset-nodeLoOffset)
+		r.far[a] = nodeHiOffset + 32*int64(a) - neg*(nodeHiOffset-nodeLoOffset)
+	}
 }
 
 // robust widens a box's exit distance so that rounding in the slab test

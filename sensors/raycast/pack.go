@@ -7,8 +7,10 @@ const packLanes = 4
 // triPack is up to four triangles side by side, coordinate by coordinate
 // (v0[axis][lane]), in the vertex-and-edges form of triangle. Lanes that
 // hold no triangle are all zero: their determinant is 0, so no ray hits
-// them. The vector test (hit_amd64.s) reads it by offset: TestPackLayout
-// holds the two to the same layout.
+// them. The vector test (traverse_amd64.s) reads it by offset:
+// TestPackLayout holds the two to the same layout. (Float32 vertices, from
+// which the edges are computed as they are read, halve a packet's bytes but
+// were slower: a leaf is reached once or twice per ray.)
 type triPack struct {
 	v0, e1, e2 [3][packLanes]float64
 }
@@ -38,18 +40,6 @@ func (g *Geometry) hitLeafScalar(r *ray, pack, count int32, tmax float64) (float
 		tr := g.tri(i)
 		if t, ok := tr.hit(r, tmax); ok {
 			tmax, best = t, i
-		}
-	}
-	return tmax, best
-}
-
-// nearestLane returns the nearest of the lanes in set (the lower lane
-// among equals, as testing them in order would) if it is nearer than tmax.
-func nearestLane(set uint64, t *[packLanes]float64, pack int32, tmax float64) (float64, int32) {
-	best := int32(-1)
-	for k := int32(0); k < packLanes; k++ {
-		if set&(1<<k) != 0 && t[k] < tmax {
-			tmax, best = t[k], pack*packLanes+k
 		}
 	}
 	return tmax, best

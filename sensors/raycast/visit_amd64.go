@@ -26,25 +26,17 @@ func (r *ray) visit(nd *node4, tmax float64, refs *[4]int32, ts *[4]float64) int
 	return sortEntered(bits, &t, nd, refs, ts)
 }
 
-// hitPackAVX2 is triangle.hit for the four lanes of p at once, with the
-// same operations in the same order (no fused multiply-adds), so that it
-// hits what the scalar test hits at the very same distance. It writes each
-// lane's distance into ts and returns the bit set of the lanes hit before
-// tmax.
+// hitLeaf returns the nearest hit closer than tmax among the count
+// triangles of packet pack, and its number (tmax and -1 if none). Only the
+// Go loop (intersectGo) calls it, where intersectAVX2 cannot run: it tests
+// one triangle after the other.
+func (g *Geometry) hitLeaf(r *ray, pack, count int32, tmax float64) (float64, int32) {
+	return g.hitLeafScalar(r, pack, count, tmax)
+}
+
+// intersectAVX2 is Geometry.intersectGo's loop with visitAVX2's node test
+// and triangle.hit four lanes at a time, on a stack of depth entries; ok is false where that
+// stack would overflow (see traverse_amd64.s).
 //
 //go:noescape
-func hitPackAVX2(r *ray, p *triPack, tmax float64, ts *[packLanes]float64) uint64
-
-// hitLeaf returns the nearest hit closer than tmax among the count
-// triangles of packet pack, and its number (tmax and -1 if none).
-func (g *Geometry) hitLeaf(r *ray, pack, count int32, tmax float64) (float64, int32) {
-	if !useAVX2 {
-		return g.hitLeafScalar(r, pack, count, tmax)
-	}
-	var t [packLanes]float64
-	set := hitPackAVX2(r, &g.packs[pack], tmax, &t)
-	if set == 0 {
-		return tmax, -1
-	}
-	return nearestLane(set, &t, pack, tmax)
-}
+func intersectAVX2(nodes *node4, packs *triPack, r *ray, tmax float64, stack *stackEntry, depth int) (t float64, tri int32, ok bool)

@@ -5,6 +5,10 @@ import (
 	"math/rand"
 	"testing"
 	"unsafe"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/models"
 )
 
 // TestRayLayout holds the offsets the vector node test (visit_amd64.s)
@@ -22,7 +26,11 @@ func TestRayLayout(t *testing.T) {
 		{"ray.far", unsafe.Offsetof(r.far), 104},
 		{"node4.lo", unsafe.Offsetof(nd.lo), nodeLoOffset},
 		{"node4.hi", unsafe.Offsetof(nd.hi), nodeHiOffset},
+		{"node4.child", unsafe.Offsetof(nd.child), 192},
 		{"node4.n", unsafe.Offsetof(nd.n), 208},
+		{"node4 size", unsafe.Sizeof(nd), 216},
+		{"stackEntry.t", unsafe.Offsetof(stackEntry{}.t), 8},
+		{"stackEntry size", unsafe.Sizeof(stackEntry{}), 16},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s at byte %d, the assembly reads it at %d", c.name, c.got, c.want)
@@ -89,7 +97,7 @@ func TestVisitMatchesScalar(t *testing.T) {
 }
 
 // TestPackLayout holds the offsets the vector triangle test
-// (hit_amd64.s) reads to the Go struct.
+// (traverse_amd64.s) reads to the Go struct.
 func TestPackLayout(t *testing.T) {
 	var p triPack
 	if unsafe.Offsetof(p.v0) != 0 || unsafe.Offsetof(p.e1) != 96 || unsafe.Offsetof(p.e2) != 192 || unsafe.Sizeof(p) != 288 {
@@ -101,60 +109,98 @@ func TestPackLayout(t *testing.T) {
 	}
 }
 
-// TestHitLeafMatchesScalar compares the leaf test in use (vector where the
-// CPU has it) with triangle.hit one lane after the other, for the lane hit
-// and the distance to the bit: random triangles, triangles sharing edges
-// and vertices with rays through them, degenerate ones, empty lanes, and
-// distances at tmax.
-func TestHitLeafMatchesScalar(t *testing.T) {
-	rng := rand.New(rand.NewSource(11))
-	pick := func() float64 {
-		if rng.Intn(3) == 0 {
-			return float64(rng.Intn(3) - 1)
-		}
-		return rng.NormFloat64()
+// TestIntersectMatchesGo casts rays at small random geometries (triangles
+// sharing vertices and edges, degenerate ones, rays aimed at vertices and
+// edge midpoints, finite and infinite tmax) and compares the traversal in
+// use (the assembly one where the CPU has AVX2) with the Go loop on the
+// scalar tests: the same triangle at the very same distance, to the bit.
+// Both are checked against triangle.hit on every triangle in turn: the
+// same hit or miss, and the same distance but where several triangles meet
+// the ray at one point (a shared vertex or edge), whose distances differ
+// by rounding and whose boxes the traversal may skip for a hit already
+// found there.
+func TestIntersectMatchesGo(t *testing.T) {
+	if !useAVX2 {
+		t.Log("no AVX2 here: the Go loop is compared with itself and with every triangle in turn")
 	}
-	vec := func() [3]float64 { return [3]float64{pick(), pick(), pick()} }
+	scalarIntersect := func(g *Geometry, r *ray, tmax float64) (float64, int32) {
+		defer func(v bool) { useAVX2 = v }(useAVX2)
+		useAVX2 = false
+		return g.intersectGo(r, tmax)
+	}
+	rng := rand.New(rand.NewSource(11))
+	grid := []float32{-1, 0, 0.5, 1}
+	pick := func() float32 {
+		if rng.Intn(3) == 0 {
+			return grid[rng.Intn(len(grid))]
+		}
+		return float32(rng.NormFloat64())
+	}
+	vert := func() [3]float32 { return [3]float32{pick(), pick(), pick()} }
+	var st traversal
 	hits := 0
-	for i := 0; i < 300000; i++ {
-		g := &Geometry{packs: make([]triPack, 1)}
-		count := int32(1 + rng.Intn(packLanes))
-		shared := vec()
-		for l := 0; l < int(count); l++ {
-			v := [3][3]float64{vec(), vec(), vec()}
+	for i := 0; i < 10000; i++ {
+		n := 1 + rng.Intn(40)
+		prim := &models.Primitive{}
+		for k := 0; k < n; k++ {
+			v := [3][3]float32{vert(), vert(), vert()}
 			switch rng.Intn(4) {
 			case 0:
-				v[0] = shared // lanes meeting at a vertex
+				if k > 0 { // share an edge with the last triangle
+					last := prim.Positions[len(prim.Positions)-3:]
+					v[0], v[1] = last[0], last[1]
+				}
 			case 1:
 				v[2] = v[1] // degenerate
 			}
-			g.packs[0].set(l, triangle{v0: v[0], e1: sub(v[1], v[0]), e2: sub(v[2], v[0])})
-		}
-		o := vec()
-		var d [3]float64
-		if rng.Intn(2) == 0 {
-			// Aim at a vertex or an edge's midpoint of some lane.
-			tr := g.tri(int32(rng.Intn(int(count))))
-			target := tr.v0
-			if rng.Intn(2) == 0 {
-				target = add(tr.v0, [3]float64{tr.e1[0] / 2, tr.e1[1] / 2, tr.e1[2] / 2})
+			for _, q := range v {
+				prim.Indices = append(prim.Indices, uint32(len(prim.Positions)))
+				prim.Positions = append(prim.Positions, mgl32.Vec3(q))
 			}
-			d = sub(target, o)
-		} else {
-			d = vec()
 		}
-		r := newRay(o, d)
-		tmax := []float64{math.Inf(1), 1, rng.Float64() * 2}[rng.Intn(3)]
-		tA, iA := g.hitLeaf(&r, 0, count, tmax)
-		tB, iB := g.hitLeafScalar(&r, 0, count, tmax)
-		if iA != iB || math.Float64bits(tA) != math.Float64bits(tB) {
-			t.Fatalf("case %d: ray %v %v, tmax %g, packet %+v: lane %d at %v, scalar lane %d at %v", i, o, d, tmax, g.packs[0], iA, tA, iB, tB)
-		}
-		if iA >= 0 {
-			hits++
+		g := NewGeometry(prim)
+		for j := 0; j < 20; j++ {
+			o := vert()
+			origin := [3]float64{float64(o[0]), float64(o[1]), float64(o[2])}
+			var dir [3]float64
+			if rng.Intn(2) == 0 {
+				v0, v1, _, _ := g.Triangle(rng.Intn(n))
+				target := [3]float64(v0)
+				if rng.Intn(2) == 0 {
+					target = [3]float64(v0.Add(v1).Mul(0.5))
+				}
+				dir = sub(target, origin)
+			} else {
+				dir = [3]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+			}
+			tmax := []float64{math.Inf(1), 1, rng.Float64() * 3}[rng.Intn(3)]
+			r := newRay(origin, dir)
+			got, tri := g.intersect(&r, tmax, &st)
+			goT, goTri := scalarIntersect(g, &r, tmax)
+			if math.Float64bits(got) != math.Float64bits(goT) || tri != goTri {
+				t.Fatalf("geometry %d, ray %d (%v along %v, tmax %g): got %v (triangle %d), the Go loop %v (triangle %d)",
+					i, j, origin, dir, tmax, got, tri, goT, goTri)
+			}
+			want, found := tmax, false
+			for k := 0; k < n; k++ {
+				if tk, ok := g.IntersectTriangle(k, mgl64.Vec3(origin), mgl64.Vec3(dir), want); ok {
+					want, found = tk, true
+				}
+			}
+			if (tri >= 0) != found || math.Abs(got-want) > 1e-12*math.Max(1, want) {
+				t.Fatalf("geometry %d, ray %d (%v along %v, tmax %g): got %v (triangle %d), every triangle in turn %v (hit %v)",
+					i, j, origin, dir, tmax, got, tri, want, found)
+			}
+			if found {
+				hits++
+				tr := g.tri(tri)
+				if tt, ok := tr.hit(&r, math.Inf(1)); !ok || tt != got {
+					t.Fatalf("geometry %d, ray %d: triangle %d gives %v, %v; the traversal said %v", i, j, tri, tt, ok, got)
+				}
+			}
 		}
 	}
-	if hits < 10000 {
-		t.Errorf("only %d of the cases hit a triangle: the test compares too few hits", hits)
+	if hits < 25000 {
+		t.Errorf("only %d rays hit: the test compares too few hits", hits)
 	}
 }
