@@ -318,7 +318,8 @@ func (c *Caster) cast(origin, dir [3]float64, tmax float64) float64 {
 // left for later in the hierarchy over instances and in a geometry's, kept
 // from ray to ray so that no ray clears them anew.
 type traversal struct {
-	top, geom [fixedStack]stackEntry
+	top, geom   [fixedStack]stackEntry
+	ptop, pgeom [fixedStack]packetEntry
 }
 
 // hint is the triangle the previous ray of a scan hit (instance and
@@ -422,14 +423,7 @@ func (j *castJob) run() {
 			return
 		}
 		hi := min(lo+chunk, n)
-		var h hint
-		for i := lo; i < hi; i++ {
-			if t := j.c.castHinted(j.origin, j.dirs[i], j.tmax, &h, &st); t < j.tmax {
-				j.out[i] = t
-			} else {
-				j.out[i] = math.Inf(1)
-			}
-		}
+		j.c.castRun(j.origin, j.dirs[lo:hi], j.tmax, j.out[lo:hi], &st)
 		if j.done.Add(int64(hi-lo)) == int64(n) {
 			j.finished <- struct{}{}
 		}
@@ -441,6 +435,33 @@ func (j *castJob) release() {
 	if j.refs.Add(-1) == 0 {
 		j.c, j.dirs, j.out = nil, nil, nil
 		jobPool.Put(j)
+	}
+}
+
+// castRun casts neighbouring beams from one origin on this goroutine,
+// writing distances (+Inf where nothing is hit within tmax) into out: in
+// packets of four where the CPU has the vector tests, else one by one, each
+// beam trying the triangle its neighbour hit first.
+func (c *Caster) castRun(origin [3]float64, dirs []mgl64.Vec3, tmax float64, out []float64, st *traversal) {
+	if useAVX2 {
+		for i := 0; i < len(dirs); i += packLanes {
+			hi := min(i+packLanes, len(dirs))
+			c.castPacket(origin, dirs[i:hi], tmax, out[i:hi], st)
+		}
+		for i, t := range out {
+			if t >= tmax {
+				out[i] = math.Inf(1)
+			}
+		}
+		return
+	}
+	var h hint
+	for i, d := range dirs {
+		if t := c.castHinted(origin, d, tmax, &h, st); t < tmax {
+			out[i] = t
+		} else {
+			out[i] = math.Inf(1)
+		}
 	}
 }
 

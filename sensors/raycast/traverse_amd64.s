@@ -310,3 +310,385 @@ overflow:
 	VZEROUPPER
 	MOVB $0, ok+60(FP)
 	RET
+
+// lanemask<>[m] is the mask of the lanes in the bit set m, one quadword
+// of all ones per lane in use.
+DATA lanemask<>+0(SB)/8, $0
+DATA lanemask<>+8(SB)/8, $0
+DATA lanemask<>+16(SB)/8, $0
+DATA lanemask<>+24(SB)/8, $0
+DATA lanemask<>+32(SB)/8, $-1
+DATA lanemask<>+40(SB)/8, $0
+DATA lanemask<>+48(SB)/8, $0
+DATA lanemask<>+56(SB)/8, $0
+DATA lanemask<>+64(SB)/8, $0
+DATA lanemask<>+72(SB)/8, $-1
+DATA lanemask<>+80(SB)/8, $0
+DATA lanemask<>+88(SB)/8, $0
+DATA lanemask<>+96(SB)/8, $-1
+DATA lanemask<>+104(SB)/8, $-1
+DATA lanemask<>+112(SB)/8, $0
+DATA lanemask<>+120(SB)/8, $0
+DATA lanemask<>+128(SB)/8, $0
+DATA lanemask<>+136(SB)/8, $0
+DATA lanemask<>+144(SB)/8, $-1
+DATA lanemask<>+152(SB)/8, $0
+DATA lanemask<>+160(SB)/8, $-1
+DATA lanemask<>+168(SB)/8, $0
+DATA lanemask<>+176(SB)/8, $-1
+DATA lanemask<>+184(SB)/8, $0
+DATA lanemask<>+192(SB)/8, $0
+DATA lanemask<>+200(SB)/8, $-1
+DATA lanemask<>+208(SB)/8, $-1
+DATA lanemask<>+216(SB)/8, $0
+DATA lanemask<>+224(SB)/8, $-1
+DATA lanemask<>+232(SB)/8, $-1
+DATA lanemask<>+240(SB)/8, $-1
+DATA lanemask<>+248(SB)/8, $0
+DATA lanemask<>+256(SB)/8, $0
+DATA lanemask<>+264(SB)/8, $0
+DATA lanemask<>+272(SB)/8, $0
+DATA lanemask<>+280(SB)/8, $-1
+DATA lanemask<>+288(SB)/8, $-1
+DATA lanemask<>+296(SB)/8, $0
+DATA lanemask<>+304(SB)/8, $0
+DATA lanemask<>+312(SB)/8, $-1
+DATA lanemask<>+320(SB)/8, $0
+DATA lanemask<>+328(SB)/8, $-1
+DATA lanemask<>+336(SB)/8, $0
+DATA lanemask<>+344(SB)/8, $-1
+DATA lanemask<>+352(SB)/8, $-1
+DATA lanemask<>+360(SB)/8, $-1
+DATA lanemask<>+368(SB)/8, $0
+DATA lanemask<>+376(SB)/8, $-1
+DATA lanemask<>+384(SB)/8, $0
+DATA lanemask<>+392(SB)/8, $0
+DATA lanemask<>+400(SB)/8, $-1
+DATA lanemask<>+408(SB)/8, $-1
+DATA lanemask<>+416(SB)/8, $-1
+DATA lanemask<>+424(SB)/8, $0
+DATA lanemask<>+432(SB)/8, $-1
+DATA lanemask<>+440(SB)/8, $-1
+DATA lanemask<>+448(SB)/8, $0
+DATA lanemask<>+456(SB)/8, $-1
+DATA lanemask<>+464(SB)/8, $-1
+DATA lanemask<>+472(SB)/8, $-1
+DATA lanemask<>+480(SB)/8, $-1
+DATA lanemask<>+488(SB)/8, $-1
+DATA lanemask<>+496(SB)/8, $-1
+DATA lanemask<>+504(SB)/8, $-1
+GLOBL lanemask<>(SB), RODATA|NOPTR, $512
+
+// func intersectPacketAVX2(nodes *node4, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool)
+//
+// Geometry.intersect for the lanes in mask of a packet of four rays from
+// one origin, the lanes side by side (SIMD across rays, where
+// intersectAVX2 goes across a node's children): each child box is tested
+// against every lane with visitScalar's arithmetic, the near and far
+// planes picked per lane by the sign of its inverse direction (VBLENDVPD
+// reads the sign bit), and each triangle of a leaf against every lane with
+// triangle.hit's. A child is entered by the lanes that enter its box; it is
+// ordered, and skipped when popped, by the least entry distance of those
+// lanes. Hits lower p.tmax and set p.tri lane by lane, the lower triangle
+// first among equals. ok is false where the stack would overflow: p.tri
+// may then hold lanes already hit, p.tmax does not.
+//
+// Registers: AX packet, BX nodes, SI packs, DI stack, DX entries, CX node
+// or leaf, R12 the lanes at hand; Y0-Y2 the origin, Y3-Y5 the inverse
+// directions (reloaded after a leaf, which uses them), Y13 tmax. Packet:
+// o at 0, d at 32 (x, y, z rows of four), inv at 128, tmax at 224, tri at
+// 256. Frame: the entered children sorted by entry distance at 48(SP),
+// their refs at 80(SP) and lanes at 96(SP).
+TEXT ·intersectPacketAVX2(SB), NOSPLIT, $128-49
+	MOVQ nodes+0(FP), BX
+	MOVQ packs+8(FP), SI
+	MOVQ p+16(FP), AX
+	MOVQ mask+24(FP), R12
+	MOVQ stack+32(FP), DI
+	VBROADCASTSD 0(AX), Y0
+	VBROADCASTSD 8(AX), Y1
+	VBROADCASTSD 16(AX), Y2
+	VMOVUPD 128(AX), Y3
+	VMOVUPD 160(AX), Y4
+	VMOVUPD 192(AX), Y5
+	VMOVUPD 224(AX), Y13
+	XORQ DX, DX
+	XORQ CX, CX
+
+ploop:
+	TESTQ CX, CX
+	JS pleaf
+	IMUL3Q $216, CX, R8
+	ADDQ BX, R8
+	XORL R10, R10                      // child
+	XORL R11, R11                      // children entered
+
+pchild:
+	CMPL R10, 208(R8)
+	JGE pchildren
+	VBROADCASTSD 0(R8)(R10*8), Y6      // lo x
+	VBROADCASTSD 96(R8)(R10*8), Y7     // hi x
+	VBLENDVPD Y3, Y7, Y6, Y8           // near: hi where inv < 0
+	VBLENDVPD Y3, Y6, Y7, Y9           // far
+	VSUBPD Y0, Y8, Y8
+	VMULPD Y3, Y8, Y8
+	VXORPD Y10, Y10, Y10
+	VMAXPD Y10, Y8, Y10
+	VSUBPD Y0, Y9, Y9
+	VMULPD Y3, Y9, Y9
+	VMOVUPD inf4<>(SB), Y11
+	VMINPD Y11, Y9, Y11
+	VBROADCASTSD 32(R8)(R10*8), Y6
+	VBROADCASTSD 128(R8)(R10*8), Y7
+	VBLENDVPD Y4, Y7, Y6, Y8
+	VBLENDVPD Y4, Y6, Y7, Y9
+	VSUBPD Y1, Y8, Y8
+	VMULPD Y4, Y8, Y8
+	VMAXPD Y10, Y8, Y10
+	VSUBPD Y1, Y9, Y9
+	VMULPD Y4, Y9, Y9
+	VMINPD Y11, Y9, Y11
+	VBROADCASTSD 64(R8)(R10*8), Y6
+	VBROADCASTSD 160(R8)(R10*8), Y7
+	VBLENDVPD Y5, Y7, Y6, Y8
+	VBLENDVPD Y5, Y6, Y7, Y9
+	VSUBPD Y2, Y8, Y8
+	VMULPD Y5, Y8, Y8
+	VMAXPD Y10, Y8, Y10
+	VSUBPD Y2, Y9, Y9
+	VMULPD Y5, Y9, Y9
+	VMINPD Y11, Y9, Y11
+	VMULPD robust4<>(SB), Y11, Y11
+	VMINPD Y13, Y11, Y11
+	VCMPPD $2, Y11, Y10, Y9            // t0 <= t1
+	VMOVMSKPD Y9, R13
+	ANDL R12, R13
+	JZ pchildnext
+
+	// The least entry distance of the lanes that enter.
+	VMOVUPD inf4<>(SB), Y6
+	VBLENDVPD Y9, Y10, Y6, Y6
+	VEXTRACTF128 $1, Y6, X7
+	VMINPD X7, X6, X7
+	VPERMILPD $1, X7, X6
+	VMINSD X6, X7, X7
+
+	// Insert (distance, child, lanes) into the sorted lists.
+	MOVL R11, R9
+
+pins:
+	TESTL R9, R9
+	JZ pput
+	VMOVSD 40(SP)(R9*8), X8
+	VUCOMISD X7, X8
+	JLS pput
+	VMOVSD X8, 48(SP)(R9*8)
+	MOVL 76(SP)(R9*4), CX
+	MOVL CX, 80(SP)(R9*4)
+	MOVL 92(SP)(R9*4), CX
+	MOVL CX, 96(SP)(R9*4)
+	DECL R9
+	JMP pins
+
+pput:
+	VMOVSD X7, 48(SP)(R9*8)
+	MOVL 192(R8)(R10*4), CX
+	MOVL CX, 80(SP)(R9*4)
+	MOVL R13, 96(SP)(R9*4)
+	INCL R11
+
+pchildnext:
+	INCL R10
+	JMP pchild
+
+pchildren:
+	TESTL R11, R11
+	JZ ppop
+	DECL R11
+
+ppush:
+	TESTL R11, R11
+	JZ ppushed
+	CMPQ DX, depth+40(FP)
+	JAE poverflow
+	MOVQ DX, R9
+	SHLQ $4, R9
+	MOVL 80(SP)(R11*4), CX
+	MOVL CX, 0(DI)(R9*1)
+	MOVL 96(SP)(R11*4), CX
+	MOVL CX, 4(DI)(R9*1)
+	VMOVSD 48(SP)(R11*8), X7
+	VMOVSD X7, 8(DI)(R9*1)
+	INCQ DX
+	DECL R11
+	JMP ppush
+
+ppushed:
+	MOVLQSX 80(SP), CX
+	MOVL 96(SP), R12
+	JMP ploop
+
+pleaf:
+	NOTQ CX
+	SHRQ $3, CX
+	IMUL3Q $288, CX, R8
+	ADDQ SI, R8
+	LEAQ lanemask<>(SB), R9
+	MOVQ R12, R10
+	SHLQ $5, R10
+	ADDQ R10, R9
+	XORL R10, R10                      // triangle (lane of the packet)
+
+ptri:
+	// p = d x e2, d per ray lane, e2 of this triangle in every lane.
+	VBROADCASTSD 192(R8)(R10*8), Y6
+	VBROADCASTSD 224(R8)(R10*8), Y7
+	VBROADCASTSD 256(R8)(R10*8), Y8
+	VMULPD 64(AX), Y8, Y9
+	VMULPD 96(AX), Y7, Y10
+	VSUBPD Y10, Y9, Y9                 // px = dy*e2z - dz*e2y
+	VMULPD 96(AX), Y6, Y10
+	VMULPD 32(AX), Y8, Y11
+	VSUBPD Y11, Y10, Y10               // py = dz*e2x - dx*e2z
+	VMULPD 32(AX), Y7, Y11
+	VMULPD 64(AX), Y6, Y14
+	VSUBPD Y14, Y11, Y11               // pz = dx*e2y - dy*e2x
+
+	// det = e1 . p
+	VBROADCASTSD 96(R8)(R10*8), Y12
+	VMULPD Y9, Y12, Y12
+	VBROADCASTSD 128(R8)(R10*8), Y14
+	VMULPD Y10, Y14, Y14
+	VADDPD Y14, Y12, Y12
+	VBROADCASTSD 160(R8)(R10*8), Y14
+	VMULPD Y11, Y14, Y14
+	VADDPD Y14, Y12, Y12
+
+	// s = o - v0
+	VBROADCASTSD 0(R8)(R10*8), Y6
+	VSUBPD Y6, Y0, Y6
+	VBROADCASTSD 32(R8)(R10*8), Y7
+	VSUBPD Y7, Y1, Y7
+	VBROADCASTSD 64(R8)(R10*8), Y8
+	VSUBPD Y8, Y2, Y8
+
+	// un = s . p
+	VMULPD Y6, Y9, Y9
+	VMULPD Y7, Y10, Y10
+	VADDPD Y10, Y9, Y9
+	VMULPD Y8, Y11, Y11
+	VADDPD Y11, Y9, Y9
+
+	// q = s x e1
+	VBROADCASTSD 160(R8)(R10*8), Y3    // e1z
+	VMULPD Y3, Y7, Y10                 // sy*e1z
+	VBROADCASTSD 128(R8)(R10*8), Y4    // e1y
+	VMULPD Y4, Y8, Y11                 // sz*e1y
+	VSUBPD Y11, Y10, Y10               // qx
+	VBROADCASTSD 96(R8)(R10*8), Y5     // e1x
+	VMULPD Y5, Y8, Y11                 // sz*e1x
+	VMULPD Y3, Y6, Y14                 // sx*e1z
+	VSUBPD Y14, Y11, Y11               // qy
+	VMULPD Y4, Y6, Y14                 // sx*e1y
+	VMULPD Y5, Y7, Y3                  // sy*e1x
+	VSUBPD Y3, Y14, Y14                // qz
+
+	// d . q
+	VMULPD 32(AX), Y10, Y3
+	VMULPD 64(AX), Y11, Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD 96(AX), Y14, Y4
+	VADDPD Y4, Y3, Y3
+
+	// t = e2 . q / det
+	VBROADCASTSD 192(R8)(R10*8), Y4
+	VMULPD Y10, Y4, Y4
+	VBROADCASTSD 224(R8)(R10*8), Y5
+	VMULPD Y11, Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VBROADCASTSD 256(R8)(R10*8), Y5
+	VMULPD Y14, Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VDIVPD Y12, Y4, Y4
+
+	VMOVUPD sign4<>(SB), Y5
+	VANDPD Y5, Y12, Y6                 // det's sign
+	VANDNPD Y12, Y5, Y7                // adet
+	VXORPD Y6, Y9, Y9                  // un
+	VXORPD Y6, Y3, Y3                  // vn
+
+	VXORPD Y14, Y14, Y14
+	VCMPPD $0x0c, Y14, Y12, Y8         // det != 0
+	VCMPPD $0x1d, Y14, Y9, Y10         // un >= 0
+	VANDPD Y10, Y8, Y8
+	VCMPPD $0x12, Y7, Y9, Y10          // un <= adet
+	VANDPD Y10, Y8, Y8
+	VCMPPD $0x1d, Y14, Y3, Y10         // vn >= 0
+	VANDPD Y10, Y8, Y8
+	VADDPD Y3, Y9, Y9
+	VCMPPD $0x12, Y7, Y9, Y10          // un+vn <= adet
+	VANDPD Y10, Y8, Y8
+	VCMPPD $0x1e, Y14, Y4, Y10         // t > 0
+	VANDPD Y10, Y8, Y8
+	VCMPPD $0x11, Y13, Y4, Y10         // t < tmax
+	VANDPD Y10, Y8, Y8
+	VANDPD (R9), Y8, Y8                // lanes at hand
+	VMOVMSKPD Y8, R11
+	TESTL R11, R11
+	JZ ptrinext
+	VBLENDVPD Y8, Y4, Y13, Y13         // tmax = t where hit
+	MOVQ CX, R13
+	SHLQ $2, R13
+	ADDQ R10, R13
+	BTL $0, R11
+	JCC plane1
+	MOVQ R13, 256(AX)
+
+plane1:
+	BTL $1, R11
+	JCC plane2
+	MOVQ R13, 264(AX)
+
+plane2:
+	BTL $2, R11
+	JCC plane3
+	MOVQ R13, 272(AX)
+
+plane3:
+	BTL $3, R11
+	JCC ptrinext
+	MOVQ R13, 280(AX)
+
+ptrinext:
+	INCL R10
+	CMPL R10, $4
+	JLT ptri
+	VMOVUPD 128(AX), Y3
+	VMOVUPD 160(AX), Y4
+	VMOVUPD 192(AX), Y5
+
+ppop:
+	TESTQ DX, DX
+	JZ pdone
+	DECQ DX
+	MOVQ DX, R8
+	SHLQ $4, R8
+	VBROADCASTSD 8(DI)(R8*1), Y6
+	VCMPPD $2, Y13, Y6, Y7             // entry <= tmax, lane by lane
+	VMOVMSKPD Y7, R9
+	ANDL 4(DI)(R8*1), R9
+	JZ ppop
+	MOVL R9, R12
+	MOVLQSX 0(DI)(R8*1), CX
+	JMP ploop
+
+pdone:
+	VMOVUPD Y13, 224(AX)
+	VZEROUPPER
+	MOVB $1, ok+48(FP)
+	RET
+
+poverflow:
+	VZEROUPPER
+	MOVB $0, ok+48(FP)
+	RET

@@ -40,3 +40,11 @@ func (g *Geometry) hitLeaf(r *ray, pack, count int32, tmax float64) (float64, in
 //
 //go:noescape
 func intersectAVX2(nodes *node4, packs *triPack, r *ray, tmax float64, stack *stackEntry, depth int) (t float64, tri int32, ok bool)
+
+// intersectPacketAVX2 is Geometry.intersect for the lanes in mask of a
+// packet of rays from one origin, traversing the hierarchy once for them
+// all (see traverse_amd64.s). ok is false where its stack of depth
+// entries would overflow.
+//
+//go:noescape
+func intersectPacketAVX2(nodes *node4, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool)

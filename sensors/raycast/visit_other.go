@@ -21,3 +21,8 @@ func intersectAVX2(nodes *node4, packs *triPack, r *ray, tmax float64, stack *st
 }
 
 const useAVX2 = false
+
+// intersectPacketAVX2 is never called where useAVX2 is false.
+func intersectPacketAVX2(nodes *node4, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool) {
+	return false
+}
