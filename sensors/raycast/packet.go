@@ -61,25 +61,25 @@ func (g *Geometry) intersectPacket(p *packet, mask int32, st *traversal) {
 
 // castPacket writes into out[l] the distance along dirs[l] from origin to
 // the nearest surface closer than tmax (tmax if none), for up to four rays
-// traversing the hierarchies together: the one over instances lane by lane
-// with visit (a node is entered by the lanes that enter it), each
-// instance's geometry with intersectPacket. Its distances are the nearest
-// hits that Cast finds, to float64 rounding: where several triangles meet a
-// ray at one point (a shared edge), the one found first may differ.
+// traversing the hierarchies together: a node is entered by the lanes that
+// enter its box, each instance's geometry with intersectPacket. Its
+// distances are the nearest hits that Cast finds, to float64 rounding:
+// where several triangles meet a ray at one point (a shared edge), the one
+// found first may differ.
 func (c *Caster) castPacket(origin [3]float64, dirs []mgl64.Vec3, tmax float64, out []float64, st *traversal) {
 	n := len(dirs)
-	for l := range out[:n] {
-		out[l] = tmax
-	}
 	top := c.top
 	if len(top) == 0 || len(c.instances) == 0 {
+		for l := range out[:n] {
+			out[l] = tmax
+		}
 		return
 	}
-	var rs [packLanes]ray
-	for l := 0; l < n; l++ {
-		rs[l].set(origin, dirs[l])
+	var w, p packet // the rays in the world, and in the placement mapped last
+	w.setRays(origin, n, func(l int) [3]float64 { return dirs[l] })
+	for l := range w.tmax {
+		w.tmax[l] = tmax
 	}
-	var p packet
 	mapped := int32(-1)
 	stack, sp := st.ptop[:], 0
 	cur, mask := int32(0), int32(1)<<n-1
@@ -88,24 +88,7 @@ func (c *Caster) castPacket(origin [3]float64, dirs []mgl64.Vec3, tmax float64, 
 			nd := &top[cur]
 			var lanes [4]int32
 			var entry [4]float64
-			for l := 0; l < n; l++ {
-				if mask&(1<<l) == 0 {
-					continue
-				}
-				var refs [4]int32
-				var ts [4]float64
-				m := rs[l].visit(nd, out[l], &refs, &ts)
-				for i := 0; i < m; i++ {
-					for k := 0; k < int(nd.n); k++ {
-						if nd.child[k] == refs[i] {
-							if lanes[k] == 0 || ts[i] < entry[k] {
-								entry[k] = ts[i]
-							}
-							lanes[k] |= 1 << l
-						}
-					}
-				}
-			}
+			visitPacketAVX2(nd, &w, uint64(mask), &lanes, &entry)
 			// The entered children nearest first (insertion, the earlier
 			// child first among equals).
 			var order [4]int
@@ -142,26 +125,26 @@ func (c *Caster) castPacket(origin [3]float64, dirs []mgl64.Vec3, tmax float64, 
 					p.setRays(in.toLocal.point(origin), n, func(l int) [3]float64 { return in.toLocal.vector(dirs[l]) })
 					mapped = in.placement
 				}
-				for k := 0; k < packLanes; k++ {
-					p.tmax[k], p.tri[k] = out[min(k, n-1)], -1
-				}
+				p.tmax = w.tmax
+				p.tri = [packLanes]int64{-1, -1, -1, -1}
 				in.geom.intersectPacket(&p, mask, st)
 				for k := 0; k < n; k++ {
 					if mask&(1<<k) != 0 && p.tri[k] >= 0 {
-						out[k] = p.tmax[k]
+						w.tmax[k] = p.tmax[k]
 					}
 				}
 			}
 		}
 		for {
 			if sp == 0 {
+				copy(out[:n], w.tmax[:n])
 				return
 			}
 			sp--
 			e := stack[sp]
 			live := int32(0)
 			for l := 0; l < n; l++ {
-				if e.mask&(1<<l) != 0 && e.t <= out[l] {
+				if e.mask&(1<<l) != 0 && e.t <= w.tmax[l] {
 					live |= 1 << l
 				}
 			}
@@ -172,4 +155,3 @@ func (c *Caster) castPacket(origin [3]float64, dirs []mgl64.Vec3, tmax float64, 
 		}
 	}
 }
-

@@ -692,3 +692,85 @@ poverflow:
 	VZEROUPPER
 	MOVB $0, ok+48(FP)
 	RET
+
+// func visitPacketAVX2(nd *node4, p *packet, mask uint64, lanes *[4]int32, entry *[4]float64)
+//
+// intersectPacketAVX2's node test on its own, for the hierarchy over
+// instances: lanes[k] is the set of the lanes in mask that enter child k
+// before their p.tmax (0 for none), entry[k] the least of their entry
+// distances.
+TEXT ·visitPacketAVX2(SB), NOSPLIT, $0-40
+	MOVQ nd+0(FP), R8
+	MOVQ p+8(FP), AX
+	MOVQ mask+16(FP), R12
+	MOVQ lanes+24(FP), SI
+	MOVQ entry+32(FP), DI
+	VBROADCASTSD 0(AX), Y0
+	VBROADCASTSD 8(AX), Y1
+	VBROADCASTSD 16(AX), Y2
+	VMOVUPD 128(AX), Y3
+	VMOVUPD 160(AX), Y4
+	VMOVUPD 192(AX), Y5
+	VMOVUPD 224(AX), Y13
+	XORL R10, R10
+
+vpchild:
+	CMPL R10, $4
+	JGE vpdone
+	MOVL $0, (SI)(R10*4)
+	CMPL R10, 208(R8)
+	JGE vpnext
+	VBROADCASTSD 0(R8)(R10*8), Y6
+	VBROADCASTSD 96(R8)(R10*8), Y7
+	VBLENDVPD Y3, Y7, Y6, Y8
+	VBLENDVPD Y3, Y6, Y7, Y9
+	VSUBPD Y0, Y8, Y8
+	VMULPD Y3, Y8, Y8
+	VXORPD Y10, Y10, Y10
+	VMAXPD Y10, Y8, Y10
+	VSUBPD Y0, Y9, Y9
+	VMULPD Y3, Y9, Y9
+	VMOVUPD inf4<>(SB), Y11
+	VMINPD Y11, Y9, Y11
+	VBROADCASTSD 32(R8)(R10*8), Y6
+	VBROADCASTSD 128(R8)(R10*8), Y7
+	VBLENDVPD Y4, Y7, Y6, Y8
+	VBLENDVPD Y4, Y6, Y7, Y9
+	VSUBPD Y1, Y8, Y8
+	VMULPD Y4, Y8, Y8
+	VMAXPD Y10, Y8, Y10
+	VSUBPD Y1, Y9, Y9
+	VMULPD Y4, Y9, Y9
+	VMINPD Y11, Y9, Y11
+	VBROADCASTSD 64(R8)(R10*8), Y6
+	VBROADCASTSD 160(R8)(R10*8), Y7
+	VBLENDVPD Y5, Y7, Y6, Y8
+	VBLENDVPD Y5, Y6, Y7, Y9
+	VSUBPD Y2, Y8, Y8
+	VMULPD Y5, Y8, Y8
+	VMAXPD Y10, Y8, Y10
+	VSUBPD Y2, Y9, Y9
+	VMULPD Y5, Y9, Y9
+	VMINPD Y11, Y9, Y11
+	VMULPD robust4<>(SB), Y11, Y11
+	VMINPD Y13, Y11, Y11
+	VCMPPD $2, Y11, Y10, Y9
+	VMOVMSKPD Y9, R13
+	ANDL R12, R13
+	MOVL R13, (SI)(R10*4)
+	JZ vpnext
+	VMOVUPD inf4<>(SB), Y6
+	VBLENDVPD Y9, Y10, Y6, Y6
+	VEXTRACTF128 $1, Y6, X7
+	VMINPD X7, X6, X7
+	VPERMILPD $1, X7, X6
+	VMINSD X6, X7, X7
+	VMOVSD X7, (DI)(R10*8)
+
+vpnext:
+	INCL R10
+	JMP vpchild
+
+vpdone:
+	VZEROUPPER
+	RET

@@ -48,3 +48,10 @@ func intersectAVX2(nodes *node4, packs *triPack, r *ray, tmax float64, stack *st
 //
 //go:noescape
 func intersectPacketAVX2(nodes *node4, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool)
+
+// visitPacketAVX2 tests the lanes in mask of a packet against the
+// children of nd: lanes[k] is the set of lanes that enter child k before
+// their tmax, entry[k] the least of their entry distances.
+//
+//go:noescape
+func visitPacketAVX2(nd *node4, p *packet, mask uint64, lanes *[4]int32, entry *[4]float64)

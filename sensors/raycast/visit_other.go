@@ -26,3 +26,6 @@ const useAVX2 = false
 func intersectPacketAVX2(nodes *node4, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool) {
 	return false
 }
+
+// visitPacketAVX2 is never called where useAVX2 is false.
+func visitPacketAVX2(nd *node4, p *packet, mask uint64, lanes *[4]int32, entry *[4]float64) {}
