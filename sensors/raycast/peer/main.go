@@ -146,21 +146,19 @@ func measureScene(path, bin, out string, seconds float64) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		// simvis, one thread: Cast beam by beam; all cores: CastAll per sensor.
-		ours := make([]float64, 0, set.n)
-		for k, o := range set.origins {
-			for _, d := range set.dirs[k] {
-				r, _ := c.Cast(o, d, math.Inf(1))
-				ours = append(ours, r)
+		// simvis, one thread: CastSerial sensor by sensor (the beams of a
+		// sensor in packets, as its frames are cast); all cores: CastAll
+		// per sensor. The ranges compared are CastSerial's.
+		ours := make([]float64, set.n)
+		serial := func(out []float64) {
+			at := 0
+			for k, o := range set.origins {
+				c.CastSerial(o, set.dirs[k], math.Inf(1), out[at:at+len(set.dirs[k])])
+				at += len(set.dirs[k])
 			}
 		}
-		one := rate(seconds, set.n, func() {
-			for k, o := range set.origins {
-				for _, d := range set.dirs[k] {
-					c.Cast(o, d, math.Inf(1))
-				}
-			}
-		})
+		serial(ours)
+		one := rate(seconds, set.n, func() { serial(ours) })
 		buf := make([]float64, set.n)
 		all := rate(seconds, set.n, func() {
 			at := 0
