@@ -32,10 +32,15 @@ type DepthCamera struct {
 	zTan []float64 // per row: z over x
 	dist Distortion
 	umap *undistortMap // nil for an ideal pinhole; then the render is the image
-	// Scratch of the CPU backend, kept between frames.
-	cpuDirs   []mgl64.Vec3
+	// Scratch of the CPU backend, kept between frames: the rays depend on
+	// the pixel and the camera's pose only, so a camera that stays put
+	// casts the same ones again.
+	cpuDirs   []mgl64.Vec3 // per pixel, the world ray for cpuWorld
 	cpuRanges []float64
 	cpuTans   [][2]float64 // per pixel, the ray's y and z over x
+	cpuNorms  []float64    // per pixel, the length of (1, y/x, z/x)
+	cpuWorld  mgl64.Mat4   // the pose cpuDirs are for
+	cpuFresh  bool         // cpuDirs hold cpuWorld's rays
 }
 
 func newDepthCamera(ctx *scene.Context) (scene.Sensor, error) {
@@ -123,24 +128,28 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 	case BackendCPU:
 		if len(d.cpuDirs) != len(out.Depth) {
 			d.cpuDirs, d.cpuRanges = make([]mgl64.Vec3, len(out.Depth)), make([]float64, len(out.Depth))
-			d.cpuTans = make([][2]float64, len(out.Depth))
+			d.cpuTans, d.cpuNorms = make([][2]float64, len(out.Depth)), make([]float64, len(out.Depth))
+			// Per pixel, the ray's y and z over x (body frame).
+			for k := range d.cpuTans {
+				t := [2]float64{d.yTan[k%v.Width], d.zTan[k/v.Width]}
+				if d.umap != nil {
+					x, y := d.umap.ray(k) // optical x right, y down
+					t = [2]float64{-x, -y}
+				}
+				d.cpuTans[k], d.cpuNorms[k] = t, math.Sqrt(1+t[0]*t[0]+t[1]*t[1])
+			}
+			d.cpuFresh = false
 		}
 		dirs, ranges, tans := d.cpuDirs, d.cpuRanges, d.cpuTans
-		// Per pixel, the ray's y and z over x (body frame).
-		for k := range tans {
-			if d.umap == nil {
-				tans[k] = [2]float64{d.yTan[k%v.Width], d.zTan[k/v.Width]}
-				continue
+		if !d.cpuFresh || world != d.cpuWorld {
+			for k, t := range tans {
+				dirs[k] = world.Mul4x1(mgl64.Vec4{1, t[0], t[1], 0}).Vec3().Normalize()
 			}
-			x, y := d.umap.ray(k) // optical x right, y down
-			tans[k] = [2]float64{-x, -y}
-		}
-		for k, t := range tans {
-			dirs[k] = world.Mul4x1(mgl64.Vec4{1, t[0], t[1], 0}).Vec3().Normalize()
+			d.cpuWorld, d.cpuFresh = world, true
 		}
 		r.castAll(s, world.Col(3).Vec3(), dirs, ranges)
-		for k, t := range tans {
-			z := ranges[k] / math.Sqrt(1+t[0]*t[0]+t[1]*t[1]) // range along the ray -> depth along x
+		for k, norm := range d.cpuNorms {
+			z := ranges[k] / norm // range along the ray -> depth along x
 			if math.IsInf(ranges[k], 1) {
 				z = 0
 			}
