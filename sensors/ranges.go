@@ -173,7 +173,11 @@ type beamSet struct {
 	auto     autoBackend // backend="auto"
 	views    []surfaceView
 	frame3d  surfaceFrame // the GPU backend's last render
-	worldDir []mgl64.Vec3 // scratch for the CPU backend
+	// The CPU backend's world beams, kept while the sensor's pose stays
+	// (worldFor): most sensors of a cycle have not moved.
+	worldDir   []mgl64.Vec3
+	worldFor   mgl64.Mat4
+	worldFresh bool
 }
 
 // readBeamSettings reads range_min, range_max, the noise attributes and
@@ -298,12 +302,15 @@ func (b *beamSet) ranges(r *Renderer, s *scene.Scene, out []float64) (mgl64.Mat4
 			return world, fmt.Errorf("sensor %q: beam %d is outside every view", b.name, i)
 		}
 	case BackendCPU:
-		if cap(b.worldDir) < len(b.dirs) {
-			b.worldDir = make([]mgl64.Vec3, len(b.dirs))
+		if len(b.worldDir) != len(b.dirs) {
+			b.worldDir, b.worldFresh = make([]mgl64.Vec3, len(b.dirs)), false
 		}
-		wd := b.worldDir[:len(b.dirs)]
-		for i, d := range b.dirs {
-			wd[i] = world.Mul4x1(d.Vec4(0)).Vec3().Normalize()
+		wd := b.worldDir
+		if !b.worldFresh || world != b.worldFor {
+			for i, d := range b.dirs {
+				wd[i] = world.Mul4x1(d.Vec4(0)).Vec3().Normalize()
+			}
+			b.worldFor, b.worldFresh = world, true
 		}
 		r.castAll(s, world.Col(3).Vec3(), wd, out)
 	}
