@@ -8,7 +8,7 @@ const packLanes = 4
 // (v0[axis][lane]), in the vertex-and-edges form of triangle. Lanes that
 // hold no triangle are all zero: their determinant is 0, so no ray hits
 // them. The vector test (traverse_amd64.s) reads it by offset:
-// TestPackLayout holds the two to the same layout. (Float32 vertices, from
+// TestAssemblyLayout holds the two to the same layout. (Float32 vertices, from
 // which the edges are computed as they are read, halve a packet's bytes but
 // were slower: a leaf is reached once or twice per ray.)
 type triPack struct {

@@ -3,7 +3,7 @@ package raycast
 import "github.com/go-gl/mathgl/mgl64"
 
 // packet is up to four rays from one origin, lane by lane, as the packet
-// traversal (intersectPacketAVX2) reads them: TestPacketLayout holds the
+// traversal (intersectPacketAVX2) reads them: TestAssemblyLayout holds the
 // two to the same layout. A sensor's beams share their origin, and
 // neighbouring beams take the same way down a hierarchy: traversing it
 // once for four shares the wait for each node among them.

@@ -11,16 +11,20 @@ import (
 	"github.com/simvis/simvis/models"
 )
 
-// TestRayLayout holds the offsets the vector node test (visit_amd64.s)
-// reads to the Go structs.
-func TestRayLayout(t *testing.T) {
+// TestAssemblyLayout holds the offsets and sizes the vector tests
+// (traverse_amd64.s) read to the Go structs.
+func TestAssemblyLayout(t *testing.T) {
 	var r ray
 	var nd node4
+	var tp triPack
+	var p packet
+	var e packetEntry
 	for _, c := range []struct {
 		name      string
 		got, want uintptr
 	}{
 		{"ray.o", unsafe.Offsetof(r.o), 0},
+		{"ray.d", unsafe.Offsetof(r.d), 24},
 		{"ray.inv", unsafe.Offsetof(r.inv), 48},
 		{"ray.near", unsafe.Offsetof(r.near), 80},
 		{"ray.far", unsafe.Offsetof(r.far), 104},
@@ -31,6 +35,16 @@ func TestRayLayout(t *testing.T) {
 		{"node4 size", unsafe.Sizeof(nd), 216},
 		{"stackEntry.t", unsafe.Offsetof(stackEntry{}.t), 8},
 		{"stackEntry size", unsafe.Sizeof(stackEntry{}), 16},
+		{"triPack.e1", unsafe.Offsetof(tp.e1), 96},
+		{"triPack.e2", unsafe.Offsetof(tp.e2), 192},
+		{"triPack size", unsafe.Sizeof(tp), 288},
+		{"packet.d", unsafe.Offsetof(p.d), 32},
+		{"packet.inv", unsafe.Offsetof(p.inv), 128},
+		{"packet.tmax", unsafe.Offsetof(p.tmax), 224},
+		{"packet.tri", unsafe.Offsetof(p.tri), 256},
+		{"packetEntry.mask", unsafe.Offsetof(e.mask), 4},
+		{"packetEntry.t", unsafe.Offsetof(e.t), 8},
+		{"packetEntry size", unsafe.Sizeof(e), 16},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s at byte %d, the assembly reads it at %d", c.name, c.got, c.want)
@@ -93,19 +107,6 @@ func TestVisitMatchesScalar(t *testing.T) {
 					i, o, d, tmax, nd, refsA[:a], tsA[:a], refsB[:b], tsB[:b])
 			}
 		}
-	}
-}
-
-// TestPackLayout holds the offsets the vector triangle test
-// (traverse_amd64.s) reads to the Go struct.
-func TestPackLayout(t *testing.T) {
-	var p triPack
-	if unsafe.Offsetof(p.v0) != 0 || unsafe.Offsetof(p.e1) != 96 || unsafe.Offsetof(p.e2) != 192 || unsafe.Sizeof(p) != 288 {
-		t.Errorf("triPack: v0, e1, e2 at bytes %d, %d, %d, size %d; the assembly reads them at 0, 96, 192, size 288",
-			unsafe.Offsetof(p.v0), unsafe.Offsetof(p.e1), unsafe.Offsetof(p.e2), unsafe.Sizeof(p))
-	}
-	if unsafe.Offsetof(ray{}.d) != 24 {
-		t.Errorf("ray.d at byte %d, the assembly reads it at 24", unsafe.Offsetof(ray{}.d))
 	}
 }
 
