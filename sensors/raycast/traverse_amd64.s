@@ -497,7 +497,7 @@ pleaf:
 	IMUL3Q $288, CX, R8
 	ADDQ SI, R8
 	// The lanes at hand as a mask, in the frame.
-	MOVQ R12, X6
+	VMOVQ R12, X6
 	VPBROADCASTQ X6, Y6
 	VPAND lanebits<>(SB), Y6, Y6
 	VPCMPEQQ lanebits<>(SB), Y6, Y6

@@ -3,6 +3,9 @@ package raycast
 import (
 	"math"
 	"math/rand"
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -203,5 +206,32 @@ func TestIntersectMatchesGo(t *testing.T) {
 	}
 	if hits < 25000 {
 		t.Errorf("only %d rays hit: the test compares too few hits", hits)
+	}
+}
+
+// TestAssemblyIsVEXOnly reads traverse_amd64.s for instructions on vector
+// registers without the VEX encoding (MOVQ R, X6 rather than VMOVQ): with
+// the upper halves of the YMM registers in use, each such instruction
+// stalls for hundreds of cycles on this machine (one made the traversal
+// twice as slow), and nothing else would tell.
+func TestAssemblyIsVEXOnly(t *testing.T) {
+	src, err := os.ReadFile("traverse_amd64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vector := regexp.MustCompile(`\b[XY]([0-9]|1[0-5])\b`)
+	for i, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.SplitN(line, "//", 2)[0]), `\`))
+		line = strings.TrimSuffix(strings.TrimSpace(line), ";")
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasSuffix(line, ":") {
+			continue
+		}
+		op, operands, _ := strings.Cut(line, " ")
+		if strings.Contains(op, "(") {
+			continue // a macro, checked where it is defined
+		}
+		if vector.MatchString(operands) && !strings.HasPrefix(op, "V") {
+			t.Errorf("traverse_amd64.s:%d: %q is not VEX-encoded", i+1, line)
+		}
 	}
 }
