@@ -37,6 +37,16 @@ type framer interface {
 // st (may be nil) stamps it.
 func RenderFrame(r *Renderer, s *scene.Scene, se *scene.SensorEntry, st *Stamp) (fr *Frame, err error) {
 	defer recovered(se.Name, &err)
+	if fr, err = renderFrame(r, s, se, st); err != nil {
+		return nil, err
+	}
+	publishReturns(s, se, fr)
+	return fr, nil
+}
+
+// renderFrame is RenderFrame but for the returns.
+func renderFrame(r *Renderer, s *scene.Scene, se *scene.SensorEntry, st *Stamp) (fr *Frame, err error) {
+	defer recovered(se.Name, &err)
 	f, ok := se.Sensor.(framer)
 	if !ok {
 		return nil, fmt.Errorf("sensor %q (%s) cannot be rendered into frames", se.Name, se.Type)
@@ -45,13 +55,17 @@ func RenderFrame(r *Renderer, s *scene.Scene, se *scene.SensorEntry, st *Stamp) 
 	if err != nil {
 		return nil, fmt.Errorf("sensor %q: %w", se.Name, err)
 	}
-	// Every frame of every command passes here, so overlays that draw a
-	// sensor's returns (the scan element) follow capture, serve, mirror and
-	// the viewer alike.
+	return fr, nil
+}
+
+// publishReturns hands a range frame's returns to the overlays that draw
+// them. Every frame of every command passes here (RenderFrame,
+// RenderFrames), so overlays that draw a sensor's returns (the scan
+// element) follow capture, serve, mirror and the viewer alike.
+func publishReturns(s *scene.Scene, se *scene.SensorEntry, fr *Frame) {
 	if s.WantsReturns(se.Name) {
 		s.PublishReturns(fr.returns())
 	}
-	return fr, nil
 }
 
 // RenderReturns renders once each sensor whose returns an overlay draws, so
