@@ -2,7 +2,6 @@ package sensors
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -144,14 +143,15 @@ func (r *Renderer) castBatch(s *scene.Scene, sets []raycast.Rays) (wall time.Dur
 	return time.Since(start), nil
 }
 
-// castAll syncs the renderer's ray caster to s and casts rays from origin
-// along the unit world directions dirs.
-func (r *Renderer) castAll(s *scene.Scene, origin mgl64.Vec3, dirs []mgl64.Vec3, out []float64) {
-	r.caster.Lock()
-	defer r.caster.Unlock()
-	if r.caster.c == nil {
-		r.caster.c = raycast.New()
+// castOne casts one sensor's rays as castBatch does a cycle's; what would
+// be the set's error in a batch panics, for the sensor's recovery to
+// report as it reports any other panic (RenderFrames does the same).
+func (r *Renderer) castOne(s *scene.Scene, rays raycast.Rays) {
+	sets := [1]raycast.Rays{rays}
+	if _, err := r.castBatch(s, sets[:]); err != nil {
+		panic(err)
 	}
-	r.caster.c.Sync(s)
-	r.caster.c.CastAll(origin, dirs, math.Inf(1), out)
+	if sets[0].Err != nil {
+		panic(sets[0].Err)
+	}
 }

@@ -89,7 +89,7 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 	if err != nil || m.cast == nil {
 		return out, err
 	}
-	r.castAll(s, m.cast.Origin, m.cast.Dirs, m.cast.Out)
+	r.castOne(s, *m.cast)
 	d.endDepth(out)
 	d.took(m.backend, time.Since(m.start))
 	return out, nil
@@ -141,19 +141,20 @@ func (d *DepthCamera) beginDepth(r *Renderer, s *scene.Scene) (*DepthImage, meas
 			d.cpuTans = make([][2]float64, len(out.Depth))
 		}
 		dirs, tans := d.cpuDirs, d.cpuTans
-		// Per pixel, the ray's y and z over x (body frame).
-		for k := range tans {
-			if d.umap == nil {
-				tans[k] = [2]float64{d.yTan[k%v.Width], d.zTan[k/v.Width]}
-				continue
+		// The pixels' rays are made by the cores that cast them.
+		prepare := func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				// The ray's y and z over x (body frame).
+				if d.umap == nil {
+					tans[k] = [2]float64{d.yTan[k%v.Width], d.zTan[k/v.Width]}
+				} else {
+					x, y := d.umap.ray(k) // optical x right, y down
+					tans[k] = [2]float64{-x, -y}
+				}
+				dirs[k] = world.Mul4x1(mgl64.Vec4{1, tans[k][0], tans[k][1], 0}).Vec3().Normalize()
 			}
-			x, y := d.umap.ray(k) // optical x right, y down
-			tans[k] = [2]float64{-x, -y}
 		}
-		for k, t := range tans {
-			dirs[k] = world.Mul4x1(mgl64.Vec4{1, t[0], t[1], 0}).Vec3().Normalize()
-		}
-		m.cast = &raycast.Rays{Origin: world.Col(3).Vec3(), Dirs: dirs, TMax: math.Inf(1), Out: d.cpuRanges}
+		m.cast = &raycast.Rays{Origin: world.Col(3).Vec3(), Dirs: dirs, TMax: math.Inf(1), Out: d.cpuRanges, Prepare: prepare}
 	}
 	return out, m, nil
 }

@@ -286,7 +286,7 @@ func (b *beamSet) ranges(r *Renderer, s *scene.Scene, out []float64) (mgl64.Mat4
 		return m.world, err
 	}
 	if m.cast != nil {
-		r.castAll(s, m.cast.Origin, m.cast.Dirs, out)
+		r.castOne(s, *m.cast)
 	}
 	b.endRanges(m, time.Since(m.start), out)
 	return m.world, nil
@@ -327,11 +327,14 @@ func (b *beamSet) beginRanges(r *Renderer, s *scene.Scene, out []float64) (measu
 		if cap(b.worldDir) < len(b.dirs) {
 			b.worldDir = make([]mgl64.Vec3, len(b.dirs))
 		}
-		wd := b.worldDir[:len(b.dirs)]
-		for i, d := range b.dirs {
-			wd[i] = m.world.Mul4x1(d.Vec4(0)).Vec3().Normalize()
-		}
-		m.cast = &raycast.Rays{Origin: m.world.Col(3).Vec3(), Dirs: wd, TMax: math.Inf(1), Out: out}
+		wd, world := b.worldDir[:len(b.dirs)], m.world
+		m.cast = &raycast.Rays{Origin: world.Col(3).Vec3(), Dirs: wd, TMax: math.Inf(1), Out: out,
+			// The beams are turned into the world by the cores that cast them.
+			Prepare: func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					wd[i] = world.Mul4x1(b.dirs[i].Vec4(0)).Vec3().Normalize()
+				}
+			}}
 	}
 	return m, nil
 }

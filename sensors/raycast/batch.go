@@ -20,6 +20,11 @@ type Rays struct {
 	Dirs   []mgl64.Vec3
 	TMax   float64
 	Out    []float64
+	// Prepare, if not nil, fills Dirs[lo:hi] before those beams are cast,
+	// on whichever core casts them: the caller's own per-beam work (a
+	// sensor turning its beams into the world) then runs on all cores
+	// too. It must write nothing else that another chunk reads.
+	Prepare func(lo, hi int)
 	// Work is set by CastBatch: the time the cores spent on this set's
 	// chunks, summed over the cores. Its share of the batch's total tells
 	// what the set cost within the batch's wall time.
@@ -220,6 +225,9 @@ func (j *castJob) castChunk(si, lo int) {
 		start = time.Now()
 	}
 	hi := min(lo+chunk, len(rs.Dirs))
+	if rs.Prepare != nil {
+		rs.Prepare(lo, hi)
+	}
 	out := rs.Out[lo:hi]
 	var h hint
 	for i := range out {
