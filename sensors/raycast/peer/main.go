@@ -146,7 +146,8 @@ func measureScene(path, bin, out string, seconds float64) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		// simvis, one thread: Cast beam by beam; all cores: CastAll per sensor.
+		// simvis, one thread: Cast beam by beam; all cores: the set's
+		// sensors in one CastBatch, as a simulation cycle casts them.
 		ours := make([]float64, 0, set.n)
 		for k, o := range set.origins {
 			for _, d := range set.dirs[k] {
@@ -162,13 +163,23 @@ func measureScene(path, bin, out string, seconds float64) (bool, error) {
 			}
 		})
 		buf := make([]float64, set.n)
-		all := rate(seconds, set.n, func() {
-			at := 0
-			for k, o := range set.origins {
-				c.CastAll(o, set.dirs[k], math.Inf(1), buf[at:at+len(set.dirs[k])])
-				at += len(set.dirs[k])
+		batch := make([]raycast.Rays, len(set.origins))
+		at := 0
+		for k, o := range set.origins {
+			batch[k] = raycast.Rays{Origin: o, Dirs: set.dirs[k], TMax: math.Inf(1), Out: buf[at : at+len(set.dirs[k])]}
+			at += len(set.dirs[k])
+		}
+		all := rate(seconds, set.n, func() { c.CastBatch(batch) })
+		for k := range batch {
+			if batch[k].Err != nil {
+				return false, fmt.Errorf("%s, sensor %d: %w", set.name, k, batch[k].Err)
 			}
-		})
+		}
+		for i := range ours {
+			if math.Float64bits(buf[i]) != math.Float64bits(ours[i]) {
+				return false, fmt.Errorf("%s, ray %d: CastBatch %v, Cast %v", set.name, i, buf[i], ours[i])
+			}
+		}
 		bad, worst, hard := 0, 0.0, false
 		for i := range ours {
 			a, b := ours[i], theirs[i]
