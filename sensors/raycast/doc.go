@@ -16,5 +16,7 @@
 // float64 child boxes side by side, entered children visited nearest
 // first); box tests are widened against rounding, and every hit is
 // computed in float64 on the real triangle; CastAll spreads chunks of
-// neighbouring beams over persistent workers and allocates nothing.
+// neighbouring beams over persistent helpers and allocates nothing, and
+// CastBatch does so for many sensors' rays in one job (a simulation
+// cycle's), helpers polling briefly for the next job before they block.
 package raycast
