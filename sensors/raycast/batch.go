@@ -2,7 +2,6 @@ package raycast
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -187,6 +186,7 @@ func (j *castJob) cast() {
 // run takes chunks until none is left. A participant's chunks come in
 // increasing order, so its set cursor only moves forward.
 func (j *castJob) run() {
+	var st traversal   // scratch stacks, this participant's
 	set, first := 0, 0 // first: the first chunk of set
 	for {
 		g := int(j.next.Add(1)) - 1
@@ -197,7 +197,7 @@ func (j *castJob) run() {
 			first = j.ends[set]
 			set++
 		}
-		j.castChunk(set, (g-first)*chunk)
+		j.castChunk(set, (g-first)*chunk, &st)
 		if j.done.Add(1) == int64(j.chunks) {
 			if j.state.Swap(over) == waiting {
 				j.finished <- struct{}{}
@@ -209,7 +209,7 @@ func (j *castJob) run() {
 // castChunk casts the chunk of set si that starts at beam lo. A panic is
 // kept as the set's error, and the chunk counts as done, so that the job
 // still ends.
-func (j *castJob) castChunk(si, lo int) {
+func (j *castJob) castChunk(si, lo int, st *traversal) {
 	defer func() {
 		if p := recover(); p != nil {
 			j.mu.Lock()
@@ -228,15 +228,7 @@ func (j *castJob) castChunk(si, lo int) {
 	if rs.Prepare != nil {
 		rs.Prepare(lo, hi)
 	}
-	out := rs.Out[lo:hi]
-	var h hint
-	for i := range out {
-		if t := j.c.castHinted(rs.Origin, rs.Dirs[lo+i], rs.TMax, &h); t < rs.TMax {
-			out[i] = t
-		} else {
-			out[i] = math.Inf(1)
-		}
-	}
+	j.c.castRun(rs.Origin, rs.Dirs[lo:hi], rs.TMax, rs.Out[lo:hi], st)
 	if j.timed {
 		atomic.AddInt64(&j.work[si], int64(time.Since(start)))
 	}

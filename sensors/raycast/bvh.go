@@ -58,7 +58,8 @@ type bvh struct {
 
 const (
 	sahBins = 12
-	// maxLeafSize is the most triangles a geometry's leaf holds; the
+	// maxLeafSize is the most triangles a geometry's leaf holds (one
+	// packet, packLanes); the
 	// hierarchy over instances has one per leaf, so that an instance's own
 	// box is tested before its ray is mapped into it.
 	maxLeafSize = 4
@@ -147,7 +148,10 @@ func (bl *builder) split(ni, start, end int, bounds, cbounds box) {
 	b := bl.b
 	b.build[ni] = buildNode{bounds: bounds, first: int32(start), count: int32(end - start)}
 	n := end - start
-	if n <= 1 {
+	// Every node of up to leafSize items is a leaf: a geometry's leaf is
+	// one packet of four triangles, tested together (pack.go), so
+	// splitting it saves no test.
+	if n <= bl.leafSize {
 		return
 	}
 	axis, ext := 0, 0.0
@@ -157,9 +161,6 @@ func (bl *builder) split(ni, start, end int, bounds, cbounds box) {
 		}
 	}
 	if ext == 0 {
-		if n <= bl.leafSize {
-			return
-		}
 		bl.halves(ni, start, end)
 		return
 	}
@@ -206,11 +207,7 @@ func (bl *builder) split(ni, start, end int, bounds, cbounds box) {
 			best, bestCost = k, cost
 		}
 	}
-	leafCost := bounds.area() * float64(n)
-	if best < 0 || (n <= bl.leafSize && bestCost >= leafCost) {
-		if n <= bl.leafSize {
-			return
-		}
+	if best < 0 {
 		bl.halves(ni, start, end)
 		return
 	}
@@ -295,15 +292,34 @@ func (bl *builder) children(ni int) int {
 	return left
 }
 
-// ray is a ray prepared for box tests.
+// ray is a ray prepared for box tests. The vector node test (visit_amd64.s)
+// reads it by offset: TestRayLayout holds the two to the same layout.
 type ray struct {
 	o, d, inv [3]float64
 	neg       [3]bool // the inverse's sign bits: which planes are near
+	// near and far are, per axis, the byte offsets in a node4 of the
+	// children's planes the ray enters and leaves through.
+	near, far [3]int64
 }
 
 func newRay(o, d [3]float64) ray {
-	inv := [3]float64{1 / d[0], 1 / d[1], 1 / d[2]}
-	return ray{o: o, d: d, inv: inv, neg: [3]bool{math.Signbit(inv[0]), math.Signbit(inv[1]), math.Signbit(inv[2])}}
+	var r ray
+	r.set(o, d)
+	return r
+}
+
+// set prepares r for o and d in place (a ray is 128 bytes: casts that map
+// one ray into many instances fill it rather than copy it), without a
+// branch on the signs.
+func (r *ray) set(o, d [3]float64) {
+	r.o, r.d = o, d
+	r.inv = [3]float64{1 / d[0], 1 / d[1], 1 / d[2]}
+	for a := range 3 {
+		neg := int64(math.Float64bits(r.inv[a]) >> 63)
+		r.neg[a] = neg != 0
+		r.near[a] = nodeLoOffset + 32*int64(a) + neg*(nodeHiOffset-nodeLoOffset)
+		r.far[a] = nodeHiOffset + 32*int64(a) - neg*(nodeHiOffset-nodeLoOffset)
+	}
 }
 
 // robust widens a box's exit distance so that rounding in the slab test

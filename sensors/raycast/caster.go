@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
@@ -19,8 +20,14 @@ type triangle struct {
 // Geometry is the hierarchy over one primitive's triangles, in the
 // primitive's own coordinates; instances share it.
 type Geometry struct {
-	tris   []triangle // in leaf order
-	slot   []int32    // triangle index in the primitive -> index in tris
+	// packs holds the triangles in leaf order, a packet per leaf: leaf
+	// refs name a packet and how many of its lanes hold triangles.
+	packs []triPack
+	// slot maps a triangle of the primitive to packet*4 + lane, or for a
+	// triangle of no area, left out, to -1 - its index in flat.
+	slot   []int32
+	flat   [][3][3]float32
+	ntris  int // the primitive's, flat ones included
 	nodes  []node4
 	bounds box
 }
@@ -28,28 +35,74 @@ type Geometry struct {
 // NewGeometry builds the hierarchy over a primitive's triangles.
 func NewGeometry(p *models.Primitive) *Geometry {
 	n := len(p.Indices) / 3
-	tris := make([]triangle, n)
-	boxes := make([]box, n)
+	g := &Geometry{ntris: n, slot: make([]int32, n)}
+	// Triangles of no area are left out: no ray hits them (the GPU draws
+	// no pixel of them either), but the triangle test's rounding could
+	// find a hit, anywhere along the ray, in a determinant that ought to
+	// be 0. kept lists the others, as indices into the primitive.
+	tris := make([]triangle, 0, n)
+	kept := make([]int32, 0, n)
+	boxes := make([]box, 0, n)
 	for i := 0; i < n; i++ {
-		var v [3][3]float64
+		var v [3][3]float32
+		var w [3][3]float64
 		bx := emptyBox()
 		for k := 0; k < 3; k++ {
 			q := p.Positions[p.Indices[3*i+k]]
-			v[k] = [3]float64{float64(q[0]), float64(q[1]), float64(q[2])}
-			bx.grow(v[k])
+			v[k] = [3]float32{q[0], q[1], q[2]}
+			w[k] = [3]float64{float64(q[0]), float64(q[1]), float64(q[2])}
+			bx.grow(w[k])
 		}
-		tris[i] = triangle{v0: v[0], e1: sub(v[1], v[0]), e2: sub(v[2], v[0])}
-		boxes[i] = bx
+		tr := triangle{v0: w[0], e1: sub(w[1], w[0]), e2: sub(w[2], w[0])}
+		if cross(tr.e1, tr.e2) == [3]float64{} {
+			g.flat = append(g.flat, v)
+			g.slot[i] = -int32(len(g.flat))
+			continue
+		}
+		tris = append(tris, tr)
+		kept = append(kept, int32(i))
+		boxes = append(boxes, bx)
 	}
 	b := buildBVH(boxes, maxLeafSize)
-	g := &Geometry{nodes: b.nodes}
-	g.tris = make([]triangle, n)
-	g.slot = make([]int32, n)
-	for i, it := range b.items {
-		g.tris[i] = tris[it]
-		g.slot[it] = int32(i)
+	g.nodes, g.bounds = b.nodes, b.bounds
+	n = len(tris)
+	// Each leaf's items become one packet, in leaf order; the leaf refs are
+	// rewritten from item ranges to packets.
+	packOf := make([]int32, n) // packet+1 of the leaf that starts at an item
+	leaves := 0
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		for k := 0; k < int(nd.n); k++ {
+			if ref := nd.child[k]; ref < 0 {
+				first := (^ref) >> 3
+				packOf[first] = 1
+				leaves++
+			}
+		}
 	}
-	g.bounds = b.bounds
+	g.packs = make([]triPack, leaves)
+	next := int32(0)
+	for i := range packOf {
+		if packOf[i] != 0 {
+			next++
+			packOf[i] = next
+		}
+	}
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		for k := 0; k < int(nd.n); k++ {
+			if ref := nd.child[k]; ref < 0 {
+				first, count := (^ref)>>3, (^ref)&7
+				pk := packOf[first] - 1
+				for l := int32(0); l < count; l++ {
+					it := b.items[first+l]
+					g.packs[pk].set(int(l), tris[it])
+					g.slot[kept[it]] = pk*packLanes + l
+				}
+				nd.child[k] = leafRef(pk, count)
+			}
+		}
+	}
 	return g
 }
 
@@ -225,7 +278,7 @@ func (c *Caster) Place(ps []Placement) {
 func (c *Caster) stage(g *Geometry, fromLocal, toLocal mgl64.Mat4) {
 	c.staged = append(c.staged, instance{geom: g, toLocal: affineOf(toLocal), placement: c.placements})
 	c.boxes = append(c.boxes, transformBox(g.bounds, fromLocal))
-	c.triangles += len(g.tris)
+	c.triangles += g.ntris
 }
 
 // commit builds the hierarchy over the staged instances and stores them in
@@ -256,7 +309,18 @@ func (c *Caster) Cast(origin, dir mgl64.Vec3, tmax float64) (float64, bool) {
 // cast returns the nearest hit closer than tmax (tmax if none).
 func (c *Caster) cast(origin, dir [3]float64, tmax float64) float64 {
 	var h hint
-	return c.castHinted(origin, dir, tmax, &h)
+	st := traversals.Get().(*traversal)
+	t := c.castHinted(origin, dir, tmax, &h, st)
+	traversals.Put(st)
+	return t
+}
+
+// traversal is the scratch of one goroutine's casts: the stacks of nodes
+// left for later in the hierarchy over instances and in a geometry's, kept
+// from ray to ray so that no ray clears them anew.
+type traversal struct {
+	top, geom   [fixedStack]stackEntry
+	ptop, pgeom [fixedStack]packetEntry
 }
 
 // hint is the triangle the previous ray of a scan hit (instance and
@@ -267,15 +331,17 @@ func (c *Caster) cast(origin, dir [3]float64, tmax float64) float64 {
 // bound itself is not taken again, and its distance is the bound).
 type hint struct{ inst, tri int32 }
 
-func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint) float64 {
+func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint, st *traversal) float64 {
 	top := c.top
 	if len(top) == 0 || len(c.instances) == 0 {
 		return tmax // an empty tree's root is no leaf; its empty box need not stop every ray
 	}
 	if h.inst > 0 && int(h.inst) <= len(c.instances) {
 		in := &c.instances[h.inst-1]
-		lr := newRay(in.toLocal.point(origin), in.toLocal.vector(dir))
-		if t, ok := in.geom.tris[h.tri].hit(&lr, tmax); ok {
+		// The triangle test reads no reciprocal: none is computed.
+		lr := ray{o: in.toLocal.point(origin), d: in.toLocal.vector(dir)}
+		tr := in.geom.tri(h.tri)
+		if t, ok := tr.hit(&lr, tmax); ok {
 			tmax = t
 		} else {
 			h.inst = 0
@@ -284,8 +350,7 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint) float
 	r := newRay(origin, dir)
 	var lr ray          // the ray in the placement mapped last
 	mapped := int32(-1) // that placement
-	var fixed [fixedStack]stackEntry
-	stack, sp := fixed[:], 0
+	stack, sp := st.top[:], 0
 	var refs [4]int32
 	var ts [4]float64
 	cur := int32(0)
@@ -307,9 +372,10 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint) float
 			for i := l >> 3; i < l>>3+l&7; i++ {
 				in := &c.instances[i]
 				if in.placement != mapped {
-					lr, mapped = newRay(in.toLocal.point(origin), in.toLocal.vector(dir)), in.placement
+					lr.set(in.toLocal.point(origin), in.toLocal.vector(dir))
+					mapped = in.placement
 				}
-				if t, tri := in.geom.intersect(&lr, tmax); tri >= 0 {
+				if t, tri := in.geom.intersect(&lr, tmax, st); tri >= 0 {
 					tmax, h.inst, h.tri = t, i+1, tri
 				}
 			}
@@ -323,6 +389,33 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint) float
 				cur = stack[sp].node
 				break
 			}
+		}
+	}
+}
+
+// castRun casts neighbouring beams from one origin on this goroutine,
+// writing distances (+Inf where nothing is hit within tmax) into out: in
+// packets of four where the CPU has the vector tests, else one by one, each
+// beam trying the triangle its neighbour hit first.
+func (c *Caster) castRun(origin [3]float64, dirs []mgl64.Vec3, tmax float64, out []float64, st *traversal) {
+	if useAVX2 {
+		for i := 0; i < len(dirs); i += packLanes {
+			hi := min(i+packLanes, len(dirs))
+			c.castPacket(origin, dirs[i:hi], tmax, out[i:hi], st)
+		}
+		for i, t := range out {
+			if t >= tmax {
+				out[i] = math.Inf(1)
+			}
+		}
+		return
+	}
+	var h hint
+	for i, d := range dirs {
+		if t := c.castHinted(origin, d, tmax, &h, st); t < tmax {
+			out[i] = t
+		} else {
+			out[i] = math.Inf(1)
 		}
 	}
 }
@@ -350,26 +443,44 @@ func (c *Caster) CastAll(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out
 	}
 }
 
+// CastSerial is CastAll on the calling goroutine alone: for callers that
+// spread their own work over the cores (several sensors at once).
+func (c *Caster) CastSerial(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out []float64) {
+	st := traversals.Get().(*traversal)
+	for lo := 0; lo < len(dirs); lo += chunk {
+		hi := min(lo+chunk, len(dirs))
+		c.castRun(origin, dirs[lo:hi], tmax, out[lo:hi], st)
+	}
+	traversals.Put(st)
+}
+
+// traversals keeps scratch stacks for Cast and CastSerial, which would
+// clear 4 KiB per call otherwise.
+var traversals = sync.Pool{New: func() any { return new(traversal) }}
+
 // Intersect returns the distance along dir from origin (both in the
 // primitive's coordinates) to the nearest triangle within tmax, and whether
 // there is one. dir need not be unit length: t is in units of dir, so a ray
 // mapped from another frame keeps that frame's distances.
 func (g *Geometry) Intersect(origin, dir mgl64.Vec3, tmax float64) (float64, bool) {
 	r := newRay(origin, dir)
-	t, _ := g.intersect(&r, tmax)
+	var st traversal
+	t, _ := g.intersect(&r, tmax, &st)
 	return t, t < tmax
 }
 
 // IntersectTriangle is Intersect for one triangle, the i-th of the
 // primitive's index list (the number a GPU calls gl_PrimitiveID), with the
 // very arithmetic Intersect and Cast apply to it: a ray that one calls a
-// hit, the other does too, to the last bit where the ray is the same.
+// hit, the other does too, to the last bit where the ray is the same. A
+// triangle of no area is never hit.
 func (g *Geometry) IntersectTriangle(i int, origin, dir mgl64.Vec3, tmax float64) (float64, bool) {
-	if i < 0 || i >= len(g.slot) {
-		return tmax, false
+	if i < 0 || i >= len(g.slot) || g.slot[i] < 0 {
+		return tmax, false // no triangle, or one of no area
 	}
 	r := ray{o: origin, d: dir}
-	return g.tris[g.slot[i]].hit(&r, tmax)
+	tr := g.tri(g.slot[i])
+	return tr.hit(&r, tmax)
 }
 
 // Triangle returns the vertices of triangle i of the primitive's index
@@ -378,7 +489,14 @@ func (g *Geometry) Triangle(i int) (v0, v1, v2 mgl64.Vec3, ok bool) {
 	if i < 0 || i >= len(g.slot) {
 		return v0, v1, v2, false
 	}
-	tr := &g.tris[g.slot[i]]
+	if sl := g.slot[i]; sl < 0 {
+		v := &g.flat[-1-sl]
+		for a := 0; a < 3; a++ {
+			v0[a], v1[a], v2[a] = float64(v[0][a]), float64(v[1][a]), float64(v[2][a])
+		}
+		return v0, v1, v2, true
+	}
+	tr := g.tri(g.slot[i])
 	v0 = tr.v0
 	return v0, v0.Add(tr.e1), v0.Add(tr.e2), true
 }
@@ -390,17 +508,28 @@ func (g *Geometry) Bounds() (lo, hi mgl64.Vec3) {
 }
 
 // Triangles returns the number of triangles.
-func (g *Geometry) Triangles() int { return len(g.tris) }
+func (g *Geometry) Triangles() int { return g.ntris }
 
 // intersect returns the nearest hit closer than tmax and its triangle in
-// leaf order (tmax and -1 if none). It is cast's loop with triangles in
-// the leaves.
-func (g *Geometry) intersect(r *ray, tmax float64) (float64, int32) {
+// leaf order (tmax and -1 if none).
+func (g *Geometry) intersect(r *ray, tmax float64, st *traversal) (float64, int32) {
+	if len(g.packs) == 0 {
+		return tmax, -1
+	}
+	if useAVX2 {
+		if t, tri, ok := intersectAVX2(&g.nodes[0], &g.packs[0], r, tmax, &st.geom[0], len(st.geom)); ok {
+			return t, tri
+		}
+		// Deeper than the scratch stack: the Go loop, whose stack grows.
+	}
+	return g.intersectGo(r, tmax)
+}
+
+// intersectGo is intersect in Go: cast's loop with triangle packets in the
+// leaves.
+func (g *Geometry) intersectGo(r *ray, tmax float64) (float64, int32) {
 	nodes := g.nodes
 	best := int32(-1)
-	if len(g.tris) == 0 {
-		return tmax, best
-	}
 	var fixed [fixedStack]stackEntry
 	stack, sp := fixed[:], 0
 	var refs [4]int32
@@ -421,10 +550,8 @@ func (g *Geometry) intersect(r *ray, tmax float64) (float64, int32) {
 			}
 		} else {
 			l := ^cur
-			for i := l >> 3; i < l>>3+l&7; i++ {
-				if t, ok := g.tris[i].hit(r, tmax); ok {
-					tmax, best = t, i
-				}
+			if t, tri := g.hitLeaf(r, l>>3, l&7, tmax); tri >= 0 {
+				tmax, best = t, tri
 			}
 		}
 		for {
@@ -502,7 +629,7 @@ func cross(a, b [3]float64) [3]float64 {
 func (g *Geometry) Near(p mgl64.Vec3, r float64) bool {
 	q := [3]float64{p[0], p[1], p[2]}
 	r2 := r * r
-	if len(g.tris) == 0 {
+	if len(g.packs) == 0 {
 		return false
 	}
 	var fixed [fixedStack]int32
@@ -513,7 +640,7 @@ func (g *Geometry) Near(p mgl64.Vec3, r float64) bool {
 		if cur >= 0 {
 			nd := &g.nodes[cur]
 			for k := 0; k < int(nd.n); k++ {
-				nb := box{[3]float64{nd.lo[0][k], nd.lo[1][k], nd.lo[2][k]}, [3]float64{nd.hi[0][k], nd.hi[1][k], nd.hi[2][k]}}
+				nb := nd.box(k)
 				if boxDist2(&nb, q) <= r2 {
 					stack = append(stack, nd.child[k])
 				}
@@ -521,8 +648,8 @@ func (g *Geometry) Near(p mgl64.Vec3, r float64) bool {
 			continue
 		}
 		l := ^cur
-		for i := l >> 3; i < l>>3+l&7; i++ {
-			tr := &g.tris[i]
+		for i := (l >> 3) * packLanes; i < (l>>3)*packLanes+l&7; i++ {
+			tr := g.tri(i)
 			b := emptyBox()
 			b.grow(tr.v0)
 			b.grow(add(tr.v0, tr.e1))

@@ -78,7 +78,7 @@ func loadBench(b *testing.B, i int) *benchSet {
 // castBench casts every ray of the sensors of the given type per op, with
 // CastAll (all cores) or Cast (this goroutine only), and reports rays/s
 // and the process's CPU time per op.
-func castBench(b *testing.B, set *benchSet, kind string, all bool) {
+func castBench(b *testing.B, set *benchSet, kind, how string) {
 	var out []float64
 	nrays := 0
 	for i, k := range set.kinds {
@@ -97,12 +97,15 @@ func castBench(b *testing.B, set *benchSet, kind string, all bool) {
 			if k != kind {
 				continue
 			}
-			if all {
+			switch how {
+			case "CastAll":
 				set.c.CastAll(set.origins[i], set.rays[i], inf, out)
-				continue
-			}
-			for _, d := range set.rays[i] {
-				set.c.Cast(set.origins[i], d, inf)
+			case "CastSerial":
+				set.c.CastSerial(set.origins[i], set.rays[i], inf, out)
+			default:
+				for _, d := range set.rays[i] {
+					set.c.Cast(set.origins[i], d, inf)
+				}
 			}
 		}
 	}
@@ -141,16 +144,18 @@ var inf = 1e300
 
 // BenchmarkCaster casts the benchmark scenes' rays: the 150 scanners of
 // 50 MARVINs (one cycle per op), and the 1M-triangle cave's scanner and
-// depth camera, on one goroutine (Cast) and on all cores (CastAll per
-// sensor; CastBatch, all sensors in one batch).
+// depth camera, ray by ray (Cast), sensor by sensor on one goroutine
+// (CastSerial) and on all cores (CastAll), and all sensors in one batch on
+// all cores (CastBatch, as a simulation cycle casts them).
 func BenchmarkCaster(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		scene int
 		kind  string
 	}{{"Marvins50Scanners", 0, "laser"}, {"MillionScan", 1, "laser"}, {"MillionDepth", 1, "depth"}} {
-		b.Run(c.name+"/Cast", func(b *testing.B) { castBench(b, loadBench(b, c.scene), c.kind, false) })
-		b.Run(c.name+"/CastAll", func(b *testing.B) { castBench(b, loadBench(b, c.scene), c.kind, true) })
+		for _, how := range []string{"Cast", "CastSerial", "CastAll"} {
+			b.Run(c.name+"/"+how, func(b *testing.B) { castBench(b, loadBench(b, c.scene), c.kind, how) })
+		}
 		b.Run(c.name+"/CastBatch", func(b *testing.B) { batchBench(b, loadBench(b, c.scene), c.kind) })
 	}
 }

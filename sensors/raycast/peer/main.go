@@ -146,22 +146,20 @@ func measureScene(path, bin, out string, seconds float64) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		// simvis, one thread: Cast beam by beam; all cores: the set's
-		// sensors in one CastBatch, as a simulation cycle casts them.
-		ours := make([]float64, 0, set.n)
-		for k, o := range set.origins {
-			for _, d := range set.dirs[k] {
-				r, _ := c.Cast(o, d, math.Inf(1))
-				ours = append(ours, r)
+		// simvis, one thread: CastSerial sensor by sensor (the beams of a
+		// sensor in packets, as its frames are cast); all cores: the set's
+		// sensors in one CastBatch, as a simulation cycle casts them. The
+		// ranges compared are CastSerial's; CastBatch's must be the same bits.
+		ours := make([]float64, set.n)
+		serial := func(out []float64) {
+			at := 0
+			for k, o := range set.origins {
+				c.CastSerial(o, set.dirs[k], math.Inf(1), out[at:at+len(set.dirs[k])])
+				at += len(set.dirs[k])
 			}
 		}
-		one := rate(seconds, set.n, func() {
-			for k, o := range set.origins {
-				for _, d := range set.dirs[k] {
-					c.Cast(o, d, math.Inf(1))
-				}
-			}
-		})
+		serial(ours)
+		one := rate(seconds, set.n, func() { serial(ours) })
 		buf := make([]float64, set.n)
 		batch := make([]raycast.Rays, len(set.origins))
 		at := 0
@@ -177,7 +175,7 @@ func measureScene(path, bin, out string, seconds float64) (bool, error) {
 		}
 		for i := range ours {
 			if math.Float64bits(buf[i]) != math.Float64bits(ours[i]) {
-				return false, fmt.Errorf("%s, ray %d: CastBatch %v, Cast %v", set.name, i, buf[i], ours[i])
+				return false, fmt.Errorf("%s, ray %d: CastBatch %v, CastSerial %v", set.name, i, buf[i], ours[i])
 			}
 		}
 		bad, worst, hard := 0, 0.0, false

@@ -1,0 +1,157 @@
+package raycast
+
+import "github.com/go-gl/mathgl/mgl64"
+
+// packet is up to four rays from one origin, lane by lane, as the packet
+// traversal (intersectPacketAVX2) reads them: TestPacketLayout holds the
+// two to the same layout. A sensor's beams share their origin, and
+// neighbouring beams take the same way down a hierarchy: traversing it
+// once for four shares the wait for each node among them.
+type packet struct {
+	o    [3]float64
+	_    float64
+	d    [3][packLanes]float64 // d[axis][lane]
+	inv  [3][packLanes]float64
+	tmax [packLanes]float64
+	tri  [packLanes]int64 // the triangle hit, in leaf order; -1 for none
+}
+
+// packetEntry is a node left for later by a packet: the lanes that enter
+// it and the least of their entry distances.
+type packetEntry struct {
+	node, mask int32
+	t          float64
+}
+
+// setRays maps the packet's rays: origin o, and for lane l < n direction
+// d(l); lanes from n on repeat the last ray (their results are not read).
+func (p *packet) setRays(o [3]float64, n int, d func(l int) [3]float64) {
+	p.o = o
+	for l := 0; l < packLanes; l++ {
+		dl := d(min(l, n-1))
+		for a := 0; a < 3; a++ {
+			p.d[a][l], p.inv[a][l] = dl[a], 1/dl[a]
+		}
+	}
+}
+
+// intersectPacket lowers p.tmax and sets p.tri in the lanes in mask where
+// a triangle of g is hit before p.tmax.
+func (g *Geometry) intersectPacket(p *packet, mask int32, st *traversal) {
+	if len(g.packs) == 0 {
+		return
+	}
+	if intersectPacketAVX2(&g.nodes[0], &g.packs[0], p, uint64(mask), &st.pgeom[0], len(st.pgeom)) {
+		return
+	}
+	// Deeper than the scratch stack: lane by lane (the packet's tmax is
+	// as it was; hits it wrote are found again).
+	for l := 0; l < packLanes; l++ {
+		if mask&(1<<l) == 0 {
+			continue
+		}
+		p.tri[l] = -1
+		var r ray
+		r.set(p.o, [3]float64{p.d[0][l], p.d[1][l], p.d[2][l]})
+		if t, tri := g.intersect(&r, p.tmax[l], st); tri >= 0 {
+			p.tmax[l], p.tri[l] = t, int64(tri)
+		}
+	}
+}
+
+// castPacket writes into out[l] the distance along dirs[l] from origin to
+// the nearest surface closer than tmax (tmax if none), for up to four rays
+// traversing the hierarchies together: a node is entered by the lanes that
+// enter its box, each instance's geometry with intersectPacket. Its
+// distances are the nearest hits that Cast finds, to float64 rounding:
+// where several triangles meet a ray at one point (a shared edge), the one
+// found first may differ.
+func (c *Caster) castPacket(origin [3]float64, dirs []mgl64.Vec3, tmax float64, out []float64, st *traversal) {
+	n := len(dirs)
+	top := c.top
+	if len(top) == 0 || len(c.instances) == 0 {
+		for l := range out[:n] {
+			out[l] = tmax
+		}
+		return
+	}
+	var w, p packet // the rays in the world, and in the placement mapped last
+	w.setRays(origin, n, func(l int) [3]float64 { return dirs[l] })
+	for l := range w.tmax {
+		w.tmax[l] = tmax
+	}
+	mapped := int32(-1)
+	stack, sp := st.ptop[:], 0
+	cur, mask := int32(0), int32(1)<<n-1
+	for {
+		if cur >= 0 {
+			nd := &top[cur]
+			var lanes [4]int32
+			var entry [4]float64
+			visitPacketAVX2(nd, &w, uint64(mask), &lanes, &entry)
+			// The entered children nearest first (insertion, the earlier
+			// child first among equals).
+			var order [4]int
+			m := 0
+			for k := 0; k < 4; k++ {
+				if lanes[k] == 0 {
+					continue
+				}
+				j := m
+				for j > 0 && entry[order[j-1]] > entry[k] {
+					order[j] = order[j-1]
+					j--
+				}
+				order[j] = k
+				m++
+			}
+			if m > 0 {
+				for i := m - 1; i > 0; i-- {
+					k := order[i]
+					if sp == len(stack) {
+						stack = append(stack, packetEntry{})
+					}
+					stack[sp] = packetEntry{node: nd.child[k], mask: lanes[k], t: entry[k]}
+					sp++
+				}
+				cur, mask = nd.child[order[0]], lanes[order[0]]
+				continue
+			}
+		} else {
+			l := ^cur
+			for i := l >> 3; i < l>>3+l&7; i++ {
+				in := &c.instances[i]
+				if in.placement != mapped {
+					p.setRays(in.toLocal.point(origin), n, func(l int) [3]float64 { return in.toLocal.vector(dirs[l]) })
+					mapped = in.placement
+				}
+				p.tmax = w.tmax
+				p.tri = [packLanes]int64{-1, -1, -1, -1}
+				in.geom.intersectPacket(&p, mask, st)
+				for k := 0; k < n; k++ {
+					if mask&(1<<k) != 0 && p.tri[k] >= 0 {
+						w.tmax[k] = p.tmax[k]
+					}
+				}
+			}
+		}
+		for {
+			if sp == 0 {
+				copy(out[:n], w.tmax[:n])
+				return
+			}
+			sp--
+			e := stack[sp]
+			live := int32(0)
+			for l := 0; l < n; l++ {
+				if e.mask&(1<<l) != 0 && e.t <= w.tmax[l] {
+					live |= 1 << l
+				}
+			}
+			if live != 0 {
+				cur, mask = e.node, live
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,776 @@
+#include "textflag.h"
+
+// Constants broadcast to four lanes, for memory operands.
+DATA inf4<>+0(SB)/8, $0x7ff0000000000000
+DATA inf4<>+8(SB)/8, $0x7ff0000000000000
+DATA inf4<>+16(SB)/8, $0x7ff0000000000000
+DATA inf4<>+24(SB)/8, $0x7ff0000000000000
+GLOBL inf4<>(SB), RODATA|NOPTR, $32
+DATA robust4<>+0(SB)/8, $0x3ff0000000000003
+DATA robust4<>+8(SB)/8, $0x3ff0000000000003
+DATA robust4<>+16(SB)/8, $0x3ff0000000000003
+DATA robust4<>+24(SB)/8, $0x3ff0000000000003
+GLOBL robust4<>(SB), RODATA|NOPTR, $32
+DATA sign4<>+0(SB)/8, $0x8000000000000000
+DATA sign4<>+8(SB)/8, $0x8000000000000000
+DATA sign4<>+16(SB)/8, $0x8000000000000000
+DATA sign4<>+24(SB)/8, $0x8000000000000000
+GLOBL sign4<>(SB), RODATA|NOPTR, $32
+// lowbits<>[n] = 1<<n - 1: the children in use.
+DATA lowbits<>+0(SB)/1, $0
+DATA lowbits<>+1(SB)/1, $1
+DATA lowbits<>+2(SB)/1, $3
+DATA lowbits<>+3(SB)/1, $7
+DATA lowbits<>+4(SB)/1, $15
+GLOBL lowbits<>(SB), RODATA|NOPTR, $8
+
+// func intersectAVX2(nodes *node4, packs *triPack, r *ray, tmax float64, stack *stackEntry, depth int) (t float64, tri int32, ok bool)
+//
+// Geometry.intersectGo's loop: visitAVX2's node test and hitPackAVX2's
+// triangle test (see them for the arithmetic, which is the scalar one),
+// the entered children sorted nearest first as sortEntered sorts them, a
+// stack of stackEntry. ok is false where the stack of depth entries would
+// overflow: the caller then runs the Go loop, whose stack grows.
+//
+// Registers: AX ray, BX nodes, SI packs, DI stack, DX entries on it, CX
+// the node (>= 0) or leaf (< 0) at hand, R13 the best triangle; Y0-Y2
+// the origin and Y3-Y5 the inverse direction in all lanes, Y13 tmax.
+// Everything is VEX-encoded (VMOVSD, VUCOMISD): a legacy SSE instruction
+// with the upper halves dirty would stall. Frame: entry distances or
+// triangle distances at 0(SP), the sorted distances at 32(SP), the sorted
+// children at 64(SP), the node's children at 80(SP).
+TEXT ·intersectAVX2(SB), NOSPLIT, $96-61
+	MOVQ nodes+0(FP), BX
+	MOVQ packs+8(FP), SI
+	MOVQ r+16(FP), AX
+	MOVQ stack+32(FP), DI
+	VBROADCASTSD tmax+24(FP), Y13
+	VBROADCASTSD 0(AX), Y0
+	VBROADCASTSD 8(AX), Y1
+	VBROADCASTSD 16(AX), Y2
+	VBROADCASTSD 48(AX), Y3
+	VBROADCASTSD 56(AX), Y4
+	VBROADCASTSD 64(AX), Y5
+	XORQ DX, DX
+	XORQ CX, CX
+	MOVQ $-1, R13
+
+loop:
+	TESTQ CX, CX
+	JS leaf
+
+	// Node test (visitAVX2).
+	IMUL3Q $216, CX, R8
+	ADDQ BX, R8
+	VXORPD Y6, Y6, Y6
+	MOVQ 80(AX), R9
+	VMOVUPD (R8)(R9*1), Y7
+	VSUBPD Y0, Y7, Y7
+	VMULPD Y3, Y7, Y7
+	VMAXPD Y6, Y7, Y6
+	MOVQ 88(AX), R9
+	VMOVUPD (R8)(R9*1), Y7
+	VSUBPD Y1, Y7, Y7
+	VMULPD Y4, Y7, Y7
+	VMAXPD Y6, Y7, Y6
+	MOVQ 96(AX), R9
+	VMOVUPD (R8)(R9*1), Y7
+	VSUBPD Y2, Y7, Y7
+	VMULPD Y5, Y7, Y7
+	VMAXPD Y6, Y7, Y6
+	VMOVUPD inf4<>(SB), Y8
+	MOVQ 104(AX), R9
+	VMOVUPD (R8)(R9*1), Y7
+	VSUBPD Y0, Y7, Y7
+	VMULPD Y3, Y7, Y7
+	VMINPD Y8, Y7, Y8
+	MOVQ 112(AX), R9
+	VMOVUPD (R8)(R9*1), Y7
+	VSUBPD Y1, Y7, Y7
+	VMULPD Y4, Y7, Y7
+	VMINPD Y8, Y7, Y8
+	MOVQ 120(AX), R9
+	VMOVUPD (R8)(R9*1), Y7
+	VSUBPD Y2, Y7, Y7
+	VMULPD Y5, Y7, Y7
+	VMINPD Y8, Y7, Y8
+	VMULPD robust4<>(SB), Y8, Y8
+	VMINPD Y13, Y8, Y8
+	VCMPPD $2, Y8, Y6, Y7
+	VMOVMSKPD Y7, R9
+	MOVL 208(R8), R10
+	LEAQ lowbits<>(SB), R11
+	MOVBLZX (R11)(R10*1), R10
+	ANDL R10, R9
+	JZ pop
+	POPCNTL R9, R10
+	CMPL R10, $1
+	JNE several
+	BSFL R9, R10
+	MOVLQSX 192(R8)(R10*4), CX
+	JMP loop
+
+several:
+	// Insertion sort of the entered children by entry distance, the
+	// earlier child first among equals.
+	VMOVUPD Y6, 0(SP)
+	VMOVDQU 192(R8), X9
+	VMOVDQU X9, 80(SP)
+	XORL R10, R10
+	XORL R11, R11
+
+sortk:
+	BTL R10, R9
+	JCC sortnext
+	VMOVSD 0(SP)(R10*8), X7
+	MOVL R11, R8
+
+sortshift:
+	TESTL R8, R8
+	JZ sortput
+	VMOVSD 24(SP)(R8*8), X8
+	VUCOMISD X7, X8
+	JLS sortput
+	VMOVSD X8, 32(SP)(R8*8)
+	MOVL 60(SP)(R8*4), R12
+	MOVL R12, 64(SP)(R8*4)
+	DECL R8
+	JMP sortshift
+
+sortput:
+	VMOVSD X7, 32(SP)(R8*8)
+	MOVL 80(SP)(R10*4), R12
+	MOVL R12, 64(SP)(R8*4)
+	INCL R11
+
+sortnext:
+	INCL R10
+	CMPL R10, $4
+	JLT sortk
+
+	// Push all but the nearest, farthest first; go on with the nearest.
+	DECL R11
+
+pushk:
+	TESTL R11, R11
+	JZ pushed
+	CMPQ DX, depth+40(FP)
+	JAE overflow
+	MOVQ DX, R8
+	SHLQ $4, R8
+	MOVL 64(SP)(R11*4), R12
+	MOVL R12, 0(DI)(R8*1)
+	VMOVSD 32(SP)(R11*8), X7
+	VMOVSD X7, 8(DI)(R8*1)
+	INCQ DX
+	DECL R11
+	JMP pushk
+
+pushed:
+	MOVLQSX 64(SP), CX
+	JMP loop
+
+leaf:
+	// Packet ^cur>>3: triangle.hit on its four lanes, with d broadcast as
+	// needed and the origin kept in Y0-Y2. The packet is v0 (bytes 0-95),
+	// e1 (96-191), e2 (192-287), each x, y, z rows of four.
+	NOTQ CX
+	SHRQ $3, CX
+	IMUL3Q $288, CX, R8
+	ADDQ SI, R8
+	VBROADCASTSD 24(AX), Y6
+	VBROADCASTSD 32(AX), Y7
+	VBROADCASTSD 40(AX), Y8
+
+	// p = d x e2
+	VMULPD 256(R8), Y7, Y9
+	VMULPD 224(R8), Y8, Y10
+	VSUBPD Y10, Y9, Y9
+	VMULPD 192(R8), Y8, Y10
+	VMULPD 256(R8), Y6, Y11
+	VSUBPD Y11, Y10, Y10
+	VMULPD 224(R8), Y6, Y11
+	VMULPD 192(R8), Y7, Y12
+	VSUBPD Y12, Y11, Y11
+
+	// det = e1 . p
+	VMULPD 96(R8), Y9, Y12
+	VMULPD 128(R8), Y10, Y14
+	VADDPD Y14, Y12, Y12
+	VMULPD 160(R8), Y11, Y14
+	VADDPD Y14, Y12, Y12
+
+	// s = o - v0
+	VSUBPD 0(R8), Y0, Y6
+	VSUBPD 32(R8), Y1, Y7
+	VSUBPD 64(R8), Y2, Y8
+
+	// un = s . p
+	VMULPD Y6, Y9, Y9
+	VMULPD Y7, Y10, Y10
+	VADDPD Y10, Y9, Y9
+	VMULPD Y8, Y11, Y11
+	VADDPD Y11, Y9, Y9
+
+	// q = s x e1
+	VMULPD 160(R8), Y7, Y10
+	VMULPD 128(R8), Y8, Y11
+	VSUBPD Y11, Y10, Y10
+	VMULPD 96(R8), Y8, Y11
+	VMULPD 160(R8), Y6, Y14
+	VSUBPD Y14, Y11, Y11
+	VMULPD 128(R8), Y6, Y14
+	VMULPD 96(R8), Y7, Y6
+	VSUBPD Y6, Y14, Y14
+
+	// d . q
+	VBROADCASTSD 24(AX), Y6
+	VMULPD Y10, Y6, Y6
+	VBROADCASTSD 32(AX), Y7
+	VMULPD Y11, Y7, Y7
+	VADDPD Y7, Y6, Y6
+	VBROADCASTSD 40(AX), Y7
+	VMULPD Y14, Y7, Y7
+	VADDPD Y7, Y6, Y6
+
+	// t = e2 . q / det
+	VMULPD 192(R8), Y10, Y7
+	VMULPD 224(R8), Y11, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD 256(R8), Y14, Y8
+	VADDPD Y8, Y7, Y7
+	VDIVPD Y12, Y7, Y7
+
+	// The determinant's sign on un and vn; adet = |det|.
+	VMOVUPD sign4<>(SB), Y8
+	VANDPD Y8, Y12, Y10
+	VANDNPD Y12, Y8, Y11
+	VXORPD Y10, Y9, Y9
+	VXORPD Y10, Y6, Y6
+
+	VXORPD Y14, Y14, Y14
+	VCMPPD $0x0c, Y14, Y12, Y8     // det != 0
+	VCMPPD $0x1d, Y14, Y9, Y10     // un >= 0
+	VANDPD Y10, Y8, Y8
+	VCMPPD $0x12, Y11, Y9, Y10     // un <= adet
+	VANDPD Y10, Y8, Y8
+	VCMPPD $0x1d, Y14, Y6, Y10     // vn >= 0
+	VANDPD Y10, Y8, Y8
+	VADDPD Y6, Y9, Y9
+	VCMPPD $0x12, Y11, Y9, Y10     // un+vn <= adet
+	VANDPD Y10, Y8, Y8
+	VCMPPD $0x1e, Y14, Y7, Y10     // t > 0
+	VANDPD Y10, Y8, Y8
+	VCMPPD $0x11, Y13, Y7, Y10     // t < tmax
+	VANDPD Y10, Y8, Y8
+	VMOVMSKPD Y8, R9
+	TESTL R9, R9
+	JZ pop
+
+	// The nearest lane hit, the lower one among equals.
+	VMOVUPD Y7, 0(SP)
+	XORL R10, R10
+
+leafk:
+	BTL R10, R9
+	JCC leafnext
+	VMOVSD 0(SP)(R10*8), X7
+	VUCOMISD X13, X7
+	JCC leafnext
+	VBROADCASTSD X7, Y13
+	MOVQ CX, R13
+	SHLQ $2, R13
+	ADDQ R10, R13
+
+leafnext:
+	INCL R10
+	CMPL R10, $4
+	JLT leafk
+
+pop:
+	TESTQ DX, DX
+	JZ done
+	DECQ DX
+	MOVQ DX, R8
+	SHLQ $4, R8
+	VMOVSD 8(DI)(R8*1), X7
+	VUCOMISD X13, X7
+	JHI pop
+	MOVLQSX 0(DI)(R8*1), CX
+	JMP loop
+
+done:
+	VZEROUPPER
+	VMOVSD X13, t+48(FP)
+	MOVL R13, tri+56(FP)
+	MOVB $1, ok+60(FP)
+	RET
+
+overflow:
+	VZEROUPPER
+	MOVB $0, ok+60(FP)
+	RET
+
+// lanemask<>[m] is the mask of the lanes in the bit set m, one quadword
+// of all ones per lane in use.
+DATA lanemask<>+0(SB)/8, $0
+DATA lanemask<>+8(SB)/8, $0
+DATA lanemask<>+16(SB)/8, $0
+DATA lanemask<>+24(SB)/8, $0
+DATA lanemask<>+32(SB)/8, $-1
+DATA lanemask<>+40(SB)/8, $0
+DATA lanemask<>+48(SB)/8, $0
+DATA lanemask<>+56(SB)/8, $0
+DATA lanemask<>+64(SB)/8, $0
+DATA lanemask<>+72(SB)/8, $-1
+DATA lanemask<>+80(SB)/8, $0
+DATA lanemask<>+88(SB)/8, $0
+DATA lanemask<>+96(SB)/8, $-1
+DATA lanemask<>+104(SB)/8, $-1
+DATA lanemask<>+112(SB)/8, $0
+DATA lanemask<>+120(SB)/8, $0
+DATA lanemask<>+128(SB)/8, $0
+DATA lanemask<>+136(SB)/8, $0
+DATA lanemask<>+144(SB)/8, $-1
+DATA lanemask<>+152(SB)/8, $0
+DATA lanemask<>+160(SB)/8, $-1
+DATA lanemask<>+168(SB)/8, $0
+DATA lanemask<>+176(SB)/8, $-1
+DATA lanemask<>+184(SB)/8, $0
+DATA lanemask<>+192(SB)/8, $0
+DATA lanemask<>+200(SB)/8, $-1
+DATA lanemask<>+208(SB)/8, $-1
+DATA lanemask<>+216(SB)/8, $0
+DATA lanemask<>+224(SB)/8, $-1
+DATA lanemask<>+232(SB)/8, $-1
+DATA lanemask<>+240(SB)/8, $-1
+DATA lanemask<>+248(SB)/8, $0
+DATA lanemask<>+256(SB)/8, $0
+DATA lanemask<>+264(SB)/8, $0
+DATA lanemask<>+272(SB)/8, $0
+DATA lanemask<>+280(SB)/8, $-1
+DATA lanemask<>+288(SB)/8, $-1
+DATA lanemask<>+296(SB)/8, $0
+DATA lanemask<>+304(SB)/8, $0
+DATA lanemask<>+312(SB)/8, $-1
+DATA lanemask<>+320(SB)/8, $0
+DATA lanemask<>+328(SB)/8, $-1
+DATA lanemask<>+336(SB)/8, $0
+DATA lanemask<>+344(SB)/8, $-1
+DATA lanemask<>+352(SB)/8, $-1
+DATA lanemask<>+360(SB)/8, $-1
+DATA lanemask<>+368(SB)/8, $0
+DATA lanemask<>+376(SB)/8, $-1
+DATA lanemask<>+384(SB)/8, $0
+DATA lanemask<>+392(SB)/8, $0
+DATA lanemask<>+400(SB)/8, $-1
+DATA lanemask<>+408(SB)/8, $-1
+DATA lanemask<>+416(SB)/8, $-1
+DATA lanemask<>+424(SB)/8, $0
+DATA lanemask<>+432(SB)/8, $-1
+DATA lanemask<>+440(SB)/8, $-1
+DATA lanemask<>+448(SB)/8, $0
+DATA lanemask<>+456(SB)/8, $-1
+DATA lanemask<>+464(SB)/8, $-1
+DATA lanemask<>+472(SB)/8, $-1
+DATA lanemask<>+480(SB)/8, $-1
+DATA lanemask<>+488(SB)/8, $-1
+DATA lanemask<>+496(SB)/8, $-1
+DATA lanemask<>+504(SB)/8, $-1
+GLOBL lanemask<>(SB), RODATA|NOPTR, $512
+
+// func intersectPacketAVX2(nodes *node4, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool)
+//
+// Geometry.intersect for the lanes in mask of a packet of four rays from
+// one origin, the lanes side by side (SIMD across rays, where
+// intersectAVX2 goes across a node's children): each child box is tested
+// against every lane with visitScalar's arithmetic, the near and far
+// planes picked per lane by the sign of its inverse direction (VBLENDVPD
+// reads the sign bit), and each triangle of a leaf against every lane with
+// triangle.hit's. A child is entered by the lanes that enter its box; it is
+// ordered, and skipped when popped, by the least entry distance of those
+// lanes. Hits lower p.tmax and set p.tri lane by lane, the lower triangle
+// first among equals. ok is false where the stack would overflow: p.tri
+// may then hold lanes already hit, p.tmax does not.
+//
+// Registers: AX packet, BX nodes, SI packs, DI stack, DX entries, CX node
+// or leaf, R12 the lanes at hand; Y0-Y2 the origin, Y3-Y5 the inverse
+// directions (reloaded after a leaf, which uses them), Y13 tmax. Packet:
+// o at 0, d at 32 (x, y, z rows of four), inv at 128, tmax at 224, tri at
+// 256. Frame: the entered children sorted by entry distance at 48(SP),
+// their refs at 80(SP) and lanes at 96(SP).
+TEXT ·intersectPacketAVX2(SB), NOSPLIT, $128-49
+	MOVQ nodes+0(FP), BX
+	MOVQ packs+8(FP), SI
+	MOVQ p+16(FP), AX
+	MOVQ mask+24(FP), R12
+	MOVQ stack+32(FP), DI
+	VBROADCASTSD 0(AX), Y0
+	VBROADCASTSD 8(AX), Y1
+	VBROADCASTSD 16(AX), Y2
+	VMOVUPD 128(AX), Y3
+	VMOVUPD 160(AX), Y4
+	VMOVUPD 192(AX), Y5
+	VMOVUPD 224(AX), Y13
+	XORQ DX, DX
+	XORQ CX, CX
+
+ploop:
+	TESTQ CX, CX
+	JS pleaf
+	IMUL3Q $216, CX, R8
+	ADDQ BX, R8
+	XORL R10, R10                      // child
+	XORL R11, R11                      // children entered
+
+pchild:
+	CMPL R10, 208(R8)
+	JGE pchildren
+	VBROADCASTSD 0(R8)(R10*8), Y6      // lo x
+	VBROADCASTSD 96(R8)(R10*8), Y7     // hi x
+	VBLENDVPD Y3, Y7, Y6, Y8           // near: hi where inv < 0
+	VBLENDVPD Y3, Y6, Y7, Y9           // far
+	VSUBPD Y0, Y8, Y8
+	VMULPD Y3, Y8, Y8
+	VXORPD Y10, Y10, Y10
+	VMAXPD Y10, Y8, Y10
+	VSUBPD Y0, Y9, Y9
+	VMULPD Y3, Y9, Y9
+	VMOVUPD inf4<>(SB), Y11
+	VMINPD Y11, Y9, Y11
+	VBROADCASTSD 32(R8)(R10*8), Y6
+	VBROADCASTSD 128(R8)(R10*8), Y7
+	VBLENDVPD Y4, Y7, Y6, Y8
+	VBLENDVPD Y4, Y6, Y7, Y9
+	VSUBPD Y1, Y8, Y8
+	VMULPD Y4, Y8, Y8
+	VMAXPD Y10, Y8, Y10
+	VSUBPD Y1, Y9, Y9
+	VMULPD Y4, Y9, Y9
+	VMINPD Y11, Y9, Y11
+	VBROADCASTSD 64(R8)(R10*8), Y6
+	VBROADCASTSD 160(R8)(R10*8), Y7
+	VBLENDVPD Y5, Y7, Y6, Y8
+	VBLENDVPD Y5, Y6, Y7, Y9
+	VSUBPD Y2, Y8, Y8
+	VMULPD Y5, Y8, Y8
+	VMAXPD Y10, Y8, Y10
+	VSUBPD Y2, Y9, Y9
+	VMULPD Y5, Y9, Y9
+	VMINPD Y11, Y9, Y11
+	VMULPD robust4<>(SB), Y11, Y11
+	VMINPD Y13, Y11, Y11
+	VCMPPD $2, Y11, Y10, Y9            // t0 <= t1
+	VMOVMSKPD Y9, R13
+	ANDL R12, R13
+	JZ pchildnext
+
+	// The least entry distance of the lanes that enter.
+	VMOVUPD inf4<>(SB), Y6
+	VBLENDVPD Y9, Y10, Y6, Y6
+	VEXTRACTF128 $1, Y6, X7
+	VMINPD X7, X6, X7
+	VPERMILPD $1, X7, X6
+	VMINSD X6, X7, X7
+
+	// Insert (distance, child, lanes) into the sorted lists.
+	MOVL R11, R9
+
+pins:
+	TESTL R9, R9
+	JZ pput
+	VMOVSD 40(SP)(R9*8), X8
+	VUCOMISD X7, X8
+	JLS pput
+	VMOVSD X8, 48(SP)(R9*8)
+	MOVL 76(SP)(R9*4), CX
+	MOVL CX, 80(SP)(R9*4)
+	MOVL 92(SP)(R9*4), CX
+	MOVL CX, 96(SP)(R9*4)
+	DECL R9
+	JMP pins
+
+pput:
+	VMOVSD X7, 48(SP)(R9*8)
+	MOVL 192(R8)(R10*4), CX
+	MOVL CX, 80(SP)(R9*4)
+	MOVL R13, 96(SP)(R9*4)
+	INCL R11
+
+pchildnext:
+	INCL R10
+	JMP pchild
+
+pchildren:
+	TESTL R11, R11
+	JZ ppop
+	DECL R11
+
+ppush:
+	TESTL R11, R11
+	JZ ppushed
+	CMPQ DX, depth+40(FP)
+	JAE poverflow
+	MOVQ DX, R9
+	SHLQ $4, R9
+	MOVL 80(SP)(R11*4), CX
+	MOVL CX, 0(DI)(R9*1)
+	MOVL 96(SP)(R11*4), CX
+	MOVL CX, 4(DI)(R9*1)
+	VMOVSD 48(SP)(R11*8), X7
+	VMOVSD X7, 8(DI)(R9*1)
+	INCQ DX
+	DECL R11
+	JMP ppush
+
+ppushed:
+	MOVLQSX 80(SP), CX
+	MOVL 96(SP), R12
+	JMP ploop
+
+pleaf:
+	NOTQ CX
+	SHRQ $3, CX
+	IMUL3Q $288, CX, R8
+	ADDQ SI, R8
+	LEAQ lanemask<>(SB), R9
+	MOVQ R12, R10
+	SHLQ $5, R10
+	ADDQ R10, R9
+	XORL R10, R10                      // triangle (lane of the packet)
+
+ptri:
+	// p = d x e2, d per ray lane, e2 of this triangle in every lane.
+	VBROADCASTSD 192(R8)(R10*8), Y6
+	VBROADCASTSD 224(R8)(R10*8), Y7
+	VBROADCASTSD 256(R8)(R10*8), Y8
+	VMULPD 64(AX), Y8, Y9
+	VMULPD 96(AX), Y7, Y10
+	VSUBPD Y10, Y9, Y9                 // px = dy*e2z - dz*e2y
+	VMULPD 96(AX), Y6, Y10
+	VMULPD 32(AX), Y8, Y11
+	VSUBPD Y11, Y10, Y10               // py = dz*e2x - dx*e2z
+	VMULPD 32(AX), Y7, Y11
+	VMULPD 64(AX), Y6, Y14
+	VSUBPD Y14, Y11, Y11               // pz = dx*e2y - dy*e2x
+
+	// det = e1 . p
+	VBROADCASTSD 96(R8)(R10*8), Y12
+	VMULPD Y9, Y12, Y12
+	VBROADCASTSD 128(R8)(R10*8), Y14
+	VMULPD Y10, Y14, Y14
+	VADDPD Y14, Y12, Y12
+	VBROADCASTSD 160(R8)(R10*8), Y14
+	VMULPD Y11, Y14, Y14
+	VADDPD Y14, Y12, Y12
+
+	// s = o - v0
+	VBROADCASTSD 0(R8)(R10*8), Y6
+	VSUBPD Y6, Y0, Y6
+	VBROADCASTSD 32(R8)(R10*8), Y7
+	VSUBPD Y7, Y1, Y7
+	VBROADCASTSD 64(R8)(R10*8), Y8
+	VSUBPD Y8, Y2, Y8
+
+	// un = s . p
+	VMULPD Y6, Y9, Y9
+	VMULPD Y7, Y10, Y10
+	VADDPD Y10, Y9, Y9
+	VMULPD Y8, Y11, Y11
+	VADDPD Y11, Y9, Y9
+
+	// q = s x e1
+	VBROADCASTSD 160(R8)(R10*8), Y3    // e1z
+	VMULPD Y3, Y7, Y10                 // sy*e1z
+	VBROADCASTSD 128(R8)(R10*8), Y4    // e1y
+	VMULPD Y4, Y8, Y11                 // sz*e1y
+	VSUBPD Y11, Y10, Y10               // qx
+	VBROADCASTSD 96(R8)(R10*8), Y5     // e1x
+	VMULPD Y5, Y8, Y11                 // sz*e1x
+	VMULPD Y3, Y6, Y14                 // sx*e1z
+	VSUBPD Y14, Y11, Y11               // qy
+	VMULPD Y4, Y6, Y14                 // sx*e1y
+	VMULPD Y5, Y7, Y3                  // sy*e1x
+	VSUBPD Y3, Y14, Y14                // qz
+
+	// d . q
+	VMULPD 32(AX), Y10, Y3
+	VMULPD 64(AX), Y11, Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD 96(AX), Y14, Y4
+	VADDPD Y4, Y3, Y3
+
+	// t = e2 . q / det
+	VBROADCASTSD 192(R8)(R10*8), Y4
+	VMULPD Y10, Y4, Y4
+	VBROADCASTSD 224(R8)(R10*8), Y5
+	VMULPD Y11, Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VBROADCASTSD 256(R8)(R10*8), Y5
+	VMULPD Y14, Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VDIVPD Y12, Y4, Y4
+
+	VMOVUPD sign4<>(SB), Y5
+	VANDPD Y5, Y12, Y6                 // det's sign
+	VANDNPD Y12, Y5, Y7                // adet
+	VXORPD Y6, Y9, Y9                  // un
+	VXORPD Y6, Y3, Y3                  // vn
+
+	VXORPD Y14, Y14, Y14
+	VCMPPD $0x0c, Y14, Y12, Y8         // det != 0
+	VCMPPD $0x1d, Y14, Y9, Y10         // un >= 0
+	VANDPD Y10, Y8, Y8
+	VCMPPD $0x12, Y7, Y9, Y10          // un <= adet
+	VANDPD Y10, Y8, Y8
+	VCMPPD $0x1d, Y14, Y3, Y10         // vn >= 0
+	VANDPD Y10, Y8, Y8
+	VADDPD Y3, Y9, Y9
+	VCMPPD $0x12, Y7, Y9, Y10          // un+vn <= adet
+	VANDPD Y10, Y8, Y8
+	VCMPPD $0x1e, Y14, Y4, Y10         // t > 0
+	VANDPD Y10, Y8, Y8
+	VCMPPD $0x11, Y13, Y4, Y10         // t < tmax
+	VANDPD Y10, Y8, Y8
+	VANDPD (R9), Y8, Y8                // lanes at hand
+	VMOVMSKPD Y8, R11
+	TESTL R11, R11
+	JZ ptrinext
+	VBLENDVPD Y8, Y4, Y13, Y13         // tmax = t where hit
+	MOVQ CX, R13
+	SHLQ $2, R13
+	ADDQ R10, R13
+	BTL $0, R11
+	JCC plane1
+	MOVQ R13, 256(AX)
+
+plane1:
+	BTL $1, R11
+	JCC plane2
+	MOVQ R13, 264(AX)
+
+plane2:
+	BTL $2, R11
+	JCC plane3
+	MOVQ R13, 272(AX)
+
+plane3:
+	BTL $3, R11
+	JCC ptrinext
+	MOVQ R13, 280(AX)
+
+ptrinext:
+	INCL R10
+	CMPL R10, $4
+	JLT ptri
+	VMOVUPD 128(AX), Y3
+	VMOVUPD 160(AX), Y4
+	VMOVUPD 192(AX), Y5
+
+ppop:
+	TESTQ DX, DX
+	JZ pdone
+	DECQ DX
+	MOVQ DX, R8
+	SHLQ $4, R8
+	VBROADCASTSD 8(DI)(R8*1), Y6
+	VCMPPD $2, Y13, Y6, Y7             // entry <= tmax, lane by lane
+	VMOVMSKPD Y7, R9
+	ANDL 4(DI)(R8*1), R9
+	JZ ppop
+	MOVL R9, R12
+	MOVLQSX 0(DI)(R8*1), CX
+	JMP ploop
+
+pdone:
+	VMOVUPD Y13, 224(AX)
+	VZEROUPPER
+	MOVB $1, ok+48(FP)
+	RET
+
+poverflow:
+	VZEROUPPER
+	MOVB $0, ok+48(FP)
+	RET
+
+// func visitPacketAVX2(nd *node4, p *packet, mask uint64, lanes *[4]int32, entry *[4]float64)
+//
+// intersectPacketAVX2's node test on its own, for the hierarchy over
+// instances: lanes[k] is the set of the lanes in mask that enter child k
+// before their p.tmax (0 for none), entry[k] the least of their entry
+// distances.
+TEXT ·visitPacketAVX2(SB), NOSPLIT, $0-40
+	MOVQ nd+0(FP), R8
+	MOVQ p+8(FP), AX
+	MOVQ mask+16(FP), R12
+	MOVQ lanes+24(FP), SI
+	MOVQ entry+32(FP), DI
+	VBROADCASTSD 0(AX), Y0
+	VBROADCASTSD 8(AX), Y1
+	VBROADCASTSD 16(AX), Y2
+	VMOVUPD 128(AX), Y3
+	VMOVUPD 160(AX), Y4
+	VMOVUPD 192(AX), Y5
+	VMOVUPD 224(AX), Y13
+	XORL R10, R10
+
+vpchild:
+	CMPL R10, $4
+	JGE vpdone
+	MOVL $0, (SI)(R10*4)
+	CMPL R10, 208(R8)
+	JGE vpnext
+	VBROADCASTSD 0(R8)(R10*8), Y6
+	VBROADCASTSD 96(R8)(R10*8), Y7
+	VBLENDVPD Y3, Y7, Y6, Y8
+	VBLENDVPD Y3, Y6, Y7, Y9
+	VSUBPD Y0, Y8, Y8
+	VMULPD Y3, Y8, Y8
+	VXORPD Y10, Y10, Y10
+	VMAXPD Y10, Y8, Y10
+	VSUBPD Y0, Y9, Y9
+	VMULPD Y3, Y9, Y9
+	VMOVUPD inf4<>(SB), Y11
+	VMINPD Y11, Y9, Y11
+	VBROADCASTSD 32(R8)(R10*8), Y6
+	VBROADCASTSD 128(R8)(R10*8), Y7
+	VBLENDVPD Y4, Y7, Y6, Y8
+	VBLENDVPD Y4, Y6, Y7, Y9
+	VSUBPD Y1, Y8, Y8
+	VMULPD Y4, Y8, Y8
+	VMAXPD Y10, Y8, Y10
+	VSUBPD Y1, Y9, Y9
+	VMULPD Y4, Y9, Y9
+	VMINPD Y11, Y9, Y11
+	VBROADCASTSD 64(R8)(R10*8), Y6
+	VBROADCASTSD 160(R8)(R10*8), Y7
+	VBLENDVPD Y5, Y7, Y6, Y8
+	VBLENDVPD Y5, Y6, Y7, Y9
+	VSUBPD Y2, Y8, Y8
+	VMULPD Y5, Y8, Y8
+	VMAXPD Y10, Y8, Y10
+	VSUBPD Y2, Y9, Y9
+	VMULPD Y5, Y9, Y9
+	VMINPD Y11, Y9, Y11
+	VMULPD robust4<>(SB), Y11, Y11
+	VMINPD Y13, Y11, Y11
+	VCMPPD $2, Y11, Y10, Y9
+	VMOVMSKPD Y9, R13
+	ANDL R12, R13
+	MOVL R13, (SI)(R10*4)
+	JZ vpnext
+	VMOVUPD inf4<>(SB), Y6
+	VBLENDVPD Y9, Y10, Y6, Y6
+	VEXTRACTF128 $1, Y6, X7
+	VMINPD X7, X6, X7
+	VPERMILPD $1, X7, X6
+	VMINSD X6, X7, X7
+	VMOVSD X7, (DI)(R10*8)
+
+vpnext:
+	INCL R10
+	JMP vpchild
+
+vpdone:
+	VZEROUPPER
+	RET

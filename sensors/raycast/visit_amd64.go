@@ -1,0 +1,57 @@
+package raycast
+
+import "golang.org/x/sys/cpu"
+
+// useAVX2 selects the vector node test; without AVX2 the scalar one runs.
+var useAVX2 = cpu.X86.HasAVX2
+
+// visitAVX2 is visitScalar's box tests for the four children at once: it
+// writes each child's entry distance into ts and returns the bit set of the
+// children entered before tmax (bit k for child k). The arithmetic is the
+// scalar test's, operation for operation, so that both enter the same
+// children.
+//
+//go:noescape
+func visitAVX2(r *ray, nd *node4, tmax float64, ts *[4]float64) uint64
+
+// visit tests the ray against the children of nd and returns those it
+// enters before tmax, nearest first, with their entry distances (see
+// visitScalar).
+func (r *ray) visit(nd *node4, tmax float64, refs *[4]int32, ts *[4]float64) int {
+	if !useAVX2 {
+		return r.visitScalar(nd, tmax, refs, ts)
+	}
+	var t [4]float64
+	bits := visitAVX2(r, nd, tmax, &t)
+	return sortEntered(bits, &t, nd, refs, ts)
+}
+
+// hitLeaf returns the nearest hit closer than tmax among the count
+// triangles of packet pack, and its number (tmax and -1 if none). Only the
+// Go loop (intersectGo) calls it, where intersectAVX2 cannot run: it tests
+// one triangle after the other.
+func (g *Geometry) hitLeaf(r *ray, pack, count int32, tmax float64) (float64, int32) {
+	return g.hitLeafScalar(r, pack, count, tmax)
+}
+
+// intersectAVX2 is Geometry.intersectGo's loop with visitAVX2's node test
+// and triangle.hit four lanes at a time, on a stack of depth entries; ok is false where that
+// stack would overflow (see traverse_amd64.s).
+//
+//go:noescape
+func intersectAVX2(nodes *node4, packs *triPack, r *ray, tmax float64, stack *stackEntry, depth int) (t float64, tri int32, ok bool)
+
+// intersectPacketAVX2 is Geometry.intersect for the lanes in mask of a
+// packet of rays from one origin, traversing the hierarchy once for them
+// all (see traverse_amd64.s). ok is false where its stack of depth
+// entries would overflow.
+//
+//go:noescape
+func intersectPacketAVX2(nodes *node4, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool)
+
+// visitPacketAVX2 tests the lanes in mask of a packet against the
+// children of nd: lanes[k] is the set of lanes that enter child k before
+// their tmax, entry[k] the least of their entry distances.
+//
+//go:noescape
+func visitPacketAVX2(nd *node4, p *packet, mask uint64, lanes *[4]int32, entry *[4]float64)
