@@ -2,6 +2,7 @@ package sensors_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"testing"
@@ -130,5 +131,55 @@ func TestRenderFramesMatchesMixed(t *testing.T) {
 	}
 	if a.ReturnsPublished() == 0 {
 		t.Error("no returns published: the overlays say nothing")
+	}
+}
+
+// Scanners on auto keep measuring both backends when their frames are
+// rendered together (a CPU frame's cost is then its share of the batch),
+// choose one, and every frame on either gives the exact caster's ranges.
+func TestRenderFramesAuto(t *testing.T) {
+	s := roomScene(t, `<sensor type="laser" name="A" pose_offset="1 0.5 1 0 0 17"/>
+<sensor type="laser" name="B" pose_offset="1 0.5 1 0 0 17"/>
+<sensor type="laser" name="C" pose_offset="1 0.5 1 0 0 17" backend="cpu"/>`)
+	r := testkit.Renderer(t)
+	entries := s.Sensors()
+	ranges := func(f *sensors.Frame) []*float64 {
+		info, _, err := f.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sc struct{ Ranges []*float64 }
+		if err := json.Unmarshal(info, &sc); err != nil {
+			t.Fatal(err)
+		}
+		return sc.Ranges
+	}
+	used := map[string]int{}
+	for c := range 16 {
+		for _, se := range entries[:2] {
+			used[sensors.Backend(se.Sensor)]++
+		}
+		frames, errs := sensors.RenderFrames(r, s, entries, make([]*sensors.Stamp, len(entries)))
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		ref := ranges(frames[2])
+		for k, f := range frames[:2] {
+			for i, rg := range ranges(f) {
+				if (rg == nil) != (ref[i] == nil) || rg != nil && math.Abs(*rg-*ref[i]) > 1e-9 {
+					t.Fatalf("cycle %d, %s beam %d: %v, exact caster %v", c, entries[k].Name, i, rg, ref[i])
+				}
+			}
+		}
+	}
+	for _, se := range entries[:2] {
+		if got := se.Sensor.Describe()["backend_chosen"]; got != "gpu" && got != "cpu" {
+			t.Errorf("%s: backend_chosen %v after 16 cycles", se.Name, got)
+		}
+	}
+	if used["gpu"] < 4 || used["cpu"] < 4 {
+		t.Errorf("frames per backend %v: both were to be measured", used)
 	}
 }
