@@ -69,20 +69,24 @@ func publishReturns(s *scene.Scene, se *scene.SensorEntry, fr *Frame) {
 }
 
 // RenderReturns renders once each sensor whose returns an overlay draws, so
-// that a render for people shows them current; it returns the first error.
+// that a render for people shows them current (together, as RenderFrames
+// does); it returns the first error.
 func RenderReturns(r *Renderer, s *scene.Scene) error {
-	var first error
+	var list []*scene.SensorEntry
 	for _, name := range s.ReturnsWanted() {
 		for _, se := range s.Sensors() {
-			if se.Name != name {
-				continue
-			}
-			if _, err := RenderFrame(r, s, se, nil); err != nil && first == nil {
-				first = err
+			if se.Name == name {
+				list = append(list, se)
 			}
 		}
 	}
-	return first
+	_, errs := RenderFrames(r, s, list, make([]*Stamp, len(list)))
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // returns gives a range frame's hits in world coordinates (nil for frames
