@@ -33,10 +33,15 @@ type DepthCamera struct {
 	zTan []float64 // per row: z over x
 	dist Distortion
 	umap *undistortMap // nil for an ideal pinhole; then the render is the image
-	// Scratch of the CPU backend, kept between frames.
-	cpuDirs   []mgl64.Vec3
+	// Scratch of the CPU backend, kept between frames: the rays depend on
+	// the pixel and the camera's pose only, so a camera that stays put
+	// casts the same ones again.
+	cpuDirs   []mgl64.Vec3 // per pixel, the world ray for cpuWorld
 	cpuRanges []float64
 	cpuTans   [][2]float64 // per pixel, the ray's y and z over x
+	cpuNorms  []float64    // per pixel, the length of (1, y/x, z/x)
+	cpuWorld  mgl64.Mat4   // the pose cpuDirs are for
+	cpuFresh  bool         // cpuDirs hold cpuWorld's rays
 }
 
 func newDepthCamera(ctx *scene.Context) (scene.Sensor, error) {
@@ -90,7 +95,7 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 		return out, err
 	}
 	r.castOne(s, *m.cast)
-	d.endDepth(out)
+	d.endDepth(out, m)
 	d.took(m.backend, time.Since(m.start))
 	return out, nil
 }
@@ -138,32 +143,43 @@ func (d *DepthCamera) beginDepth(r *Renderer, s *scene.Scene) (*DepthImage, meas
 	case BackendCPU:
 		if len(d.cpuDirs) != len(out.Depth) {
 			d.cpuDirs, d.cpuRanges = make([]mgl64.Vec3, len(out.Depth)), make([]float64, len(out.Depth))
-			d.cpuTans = make([][2]float64, len(out.Depth))
+			d.cpuTans, d.cpuNorms = make([][2]float64, len(out.Depth)), make([]float64, len(out.Depth))
+			// Per pixel, the ray's y and z over x (body frame).
+			for k := range d.cpuTans {
+				t := [2]float64{d.yTan[k%v.Width], d.zTan[k/v.Width]}
+				if d.umap != nil {
+					x, y := d.umap.ray(k) // optical x right, y down
+					t = [2]float64{-x, -y}
+				}
+				d.cpuTans[k], d.cpuNorms[k] = t, math.Sqrt(1+t[0]*t[0]+t[1]*t[1])
+			}
+			d.cpuFresh = false
 		}
 		dirs, tans := d.cpuDirs, d.cpuTans
-		// The pixels' rays are made by the cores that cast them.
-		prepare := func(lo, hi int) {
-			for k := lo; k < hi; k++ {
-				// The ray's y and z over x (body frame).
-				if d.umap == nil {
-					tans[k] = [2]float64{d.yTan[k%v.Width], d.zTan[k/v.Width]}
-				} else {
-					x, y := d.umap.ray(k) // optical x right, y down
-					tans[k] = [2]float64{-x, -y}
+		m.cast = &raycast.Rays{Origin: world.Col(3).Vec3(), Dirs: dirs, TMax: math.Inf(1), Out: d.cpuRanges}
+		if !d.cpuFresh || world != d.cpuWorld {
+			// The pixels' rays are made by the cores that cast them; they
+			// count as fresh once the frame is measured (endDepth), not
+			// if its cast failed half way.
+			d.cpuFresh, m.fills = false, true
+			m.cast.Prepare = func(lo, hi int) {
+				for k := lo; k < hi; k++ {
+					dirs[k] = world.Mul4x1(mgl64.Vec4{1, tans[k][0], tans[k][1], 0}).Vec3().Normalize()
 				}
-				dirs[k] = world.Mul4x1(mgl64.Vec4{1, tans[k][0], tans[k][1], 0}).Vec3().Normalize()
 			}
 		}
-		m.cast = &raycast.Rays{Origin: world.Col(3).Vec3(), Dirs: dirs, TMax: math.Inf(1), Out: d.cpuRanges, Prepare: prepare}
 	}
 	return out, m, nil
 }
 
 // endDepth turns the CPU backend's ranges along the pixels' rays into the
 // frame's depths.
-func (d *DepthCamera) endDepth(out *DepthImage) {
-	for k, t := range d.cpuTans {
-		z := d.cpuRanges[k] / math.Sqrt(1+t[0]*t[0]+t[1]*t[1]) // range along the ray -> depth along x
+func (d *DepthCamera) endDepth(out *DepthImage, m measurement) {
+	if m.fills {
+		d.cpuWorld, d.cpuFresh = m.world, true
+	}
+	for k, norm := range d.cpuNorms {
+		z := d.cpuRanges[k] / norm // range along the ray -> depth along x
 		if math.IsInf(d.cpuRanges[k], 1) {
 			z = 0
 		}
@@ -186,7 +202,7 @@ func (d *DepthCamera) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendin
 	}
 	return pendingFrame{cast: m.cast, start: m.start, finish: func(cost time.Duration) (*Frame, error) {
 		start := time.Now()
-		d.endDepth(img)
+		d.endDepth(img, m)
 		d.took(m.backend, cost+time.Since(start))
 		return frame(), nil
 	}}, nil

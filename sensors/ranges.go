@@ -173,7 +173,11 @@ type beamSet struct {
 	auto     autoBackend // backend="auto"
 	views    []surfaceView
 	frame3d  surfaceFrame // the GPU backend's last render
-	worldDir []mgl64.Vec3 // scratch for the CPU backend
+	// The CPU backend's world beams, kept while the sensor's pose stays
+	// (worldFor): most sensors of a cycle have not moved.
+	worldDir   []mgl64.Vec3
+	worldFor   mgl64.Mat4
+	worldFresh bool
 }
 
 // readBeamSettings reads range_min, range_max, the noise attributes and
@@ -302,6 +306,8 @@ type measurement struct {
 	// cast is the CPU backend's beams in world coordinates, their raw
 	// distances to go into the frame's out; nil where the GPU measured.
 	cast *raycast.Rays
+	// fills: cast.Prepare turns the beams into the world for this pose.
+	fills bool
 }
 
 // beginRanges starts measuring every beam into out: the GPU backend
@@ -324,17 +330,22 @@ func (b *beamSet) beginRanges(r *Renderer, s *scene.Scene, out []float64) (measu
 			return m, fmt.Errorf("sensor %q: beam %d is outside every view", b.name, i)
 		}
 	case BackendCPU:
-		if cap(b.worldDir) < len(b.dirs) {
-			b.worldDir = make([]mgl64.Vec3, len(b.dirs))
+		if len(b.worldDir) != len(b.dirs) {
+			b.worldDir, b.worldFresh = make([]mgl64.Vec3, len(b.dirs)), false
 		}
-		wd, world := b.worldDir[:len(b.dirs)], m.world
-		m.cast = &raycast.Rays{Origin: world.Col(3).Vec3(), Dirs: wd, TMax: math.Inf(1), Out: out,
-			// The beams are turned into the world by the cores that cast them.
-			Prepare: func(lo, hi int) {
+		wd, world := b.worldDir, m.world
+		m.cast = &raycast.Rays{Origin: world.Col(3).Vec3(), Dirs: wd, TMax: math.Inf(1), Out: out}
+		if !b.worldFresh || world != b.worldFor {
+			// The beams are turned into the world by the cores that cast
+			// them; they count as fresh once the frame is measured
+			// (endRanges), not if its cast failed half way.
+			b.worldFresh, m.fills = false, true
+			m.cast.Prepare = func(lo, hi int) {
 				for i := lo; i < hi; i++ {
 					wd[i] = world.Mul4x1(b.dirs[i].Vec4(0)).Vec3().Normalize()
 				}
-			}}
+			}
+		}
 	}
 	return m, nil
 }
@@ -342,6 +353,9 @@ func (b *beamSet) beginRanges(r *Renderer, s *scene.Scene, out []float64) (measu
 // endRanges completes a measurement whose beams took cost (auto compares
 // the backends by it): range limits and noise.
 func (b *beamSet) endRanges(m measurement, cost time.Duration, out []float64) {
+	if m.fills {
+		b.worldFor, b.worldFresh = m.world, true
+	}
 	b.took(m.backend, cost)
 	for i, rg := range out {
 		switch {

@@ -292,8 +292,8 @@ func (bl *builder) children(ni int) int {
 	return left
 }
 
-// ray is a ray prepared for box tests. The vector node test (visit_amd64.s)
-// reads it by offset: TestRayLayout holds the two to the same layout.
+// ray is a ray prepared for box tests. The vector tests (traverse_amd64.s)
+// read it by offset: TestAssemblyLayout holds the two to the same layout.
 type ray struct {
 	o, d, inv [3]float64
 	neg       [3]bool // the inverse's sign bits: which planes are near

@@ -454,8 +454,8 @@ func (c *Caster) CastSerial(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, 
 	traversals.Put(st)
 }
 
-// traversals keeps scratch stacks for Cast and CastSerial, which would
-// clear 4 KiB per call otherwise.
+// traversals keeps scratch stacks for Cast, CastSerial and Intersect,
+// which would clear 4 KiB per call otherwise.
 var traversals = sync.Pool{New: func() any { return new(traversal) }}
 
 // Intersect returns the distance along dir from origin (both in the
@@ -464,8 +464,9 @@ var traversals = sync.Pool{New: func() any { return new(traversal) }}
 // mapped from another frame keeps that frame's distances.
 func (g *Geometry) Intersect(origin, dir mgl64.Vec3, tmax float64) (float64, bool) {
 	r := newRay(origin, dir)
-	var st traversal
-	t, _ := g.intersect(&r, tmax, &st)
+	st := traversals.Get().(*traversal)
+	t, _ := g.intersect(&r, tmax, st)
+	traversals.Put(st)
 	return t, t < tmax
 }
 

@@ -8,7 +8,7 @@ const packLanes = 4
 // (v0[axis][lane]), in the vertex-and-edges form of triangle. Lanes that
 // hold no triangle are all zero: their determinant is 0, so no ray hits
 // them. The vector test (traverse_amd64.s) reads it by offset:
-// TestPackLayout holds the two to the same layout. (Float32 vertices, from
+// TestAssemblyLayout holds the two to the same layout. (Float32 vertices, from
 // which the edges are computed as they are read, halve a packet's bytes but
 // were slower: a leaf is reached once or twice per ray.)
 type triPack struct {
@@ -33,8 +33,11 @@ func (g *Geometry) tri(i int32) triangle {
 	}
 }
 
-// hitLeafScalar is hitLeaf one triangle after the other.
-func (g *Geometry) hitLeafScalar(r *ray, pack, count int32, tmax float64) (float64, int32) {
+// hitLeaf returns the nearest hit closer than tmax among the count
+// triangles of packet pack, and its number (tmax and -1 if none), testing
+// one after the other: the Go loop's leaf test (intersectGo), where the
+// assembly cannot run.
+func (g *Geometry) hitLeaf(r *ray, pack, count int32, tmax float64) (float64, int32) {
 	best := int32(-1)
 	for i := pack * packLanes; i < pack*packLanes+count; i++ {
 		tr := g.tri(i)

@@ -3,7 +3,7 @@ package raycast
 import "github.com/go-gl/mathgl/mgl64"
 
 // packet is up to four rays from one origin, lane by lane, as the packet
-// traversal (intersectPacketAVX2) reads them: TestPacketLayout holds the
+// traversal (intersectPacketAVX2) reads them: TestAssemblyLayout holds the
 // two to the same layout. A sensor's beams share their origin, and
 // neighbouring beams take the same way down a hierarchy: traversing it
 // once for four shares the wait for each node among them.
@@ -23,15 +23,21 @@ type packetEntry struct {
 	t          float64
 }
 
-// setRays maps the packet's rays: origin o, and for lane l < n direction
-// d(l); lanes from n on repeat the last ray (their results are not read).
-func (p *packet) setRays(o [3]float64, n int, d func(l int) [3]float64) {
+// setRays sets the packet's rays: origin o along dirs (at most four;
+// lanes from len(dirs) on repeat the last ray, and their results are not
+// read), mapped by a where a is not nil.
+func (p *packet) setRays(a *affine, o [3]float64, dirs []mgl64.Vec3) {
+	if a != nil {
+		o = a.point(o)
+	}
 	p.o = o
 	for l := 0; l < packLanes; l++ {
-		dl := d(min(l, n-1))
-		for a := 0; a < 3; a++ {
-			p.d[a][l], p.inv[a][l] = dl[a], 1/dl[a]
+		d := [3]float64(dirs[min(l, len(dirs)-1)])
+		if a != nil {
+			d = a.vector(d)
 		}
+		p.d[0][l], p.d[1][l], p.d[2][l] = d[0], d[1], d[2]
+		p.inv[0][l], p.inv[1][l], p.inv[2][l] = 1/d[0], 1/d[1], 1/d[2]
 	}
 }
 
@@ -76,7 +82,7 @@ func (c *Caster) castPacket(origin [3]float64, dirs []mgl64.Vec3, tmax float64, 
 		return
 	}
 	var w, p packet // the rays in the world, and in the placement mapped last
-	w.setRays(origin, n, func(l int) [3]float64 { return dirs[l] })
+	w.setRays(nil, origin, dirs)
 	for l := range w.tmax {
 		w.tmax[l] = tmax
 	}
@@ -122,7 +128,7 @@ func (c *Caster) castPacket(origin [3]float64, dirs []mgl64.Vec3, tmax float64, 
 			for i := l >> 3; i < l>>3+l&7; i++ {
 				in := &c.instances[i]
 				if in.placement != mapped {
-					p.setRays(in.toLocal.point(origin), n, func(l int) [3]float64 { return in.toLocal.vector(dirs[l]) })
+					p.setRays(&in.toLocal, origin, dirs)
 					mapped = in.placement
 				}
 				p.tmax = w.tmax

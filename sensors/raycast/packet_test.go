@@ -4,35 +4,11 @@ import (
 	"math"
 	"math/rand"
 	"testing"
-	"unsafe"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
 )
-
-// TestPacketLayout holds the offsets the packet traversal
-// (traverse_amd64.s) reads to the Go structs.
-func TestPacketLayout(t *testing.T) {
-	var p packet
-	var e packetEntry
-	for _, c := range []struct {
-		name      string
-		got, want uintptr
-	}{
-		{"packet.d", unsafe.Offsetof(p.d), 32},
-		{"packet.inv", unsafe.Offsetof(p.inv), 128},
-		{"packet.tmax", unsafe.Offsetof(p.tmax), 224},
-		{"packet.tri", unsafe.Offsetof(p.tri), 256},
-		{"packetEntry.mask", unsafe.Offsetof(e.mask), 4},
-		{"packetEntry.t", unsafe.Offsetof(e.t), 8},
-		{"packetEntry size", unsafe.Sizeof(e), 16},
-	} {
-		if c.got != c.want {
-			t.Errorf("%s at byte %d, the assembly reads it at %d", c.name, c.got, c.want)
-		}
-	}
-}
 
 // randomPrimitive is n random triangles, some sharing an edge with the one
 // before, some of no area, coordinates often on a grid so that rays meet

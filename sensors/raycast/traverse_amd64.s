@@ -24,19 +24,133 @@ DATA lowbits<>+3(SB)/1, $7
 DATA lowbits<>+4(SB)/1, $15
 GLOBL lowbits<>(SB), RODATA|NOPTR, $8
 
+// The macros below are the tests, written once for every function here.
+// Go's operand order is Intel's reversed: VSUBPD A, B, C is C = B - A, and
+// VMAXPD A, B, C is Intel's VMAXPD C, B, A, which returns A (the second
+// source) where either is NaN: so "VMAXPD T0, X, T0" is the scalar "if x >
+// t0 { t0 = x }", and a NaN plane distance (a ray along a slab, its
+// origin on the plane) leaves the interval as it is. VBLENDVPD M, A, B, C
+// is C = A where M's sign bit is set, else B. Everything is VEX-encoded
+// (VMOVSD, VUCOMISD): a legacy SSE instruction with the upper halves dirty
+// stalls for hundreds of cycles on this machine.
+
+// LOAD_RAY broadcasts the ray at AX: its origin to Y0-Y2, its inverse
+// direction to Y3-Y5.
+#define LOAD_RAY \
+	VBROADCASTSD 0(AX), Y0; \
+	VBROADCASTSD 8(AX), Y1; \
+	VBROADCASTSD 16(AX), Y2; \
+	VBROADCASTSD 48(AX), Y3; \
+	VBROADCASTSD 56(AX), Y4; \
+	VBROADCASTSD 64(AX), Y5
+
+// SLAB_NEAR(off, o, inv) raises the entry distances Y6 of the four
+// children of the node at R8 to those of one axis' near planes, whose
+// offset in the node the ray at AX holds at off.
+#define SLAB_NEAR(off, o, inv) \
+	MOVQ off(AX), R9; \
+	VMOVUPD (R8)(R9*1), Y7; \
+	VSUBPD o, Y7, Y7; \
+	VMULPD inv, Y7, Y7; \
+	VMAXPD Y6, Y7, Y6
+
+// SLAB_FAR(off, o, inv) lowers the exit distances Y8 likewise.
+#define SLAB_FAR(off, o, inv) \
+	MOVQ off(AX), R9; \
+	VMOVUPD (R8)(R9*1), Y7; \
+	VSUBPD o, Y7, Y7; \
+	VMULPD inv, Y7, Y7; \
+	VMINPD Y8, Y7, Y8
+
+// NODE_TEST is visitScalar's test of one ray (AX; Y0-Y5 from LOAD_RAY)
+// against the four children of the node at R8, before tmax (all lanes of
+// tmaxv): entry distances in Y6, the children entered in R9's low bits
+// (only those in use).
+#define NODE_TEST(tmaxv) \
+	VXORPD Y6, Y6, Y6; \
+	SLAB_NEAR(80, Y0, Y3); \
+	SLAB_NEAR(88, Y1, Y4); \
+	SLAB_NEAR(96, Y2, Y5); \
+	VMOVUPD inf4<>(SB), Y8; \
+	SLAB_FAR(104, Y0, Y3); \
+	SLAB_FAR(112, Y1, Y4); \
+	SLAB_FAR(120, Y2, Y5); \
+	VMULPD robust4<>(SB), Y8, Y8; \
+	VMINPD tmaxv, Y8, Y8; \
+	VCMPPD $2, Y8, Y6, Y7; \
+	VMOVMSKPD Y7, R9; \
+	MOVL 208(R8), R10; \
+	LEAQ lowbits<>(SB), R11; \
+	MOVBLZX (R11)(R10*1), R10; \
+	ANDL R10, R9
+
+// LOAD_PACKET loads the packet at AX: its origin to Y0-Y2, its inverse
+// directions to Y3-Y5, its tmax to Y13.
+#define LOAD_PACKET \
+	VBROADCASTSD 0(AX), Y0; \
+	VBROADCASTSD 8(AX), Y1; \
+	VBROADCASTSD 16(AX), Y2; \
+	VMOVUPD 128(AX), Y3; \
+	VMOVUPD 160(AX), Y4; \
+	VMOVUPD 192(AX), Y5; \
+	VMOVUPD 224(AX), Y13
+
+// PACKET_AXIS(lo, hi, o, inv) is one axis of PACKET_CHILD: the child's
+// planes at lo and hi (R8 the node, R10 the child) in every lane, the near
+// one picked per lane by its inverse direction's sign.
+#define PACKET_AXIS(lo, hi, o, inv) \
+	VBROADCASTSD lo(R8)(R10*8), Y6; \
+	VBROADCASTSD hi(R8)(R10*8), Y7; \
+	VBLENDVPD inv, Y7, Y6, Y8; \
+	VBLENDVPD inv, Y6, Y7, Y9; \
+	VSUBPD o, Y8, Y8; \
+	VMULPD inv, Y8, Y8; \
+	VMAXPD Y10, Y8, Y10; \
+	VSUBPD o, Y9, Y9; \
+	VMULPD inv, Y9, Y9; \
+	VMINPD Y11, Y9, Y11
+
+// PACKET_CHILD tests child R10 of the node at R8 against the four rays of
+// the packet (Y0-Y2 their origin, Y3-Y5 their inverse directions, Y13
+// their tmax): entry distances in Y10, the lanes that enter in Y9 (a
+// mask) and in R13 (bits, only those in R12; the flags tell whether
+// there are any).
+#define PACKET_CHILD \
+	VXORPD Y10, Y10, Y10; \
+	VMOVUPD inf4<>(SB), Y11; \
+	PACKET_AXIS(0, 96, Y0, Y3); \
+	PACKET_AXIS(32, 128, Y1, Y4); \
+	PACKET_AXIS(64, 160, Y2, Y5); \
+	VMULPD robust4<>(SB), Y11, Y11; \
+	VMINPD Y13, Y11, Y11; \
+	VCMPPD $2, Y11, Y10, Y9; \
+	VMOVMSKPD Y9, R13; \
+	ANDL R12, R13
+
+// LEAST_ENTRY puts the least entry distance Y10 of the lanes in mask Y9
+// into X7.
+#define LEAST_ENTRY \
+	VMOVUPD inf4<>(SB), Y6; \
+	VBLENDVPD Y9, Y10, Y6, Y6; \
+	VEXTRACTF128 $1, Y6, X7; \
+	VMINPD X7, X6, X7; \
+	VPERMILPD $1, X7, X6; \
+	VMINSD X6, X7, X7
+
 // func intersectAVX2(nodes *node4, packs *triPack, r *ray, tmax float64, stack *stackEntry, depth int) (t float64, tri int32, ok bool)
 //
-// Geometry.intersectGo's loop: visitAVX2's node test and hitPackAVX2's
-// triangle test (see them for the arithmetic, which is the scalar one),
-// the entered children sorted nearest first as sortEntered sorts them, a
-// stack of stackEntry. ok is false where the stack of depth entries would
-// overflow: the caller then runs the Go loop, whose stack grows.
+// Geometry.intersectGo's loop: NODE_TEST for the four children of a node,
+// triangle.hit for the four lanes of a leaf's packet (the same operations
+// in the same order, no fused multiply-adds, so the same hits at the very
+// same distances), the entered children sorted nearest first as
+// sortEntered sorts them, a stack of stackEntry. ok is false where the
+// stack of depth entries would overflow: the caller then runs the Go loop,
+// whose stack grows.
 //
 // Registers: AX ray, BX nodes, SI packs, DI stack, DX entries on it, CX
 // the node (>= 0) or leaf (< 0) at hand, R13 the best triangle; Y0-Y2
 // the origin and Y3-Y5 the inverse direction in all lanes, Y13 tmax.
-// Everything is VEX-encoded (VMOVSD, VUCOMISD): a legacy SSE instruction
-// with the upper halves dirty would stall. Frame: entry distances or
+// Frame: entry distances or
 // triangle distances at 0(SP), the sorted distances at 32(SP), the sorted
 // children at 64(SP), the node's children at 80(SP).
 TEXT ·intersectAVX2(SB), NOSPLIT, $96-61
@@ -45,12 +159,7 @@ TEXT ·intersectAVX2(SB), NOSPLIT, $96-61
 	MOVQ r+16(FP), AX
 	MOVQ stack+32(FP), DI
 	VBROADCASTSD tmax+24(FP), Y13
-	VBROADCASTSD 0(AX), Y0
-	VBROADCASTSD 8(AX), Y1
-	VBROADCASTSD 16(AX), Y2
-	VBROADCASTSD 48(AX), Y3
-	VBROADCASTSD 56(AX), Y4
-	VBROADCASTSD 64(AX), Y5
+	LOAD_RAY
 	XORQ DX, DX
 	XORQ CX, CX
 	MOVQ $-1, R13
@@ -62,46 +171,8 @@ loop:
 	// Node test (visitAVX2).
 	IMUL3Q $216, CX, R8
 	ADDQ BX, R8
-	VXORPD Y6, Y6, Y6
-	MOVQ 80(AX), R9
-	VMOVUPD (R8)(R9*1), Y7
-	VSUBPD Y0, Y7, Y7
-	VMULPD Y3, Y7, Y7
-	VMAXPD Y6, Y7, Y6
-	MOVQ 88(AX), R9
-	VMOVUPD (R8)(R9*1), Y7
-	VSUBPD Y1, Y7, Y7
-	VMULPD Y4, Y7, Y7
-	VMAXPD Y6, Y7, Y6
-	MOVQ 96(AX), R9
-	VMOVUPD (R8)(R9*1), Y7
-	VSUBPD Y2, Y7, Y7
-	VMULPD Y5, Y7, Y7
-	VMAXPD Y6, Y7, Y6
-	VMOVUPD inf4<>(SB), Y8
-	MOVQ 104(AX), R9
-	VMOVUPD (R8)(R9*1), Y7
-	VSUBPD Y0, Y7, Y7
-	VMULPD Y3, Y7, Y7
-	VMINPD Y8, Y7, Y8
-	MOVQ 112(AX), R9
-	VMOVUPD (R8)(R9*1), Y7
-	VSUBPD Y1, Y7, Y7
-	VMULPD Y4, Y7, Y7
-	VMINPD Y8, Y7, Y8
-	MOVQ 120(AX), R9
-	VMOVUPD (R8)(R9*1), Y7
-	VSUBPD Y2, Y7, Y7
-	VMULPD Y5, Y7, Y7
-	VMINPD Y8, Y7, Y8
-	VMULPD robust4<>(SB), Y8, Y8
-	VMINPD Y13, Y8, Y8
-	VCMPPD $2, Y8, Y6, Y7
-	VMOVMSKPD Y7, R9
-	MOVL 208(R8), R10
-	LEAQ lowbits<>(SB), R11
-	MOVBLZX (R11)(R10*1), R10
-	ANDL R10, R9
+	NODE_TEST(Y13)
+	TESTL R9, R9
 	JZ pop
 	POPCNTL R9, R10
 	CMPL R10, $1
@@ -311,73 +382,13 @@ overflow:
 	MOVB $0, ok+60(FP)
 	RET
 
-// lanemask<>[m] is the mask of the lanes in the bit set m, one quadword
-// of all ones per lane in use.
-DATA lanemask<>+0(SB)/8, $0
-DATA lanemask<>+8(SB)/8, $0
-DATA lanemask<>+16(SB)/8, $0
-DATA lanemask<>+24(SB)/8, $0
-DATA lanemask<>+32(SB)/8, $-1
-DATA lanemask<>+40(SB)/8, $0
-DATA lanemask<>+48(SB)/8, $0
-DATA lanemask<>+56(SB)/8, $0
-DATA lanemask<>+64(SB)/8, $0
-DATA lanemask<>+72(SB)/8, $-1
-DATA lanemask<>+80(SB)/8, $0
-DATA lanemask<>+88(SB)/8, $0
-DATA lanemask<>+96(SB)/8, $-1
-DATA lanemask<>+104(SB)/8, $-1
-DATA lanemask<>+112(SB)/8, $0
-DATA lanemask<>+120(SB)/8, $0
-DATA lanemask<>+128(SB)/8, $0
-DATA lanemask<>+136(SB)/8, $0
-DATA lanemask<>+144(SB)/8, $-1
-DATA lanemask<>+152(SB)/8, $0
-DATA lanemask<>+160(SB)/8, $-1
-DATA lanemask<>+168(SB)/8, $0
-DATA lanemask<>+176(SB)/8, $-1
-DATA lanemask<>+184(SB)/8, $0
-DATA lanemask<>+192(SB)/8, $0
-DATA lanemask<>+200(SB)/8, $-1
-DATA lanemask<>+208(SB)/8, $-1
-DATA lanemask<>+216(SB)/8, $0
-DATA lanemask<>+224(SB)/8, $-1
-DATA lanemask<>+232(SB)/8, $-1
-DATA lanemask<>+240(SB)/8, $-1
-DATA lanemask<>+248(SB)/8, $0
-DATA lanemask<>+256(SB)/8, $0
-DATA lanemask<>+264(SB)/8, $0
-DATA lanemask<>+272(SB)/8, $0
-DATA lanemask<>+280(SB)/8, $-1
-DATA lanemask<>+288(SB)/8, $-1
-DATA lanemask<>+296(SB)/8, $0
-DATA lanemask<>+304(SB)/8, $0
-DATA lanemask<>+312(SB)/8, $-1
-DATA lanemask<>+320(SB)/8, $0
-DATA lanemask<>+328(SB)/8, $-1
-DATA lanemask<>+336(SB)/8, $0
-DATA lanemask<>+344(SB)/8, $-1
-DATA lanemask<>+352(SB)/8, $-1
-DATA lanemask<>+360(SB)/8, $-1
-DATA lanemask<>+368(SB)/8, $0
-DATA lanemask<>+376(SB)/8, $-1
-DATA lanemask<>+384(SB)/8, $0
-DATA lanemask<>+392(SB)/8, $0
-DATA lanemask<>+400(SB)/8, $-1
-DATA lanemask<>+408(SB)/8, $-1
-DATA lanemask<>+416(SB)/8, $-1
-DATA lanemask<>+424(SB)/8, $0
-DATA lanemask<>+432(SB)/8, $-1
-DATA lanemask<>+440(SB)/8, $-1
-DATA lanemask<>+448(SB)/8, $0
-DATA lanemask<>+456(SB)/8, $-1
-DATA lanemask<>+464(SB)/8, $-1
-DATA lanemask<>+472(SB)/8, $-1
-DATA lanemask<>+480(SB)/8, $-1
-DATA lanemask<>+488(SB)/8, $-1
-DATA lanemask<>+496(SB)/8, $-1
-DATA lanemask<>+504(SB)/8, $-1
-GLOBL lanemask<>(SB), RODATA|NOPTR, $512
+// lanebits<> is each lane's bit, for turning a bit set of lanes into a
+// mask of lanes.
+DATA lanebits<>+0(SB)/8, $1
+DATA lanebits<>+8(SB)/8, $2
+DATA lanebits<>+16(SB)/8, $4
+DATA lanebits<>+24(SB)/8, $8
+GLOBL lanebits<>(SB), RODATA|NOPTR, $32
 
 // func intersectPacketAVX2(nodes *node4, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool)
 //
@@ -398,20 +409,15 @@ GLOBL lanemask<>(SB), RODATA|NOPTR, $512
 // directions (reloaded after a leaf, which uses them), Y13 tmax. Packet:
 // o at 0, d at 32 (x, y, z rows of four), inv at 128, tmax at 224, tri at
 // 256. Frame: the entered children sorted by entry distance at 48(SP),
-// their refs at 80(SP) and lanes at 96(SP).
-TEXT ·intersectPacketAVX2(SB), NOSPLIT, $128-49
+// their refs at 80(SP) and lanes at 96(SP), the mask of the lanes at hand
+// in a leaf at 112(SP).
+TEXT ·intersectPacketAVX2(SB), NOSPLIT, $144-49
 	MOVQ nodes+0(FP), BX
 	MOVQ packs+8(FP), SI
 	MOVQ p+16(FP), AX
 	MOVQ mask+24(FP), R12
 	MOVQ stack+32(FP), DI
-	VBROADCASTSD 0(AX), Y0
-	VBROADCASTSD 8(AX), Y1
-	VBROADCASTSD 16(AX), Y2
-	VMOVUPD 128(AX), Y3
-	VMOVUPD 160(AX), Y4
-	VMOVUPD 192(AX), Y5
-	VMOVUPD 224(AX), Y13
+	LOAD_PACKET
 	XORQ DX, DX
 	XORQ CX, CX
 
@@ -426,52 +432,9 @@ ploop:
 pchild:
 	CMPL R10, 208(R8)
 	JGE pchildren
-	VBROADCASTSD 0(R8)(R10*8), Y6      // lo x
-	VBROADCASTSD 96(R8)(R10*8), Y7     // hi x
-	VBLENDVPD Y3, Y7, Y6, Y8           // near: hi where inv < 0
-	VBLENDVPD Y3, Y6, Y7, Y9           // far
-	VSUBPD Y0, Y8, Y8
-	VMULPD Y3, Y8, Y8
-	VXORPD Y10, Y10, Y10
-	VMAXPD Y10, Y8, Y10
-	VSUBPD Y0, Y9, Y9
-	VMULPD Y3, Y9, Y9
-	VMOVUPD inf4<>(SB), Y11
-	VMINPD Y11, Y9, Y11
-	VBROADCASTSD 32(R8)(R10*8), Y6
-	VBROADCASTSD 128(R8)(R10*8), Y7
-	VBLENDVPD Y4, Y7, Y6, Y8
-	VBLENDVPD Y4, Y6, Y7, Y9
-	VSUBPD Y1, Y8, Y8
-	VMULPD Y4, Y8, Y8
-	VMAXPD Y10, Y8, Y10
-	VSUBPD Y1, Y9, Y9
-	VMULPD Y4, Y9, Y9
-	VMINPD Y11, Y9, Y11
-	VBROADCASTSD 64(R8)(R10*8), Y6
-	VBROADCASTSD 160(R8)(R10*8), Y7
-	VBLENDVPD Y5, Y7, Y6, Y8
-	VBLENDVPD Y5, Y6, Y7, Y9
-	VSUBPD Y2, Y8, Y8
-	VMULPD Y5, Y8, Y8
-	VMAXPD Y10, Y8, Y10
-	VSUBPD Y2, Y9, Y9
-	VMULPD Y5, Y9, Y9
-	VMINPD Y11, Y9, Y11
-	VMULPD robust4<>(SB), Y11, Y11
-	VMINPD Y13, Y11, Y11
-	VCMPPD $2, Y11, Y10, Y9            // t0 <= t1
-	VMOVMSKPD Y9, R13
-	ANDL R12, R13
+	PACKET_CHILD
 	JZ pchildnext
-
-	// The least entry distance of the lanes that enter.
-	VMOVUPD inf4<>(SB), Y6
-	VBLENDVPD Y9, Y10, Y6, Y6
-	VEXTRACTF128 $1, Y6, X7
-	VMINPD X7, X6, X7
-	VPERMILPD $1, X7, X6
-	VMINSD X6, X7, X7
+	LEAST_ENTRY
 
 	// Insert (distance, child, lanes) into the sorted lists.
 	MOVL R11, R9
@@ -533,10 +496,12 @@ pleaf:
 	SHRQ $3, CX
 	IMUL3Q $288, CX, R8
 	ADDQ SI, R8
-	LEAQ lanemask<>(SB), R9
-	MOVQ R12, R10
-	SHLQ $5, R10
-	ADDQ R10, R9
+	// The lanes at hand as a mask, in the frame.
+	VMOVQ R12, X6
+	VPBROADCASTQ X6, Y6
+	VPAND lanebits<>(SB), Y6, Y6
+	VPCMPEQQ lanebits<>(SB), Y6, Y6
+	VMOVDQU Y6, 112(SP)
 	XORL R10, R10                      // triangle (lane of the packet)
 
 ptri:
@@ -632,7 +597,7 @@ ptri:
 	VANDPD Y10, Y8, Y8
 	VCMPPD $0x11, Y13, Y4, Y10         // t < tmax
 	VANDPD Y10, Y8, Y8
-	VANDPD (R9), Y8, Y8                // lanes at hand
+	VANDPD 112(SP), Y8, Y8             // lanes at hand
 	VMOVMSKPD Y8, R11
 	TESTL R11, R11
 	JZ ptrinext
@@ -705,13 +670,7 @@ TEXT ·visitPacketAVX2(SB), NOSPLIT, $0-40
 	MOVQ mask+16(FP), R12
 	MOVQ lanes+24(FP), SI
 	MOVQ entry+32(FP), DI
-	VBROADCASTSD 0(AX), Y0
-	VBROADCASTSD 8(AX), Y1
-	VBROADCASTSD 16(AX), Y2
-	VMOVUPD 128(AX), Y3
-	VMOVUPD 160(AX), Y4
-	VMOVUPD 192(AX), Y5
-	VMOVUPD 224(AX), Y13
+	LOAD_PACKET
 	XORL R10, R10
 
 vpchild:
@@ -720,51 +679,10 @@ vpchild:
 	MOVL $0, (SI)(R10*4)
 	CMPL R10, 208(R8)
 	JGE vpnext
-	VBROADCASTSD 0(R8)(R10*8), Y6
-	VBROADCASTSD 96(R8)(R10*8), Y7
-	VBLENDVPD Y3, Y7, Y6, Y8
-	VBLENDVPD Y3, Y6, Y7, Y9
-	VSUBPD Y0, Y8, Y8
-	VMULPD Y3, Y8, Y8
-	VXORPD Y10, Y10, Y10
-	VMAXPD Y10, Y8, Y10
-	VSUBPD Y0, Y9, Y9
-	VMULPD Y3, Y9, Y9
-	VMOVUPD inf4<>(SB), Y11
-	VMINPD Y11, Y9, Y11
-	VBROADCASTSD 32(R8)(R10*8), Y6
-	VBROADCASTSD 128(R8)(R10*8), Y7
-	VBLENDVPD Y4, Y7, Y6, Y8
-	VBLENDVPD Y4, Y6, Y7, Y9
-	VSUBPD Y1, Y8, Y8
-	VMULPD Y4, Y8, Y8
-	VMAXPD Y10, Y8, Y10
-	VSUBPD Y1, Y9, Y9
-	VMULPD Y4, Y9, Y9
-	VMINPD Y11, Y9, Y11
-	VBROADCASTSD 64(R8)(R10*8), Y6
-	VBROADCASTSD 160(R8)(R10*8), Y7
-	VBLENDVPD Y5, Y7, Y6, Y8
-	VBLENDVPD Y5, Y6, Y7, Y9
-	VSUBPD Y2, Y8, Y8
-	VMULPD Y5, Y8, Y8
-	VMAXPD Y10, Y8, Y10
-	VSUBPD Y2, Y9, Y9
-	VMULPD Y5, Y9, Y9
-	VMINPD Y11, Y9, Y11
-	VMULPD robust4<>(SB), Y11, Y11
-	VMINPD Y13, Y11, Y11
-	VCMPPD $2, Y11, Y10, Y9
-	VMOVMSKPD Y9, R13
-	ANDL R12, R13
+	PACKET_CHILD
 	MOVL R13, (SI)(R10*4)
 	JZ vpnext
-	VMOVUPD inf4<>(SB), Y6
-	VBLENDVPD Y9, Y10, Y6, Y6
-	VEXTRACTF128 $1, Y6, X7
-	VMINPD X7, X6, X7
-	VPERMILPD $1, X7, X6
-	VMINSD X6, X7, X7
+	LEAST_ENTRY
 	VMOVSD X7, (DI)(R10*8)
 
 vpnext:
@@ -773,4 +691,21 @@ vpnext:
 
 vpdone:
 	VZEROUPPER
+	RET
+
+// func visitAVX2(r *ray, nd *node4, tmax float64, ts *[4]float64) uint64
+//
+// visitScalar's box tests for the four children at once (NODE_TEST): each
+// child's entry distance into ts, and the bit set of the children entered
+// before tmax.
+TEXT ·visitAVX2(SB), NOSPLIT, $0-40
+	MOVQ r+0(FP), AX
+	MOVQ nd+8(FP), R8
+	MOVQ ts+24(FP), DI
+	LOAD_RAY
+	VBROADCASTSD tmax+16(FP), Y13
+	NODE_TEST(Y13)
+	VMOVUPD Y6, (DI)
+	VZEROUPPER
+	MOVQ R9, ret+32(FP)
 	RET

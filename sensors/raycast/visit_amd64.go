@@ -2,7 +2,8 @@ package raycast
 
 import "golang.org/x/sys/cpu"
 
-// useAVX2 selects the vector node test; without AVX2 the scalar one runs.
+// useAVX2 selects the vector tests (traverse_amd64.s); without AVX2 the
+// Go loops and scalar tests run.
 var useAVX2 = cpu.X86.HasAVX2
 
 // visitAVX2 is visitScalar's box tests for the four children at once: it
@@ -26,17 +27,9 @@ func (r *ray) visit(nd *node4, tmax float64, refs *[4]int32, ts *[4]float64) int
 	return sortEntered(bits, &t, nd, refs, ts)
 }
 
-// hitLeaf returns the nearest hit closer than tmax among the count
-// triangles of packet pack, and its number (tmax and -1 if none). Only the
-// Go loop (intersectGo) calls it, where intersectAVX2 cannot run: it tests
-// one triangle after the other.
-func (g *Geometry) hitLeaf(r *ray, pack, count int32, tmax float64) (float64, int32) {
-	return g.hitLeafScalar(r, pack, count, tmax)
-}
-
 // intersectAVX2 is Geometry.intersectGo's loop with visitAVX2's node test
-// and triangle.hit four lanes at a time, on a stack of depth entries; ok is false where that
-// stack would overflow (see traverse_amd64.s).
+// and triangle.hit four lanes at a time, on a stack of depth entries; ok
+// is false where that stack would overflow (see traverse_amd64.s).
 //
 //go:noescape
 func intersectAVX2(nodes *node4, packs *triPack, r *ray, tmax float64, stack *stackEntry, depth int) (t float64, tri int32, ok bool)

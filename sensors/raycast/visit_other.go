@@ -9,18 +9,13 @@ func (r *ray) visit(nd *node4, tmax float64, refs *[4]int32, ts *[4]float64) int
 	return r.visitScalar(nd, tmax, refs, ts)
 }
 
-// hitLeaf returns the nearest hit closer than tmax among the count
-// triangles of packet pack, and its number (tmax and -1 if none).
-func (g *Geometry) hitLeaf(r *ray, pack, count int32, tmax float64) (float64, int32) {
-	return g.hitLeafScalar(r, pack, count, tmax)
-}
-
 // intersectAVX2 is never called where useAVX2 is false.
 func intersectAVX2(nodes *node4, packs *triPack, r *ray, tmax float64, stack *stackEntry, depth int) (t float64, tri int32, ok bool) {
 	return tmax, -1, false
 }
 
-const useAVX2 = false
+// useAVX2 is false: no vector tests here.
+var useAVX2 = false
 
 // intersectPacketAVX2 is never called where useAVX2 is false.
 func intersectPacketAVX2(nodes *node4, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool) {

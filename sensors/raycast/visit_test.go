@@ -3,6 +3,9 @@ package raycast
 import (
 	"math"
 	"math/rand"
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -11,16 +14,20 @@ import (
 	"github.com/simvis/simvis/models"
 )
 
-// TestRayLayout holds the offsets the vector node test (visit_amd64.s)
-// reads to the Go structs.
-func TestRayLayout(t *testing.T) {
+// TestAssemblyLayout holds the offsets and sizes the vector tests
+// (traverse_amd64.s) read to the Go structs.
+func TestAssemblyLayout(t *testing.T) {
 	var r ray
 	var nd node4
+	var tp triPack
+	var p packet
+	var e packetEntry
 	for _, c := range []struct {
 		name      string
 		got, want uintptr
 	}{
 		{"ray.o", unsafe.Offsetof(r.o), 0},
+		{"ray.d", unsafe.Offsetof(r.d), 24},
 		{"ray.inv", unsafe.Offsetof(r.inv), 48},
 		{"ray.near", unsafe.Offsetof(r.near), 80},
 		{"ray.far", unsafe.Offsetof(r.far), 104},
@@ -31,6 +38,16 @@ func TestRayLayout(t *testing.T) {
 		{"node4 size", unsafe.Sizeof(nd), 216},
 		{"stackEntry.t", unsafe.Offsetof(stackEntry{}.t), 8},
 		{"stackEntry size", unsafe.Sizeof(stackEntry{}), 16},
+		{"triPack.e1", unsafe.Offsetof(tp.e1), 96},
+		{"triPack.e2", unsafe.Offsetof(tp.e2), 192},
+		{"triPack size", unsafe.Sizeof(tp), 288},
+		{"packet.d", unsafe.Offsetof(p.d), 32},
+		{"packet.inv", unsafe.Offsetof(p.inv), 128},
+		{"packet.tmax", unsafe.Offsetof(p.tmax), 224},
+		{"packet.tri", unsafe.Offsetof(p.tri), 256},
+		{"packetEntry.mask", unsafe.Offsetof(e.mask), 4},
+		{"packetEntry.t", unsafe.Offsetof(e.t), 8},
+		{"packetEntry size", unsafe.Sizeof(e), 16},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s at byte %d, the assembly reads it at %d", c.name, c.got, c.want)
@@ -93,19 +110,6 @@ func TestVisitMatchesScalar(t *testing.T) {
 					i, o, d, tmax, nd, refsA[:a], tsA[:a], refsB[:b], tsB[:b])
 			}
 		}
-	}
-}
-
-// TestPackLayout holds the offsets the vector triangle test
-// (traverse_amd64.s) reads to the Go struct.
-func TestPackLayout(t *testing.T) {
-	var p triPack
-	if unsafe.Offsetof(p.v0) != 0 || unsafe.Offsetof(p.e1) != 96 || unsafe.Offsetof(p.e2) != 192 || unsafe.Sizeof(p) != 288 {
-		t.Errorf("triPack: v0, e1, e2 at bytes %d, %d, %d, size %d; the assembly reads them at 0, 96, 192, size 288",
-			unsafe.Offsetof(p.v0), unsafe.Offsetof(p.e1), unsafe.Offsetof(p.e2), unsafe.Sizeof(p))
-	}
-	if unsafe.Offsetof(ray{}.d) != 24 {
-		t.Errorf("ray.d at byte %d, the assembly reads it at 24", unsafe.Offsetof(ray{}.d))
 	}
 }
 
@@ -202,5 +206,32 @@ func TestIntersectMatchesGo(t *testing.T) {
 	}
 	if hits < 25000 {
 		t.Errorf("only %d rays hit: the test compares too few hits", hits)
+	}
+}
+
+// TestAssemblyIsVEXOnly reads traverse_amd64.s for instructions on vector
+// registers without the VEX encoding (MOVQ R, X6 rather than VMOVQ): with
+// the upper halves of the YMM registers in use, each such instruction
+// stalls for hundreds of cycles on this machine (one made the traversal
+// twice as slow), and nothing else would tell.
+func TestAssemblyIsVEXOnly(t *testing.T) {
+	src, err := os.ReadFile("traverse_amd64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vector := regexp.MustCompile(`\b[XY]([0-9]|1[0-5])\b`)
+	for i, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.SplitN(line, "//", 2)[0]), `\`))
+		line = strings.TrimSuffix(strings.TrimSpace(line), ";")
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasSuffix(line, ":") {
+			continue
+		}
+		op, operands, _ := strings.Cut(line, " ")
+		if strings.Contains(op, "(") {
+			continue // a macro, checked where it is defined
+		}
+		if vector.MatchString(operands) && !strings.HasPrefix(op, "V") {
+			t.Errorf("traverse_amd64.s:%d: %q is not VEX-encoded", i+1, line)
+		}
 	}
 }
