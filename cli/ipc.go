@@ -230,12 +230,16 @@ func (c *sensorClock) due(se *scene.SensorEntry, t float64) bool {
 type emitFunc func(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error)
 
 // render renders the due sensors (all of them, or those in only) once
-// each and hands every frame to emit. A sensor that fails to render or to
-// be emitted goes to fail, and the others still render: one bad sensor
-// never stops a loop that serves many. It returns the files written.
+// each and hands every frame to emit, in the scene's order. A sensor that
+// fails to render or to be emitted goes to fail, and the others still
+// render: one bad sensor never stops a loop that serves many. The range
+// sensors on the CPU cast their beams together, on all cores
+// (sensors.RenderFrames), so the frames are all rendered before the first
+// is emitted. It returns the files written.
 func (c *sensorClock) render(r *sensors.Renderer, s *scene.Scene, t float64, latest bool, only map[string]bool,
 	emit emitFunc, fail func(se *scene.SensorEntry, err error)) int {
-	written := 0
+	var due []*scene.SensorEntry
+	var stamps []*sensors.Stamp
 	for _, se := range s.Sensors() {
 		if len(only) > 0 && !only[se.Name] || !c.due(se, t) {
 			continue
@@ -245,11 +249,19 @@ func (c *sensorClock) render(r *sensors.Renderer, s *scene.Scene, t float64, lat
 			st.Time = c.stamp(t)
 		}
 		c.frames[se.Name]++
-		f, err := sensors.RenderFrame(r, s, se, st)
-		if err != nil {
-			fail(se, err)
+		due, stamps = append(due, se), append(stamps, st)
+	}
+	if len(due) == 0 {
+		return 0
+	}
+	frames, errs := sensors.RenderFrames(r, s, due, stamps)
+	written := 0
+	for i, se := range due {
+		if errs[i] != nil {
+			fail(se, errs[i])
 			continue
 		}
+		f, st := frames[i], stamps[i]
 		if latest {
 			st = nil
 		}

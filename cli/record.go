@@ -134,8 +134,14 @@ func captureRecorded(r *sensors.Renderer, s *scene.Scene, out string, st *sensor
 		return nil
 	}
 	var written []string
-	for _, se := range s.Sensors() {
-		f, err := sensors.RenderFrame(r, s, se, st)
+	list := s.Sensors()
+	stamps := make([]*sensors.Stamp, len(list))
+	for i := range stamps {
+		stamps[i] = st
+	}
+	frames, errs := sensors.RenderFrames(r, s, list, stamps)
+	for i, se := range list {
+		f, err := frames[i], errs[i]
 		if err != nil {
 			fails.fail(se, err)
 			continue

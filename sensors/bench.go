@@ -174,31 +174,33 @@ func Bench(r *Renderer, s *scene.Scene, d time.Duration) ([]BenchResult, error) 
 	return out, nil
 }
 
-// BenchSet renders the named sensors one after the other, as one cycle of
-// a simulation would, and reports the cycle rate.
+// BenchSet renders the named sensors as one cycle of a simulation does
+// (RenderFrames: the CPU backend's beams of all of them cast together, on
+// all cores) and reports the cycle rate, wall and CPU time per cycle.
 func BenchSet(r *Renderer, s *scene.Scene, names []string, d time.Duration) (BenchResult, error) {
 	res := BenchResult{Type: "set"}
-	var set []scene.Sensor
+	var set []*scene.SensorEntry
 	for _, se := range s.Sensors() {
 		for _, n := range names {
 			if se.Name == n {
-				set = append(set, se.Sensor)
+				set = append(set, se)
 			}
 		}
 	}
 	if len(set) != len(names) {
 		return res, fmt.Errorf("sensor set %v: not all found in the scene", names)
 	}
+	stamps := make([]*Stamp, len(set))
 	beams := 0
 	cpu0 := cpuTime()
 	n, el, err := timeFrames(d, func() error {
 		beams = 0
-		for _, se := range set {
-			rg, err := frame(r, s, se)
-			if err != nil {
-				return err
+		frames, errs := RenderFrames(r, s, set, stamps)
+		for i, f := range frames {
+			if errs[i] != nil {
+				return errs[i]
 			}
-			beams += len(rg)
+			beams += f.beams()
 		}
 		return nil
 	})
@@ -212,6 +214,22 @@ func BenchSet(r *Renderer, s *scene.Scene, names []string, d time.Duration) (Ben
 	// The warm-up cycle of timeFrames is in the CPU time: n+1 cycles.
 	res.CycleCPUMS = 1000 * (cpuTime() - cpu0).Seconds() / float64(n+1)
 	return res, nil
+}
+
+// beams returns how many ranges (beams or depth pixels) a frame holds; 0
+// for frames that are not ranges.
+func (f *Frame) beams() int {
+	switch f.Kind {
+	case "scan":
+		return len(f.scan.Ranges)
+	case "psd":
+		return 1
+	case "cloud":
+		return len(f.cloud.Ranges)
+	case "depth":
+		return len(f.depth.Depth)
+	}
+	return 0
 }
 
 // cpuTime is the CPU time this process has used, user and system.

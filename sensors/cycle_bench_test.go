@@ -116,3 +116,39 @@ func BenchmarkMillionScanCPU(b *testing.B) {
 func BenchmarkMillionDepthCPU(b *testing.B) {
 	runCycle(b, loadBenchScene(b, 1), sensors.BackendCPU, "depth")
 }
+
+// BenchmarkMarvins50Cycle is the 50 robots' cycle as serve renders it
+// (RenderFrames: the 150 scanners' beams cast together), on the CPU.
+func BenchmarkMarvins50Cycle(b *testing.B) {
+	s := loadBenchScene(b, 0)
+	r, err := sensors.NewRenderer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	for _, se := range s.Sensors() {
+		if err := sensors.SetBackend(se.Sensor, sensors.BackendCPU); err != nil {
+			b.Fatal(err)
+		}
+	}
+	entries := s.Sensors()
+	stamps := make([]*sensors.Stamp, len(entries))
+	one := func() {
+		_, errs := sensors.RenderFrames(r, s, entries, stamps)
+		for _, err := range errs {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	one()
+	var r0, r1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+	for b.Loop() {
+		one()
+	}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+	cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cycles/s")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/cycle")
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors/raycast"
 )
 
 func init() { scene.RegisterSensor("depth", newDepthCamera) }
@@ -89,24 +90,38 @@ func (d *DepthCamera) Intrinsics() Intrinsics {
 
 // Depth measures a frame at the scene's current state.
 func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
+	out, m, err := d.beginDepth(r, s)
+	if err != nil || m.cast == nil {
+		return out, err
+	}
+	r.castOne(s, *m.cast)
+	d.endDepth(out, m)
+	d.took(m.backend, time.Since(m.start))
+	return out, nil
+}
+
+// beginDepth starts a frame: the GPU backend measures it all, the CPU
+// backend returns the pixels' rays to cast (into cpuRanges) before
+// endDepth.
+func (d *DepthCamera) beginDepth(r *Renderer, s *scene.Scene) (*DepthImage, measurement, error) {
 	if err := s.Update(); err != nil {
-		return nil, err
+		return nil, measurement{}, err
 	}
 	world := d.frame.World()
 	if err := checkWorld(d.name, world); err != nil {
-		return nil, err
+		return nil, measurement{}, err
 	}
 	v := d.view
 	out := &DepthImage{
 		Info:  FrameInfo{Sensor: d.name, Intrinsics: d.Intrinsics(), Pose: scene.PoseFromMatrix(world), Near: d.rangeMin, Far: d.rangeMax},
 		Depth: make([]float32, v.Width*v.Height),
 	}
-	backend, start := d.backendNow(), time.Now()
-	defer func() { d.took(backend, time.Since(start)) }()
-	switch backend {
+	m := measurement{world: world, backend: d.backendNow(), start: time.Now()}
+	switch m.backend {
 	case BackendGPU:
+		defer func() { d.took(m.backend, time.Since(m.start)) }()
 		if err := r.renderSurfaces(s, world, d.views, &d.gpu, modeDepth); err != nil {
-			return nil, err
+			return nil, m, err
 		}
 		if d.umap == nil {
 			for i, z := range d.gpu.images[0].pixels {
@@ -140,23 +155,57 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 			}
 			d.cpuFresh = false
 		}
-		dirs, ranges, tans := d.cpuDirs, d.cpuRanges, d.cpuTans
+		dirs, tans := d.cpuDirs, d.cpuTans
+		m.cast = &raycast.Rays{Origin: world.Col(3).Vec3(), Dirs: dirs, TMax: math.Inf(1), Out: d.cpuRanges}
 		if !d.cpuFresh || world != d.cpuWorld {
-			for k, t := range tans {
-				dirs[k] = world.Mul4x1(mgl64.Vec4{1, t[0], t[1], 0}).Vec3().Normalize()
+			// The pixels' rays are made by the cores that cast them; they
+			// count as fresh once the frame is measured (endDepth), not
+			// if its cast failed half way.
+			d.cpuFresh, m.fills = false, true
+			m.cast.Prepare = func(lo, hi int) {
+				for k := lo; k < hi; k++ {
+					dirs[k] = world.Mul4x1(mgl64.Vec4{1, tans[k][0], tans[k][1], 0}).Vec3().Normalize()
+				}
 			}
-			d.cpuWorld, d.cpuFresh = world, true
-		}
-		r.castAll(s, world.Col(3).Vec3(), dirs, ranges)
-		for k, norm := range d.cpuNorms {
-			z := ranges[k] / norm // range along the ray -> depth along x
-			if math.IsInf(ranges[k], 1) {
-				z = 0
-			}
-			out.Depth[k] = d.limit(z)
 		}
 	}
-	return out, nil
+	return out, m, nil
+}
+
+// endDepth turns the CPU backend's ranges along the pixels' rays into the
+// frame's depths.
+func (d *DepthCamera) endDepth(out *DepthImage, m measurement) {
+	if m.fills {
+		d.cpuWorld, d.cpuFresh = m.world, true
+	}
+	for k, norm := range d.cpuNorms {
+		z := d.cpuRanges[k] / norm // range along the ray -> depth along x
+		if math.IsInf(d.cpuRanges[k], 1) {
+			z = 0
+		}
+		out.Depth[k] = d.limit(z)
+	}
+}
+
+// beginFrame is renderFrame in two halves (see RenderFrames).
+func (d *DepthCamera) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFrame, error) {
+	img, m, err := d.beginDepth(r, s)
+	if err != nil {
+		return pendingFrame{}, err
+	}
+	frame := func() *Frame {
+		img.Info.Stamp = st
+		return &Frame{Sensor: img.Info.Sensor, Kind: "depth", depth: img, stamp: st}
+	}
+	if m.cast == nil {
+		return pendingFrame{start: m.start, finish: func(time.Duration) (*Frame, error) { return frame(), nil }}, nil
+	}
+	return pendingFrame{cast: m.cast, start: m.start, finish: func(cost time.Duration) (*Frame, error) {
+		start := time.Now()
+		d.endDepth(img, m)
+		d.took(m.backend, cost+time.Since(start))
+		return frame(), nil
+	}}, nil
 }
 
 // nearSurfaces finds what the GPU view clipped: surfaces in front of its

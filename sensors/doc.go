@@ -15,7 +15,8 @@
 // (surfaces.go explains how); backend "cpu" uses the ray caster of package
 // raycast for every beam; backend "auto" (the default but for psd) times
 // both on the first frames and keeps the faster. Capture writes sensor outputs, Bench measures
-// rates and accuracy.
+// rates and accuracy. RenderFrames renders a simulation cycle's sensors,
+// the CPU backend's beams of all of them cast together on all cores.
 //
 // Cameras and depth cameras use the pinhole convention of OpenCV, Open3D
 // and ROS sensor_msgs/CameraInfo: pixel centers at integer coordinates,
@@ -68,8 +69,8 @@
 // closer than range_min (-Inf) as null with its beam index in too_close;
 // any other float that is not finite (a pose that overflowed) is null as
 // well. Binary payloads (.depth.f32, clouds) keep IEEE ±Inf and NaN. A
-// sensor whose world pose is not finite is not rendered: RenderFrame and
-// CaptureSensor return an error naming it, as they do for a panic inside a
+// sensor whose world pose is not finite is not rendered: RenderFrame,
+// RenderFrames and CaptureSensor return an error naming it, as they do for a panic inside a
 // render, so a program cycling many sensors can count the failure and go
 // on.
 //

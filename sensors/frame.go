@@ -37,6 +37,16 @@ type framer interface {
 // st (may be nil) stamps it.
 func RenderFrame(r *Renderer, s *scene.Scene, se *scene.SensorEntry, st *Stamp) (fr *Frame, err error) {
 	defer recovered(se.Name, &err)
+	if fr, err = renderFrame(r, s, se, st); err != nil {
+		return nil, err
+	}
+	publishReturns(s, se, fr)
+	return fr, nil
+}
+
+// renderFrame is RenderFrame but for the returns.
+func renderFrame(r *Renderer, s *scene.Scene, se *scene.SensorEntry, st *Stamp) (fr *Frame, err error) {
+	defer recovered(se.Name, &err)
 	f, ok := se.Sensor.(framer)
 	if !ok {
 		return nil, fmt.Errorf("sensor %q (%s) cannot be rendered into frames", se.Name, se.Type)
@@ -45,30 +55,38 @@ func RenderFrame(r *Renderer, s *scene.Scene, se *scene.SensorEntry, st *Stamp) 
 	if err != nil {
 		return nil, fmt.Errorf("sensor %q: %w", se.Name, err)
 	}
-	// Every frame of every command passes here, so overlays that draw a
-	// sensor's returns (the scan element) follow capture, serve, mirror and
-	// the viewer alike.
-	if s.WantsReturns(se.Name) {
-		s.PublishReturns(fr.returns())
-	}
 	return fr, nil
 }
 
+// publishReturns hands a range frame's returns to the overlays that draw
+// them. Every frame of every command passes here (RenderFrame,
+// RenderFrames), so overlays that draw a sensor's returns (the scan
+// element) follow capture, serve, mirror and the viewer alike.
+func publishReturns(s *scene.Scene, se *scene.SensorEntry, fr *Frame) {
+	if s.WantsReturns(se.Name) {
+		s.PublishReturns(fr.returns())
+	}
+}
+
 // RenderReturns renders once each sensor whose returns an overlay draws, so
-// that a render for people shows them current; it returns the first error.
+// that a render for people shows them current (together, as RenderFrames
+// does); it returns the first error.
 func RenderReturns(r *Renderer, s *scene.Scene) error {
-	var first error
+	var list []*scene.SensorEntry
 	for _, name := range s.ReturnsWanted() {
 		for _, se := range s.Sensors() {
-			if se.Name != name {
-				continue
-			}
-			if _, err := RenderFrame(r, s, se, nil); err != nil && first == nil {
-				first = err
+			if se.Name == name {
+				list = append(list, se)
 			}
 		}
 	}
-	return first
+	_, errs := RenderFrames(r, s, list, make([]*Stamp, len(list)))
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // returns gives a range frame's hits in world coordinates (nil for frames

@@ -116,14 +116,27 @@ func (s *Scan) MarshalJSON() ([]byte, error) {
 
 // Scan measures the scan at the scene's current state.
 func (l *Laser) Scan(r *Renderer, s *scene.Scene) (*Scan, error) {
-	sc := &Scan{
+	sc := l.newScan()
+	world, err := l.ranges(r, s, sc.Ranges)
+	sc.Pose = scene.PoseFromMatrix(world)
+	return sc, err
+}
+
+func (l *Laser) newScan() *Scan {
+	return &Scan{
 		Sensor: l.name, AngleMin: l.angleMin, AngleIncrement: l.increment,
 		AngleMax: l.angleMin + float64(len(l.dirs)-1)*l.increment,
 		RangeMin: l.rangeMin, RangeMax: l.rangeMax, Ranges: make([]float64, len(l.dirs)),
 	}
-	world, err := l.ranges(r, s, sc.Ranges)
-	sc.Pose = scene.PoseFromMatrix(world)
-	return sc, err
+}
+
+// beginFrame is renderFrame in two halves (see RenderFrames).
+func (l *Laser) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFrame, error) {
+	sc := l.newScan()
+	return l.pending(r, s, sc.Ranges, func(world mgl64.Mat4) *Frame {
+		sc.Pose, sc.Stamp = scene.PoseFromMatrix(world), st
+		return &Frame{Sensor: l.name, Kind: "scan", scan: sc, stamp: st}
+	})
 }
 
 // Beams returns the number of beams of a scan.
@@ -216,7 +229,21 @@ func (p *Reading) MarshalJSON() ([]byte, error) {
 func (p *PSD) Measure(r *Renderer, s *scene.Scene) (*Reading, error) {
 	out := []float64{0}
 	world, err := p.ranges(r, s, out)
-	return &Reading{Sensor: p.name, Range: out[0], RangeMin: p.rangeMin, RangeMax: p.rangeMax, Pose: scene.PoseFromMatrix(world)}, err
+	return p.reading(out[0], world), err
+}
+
+func (p *PSD) reading(rg float64, world mgl64.Mat4) *Reading {
+	return &Reading{Sensor: p.name, Range: rg, RangeMin: p.rangeMin, RangeMax: p.rangeMax, Pose: scene.PoseFromMatrix(world)}
+}
+
+// beginFrame is renderFrame in two halves (see RenderFrames).
+func (p *PSD) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFrame, error) {
+	out := []float64{0}
+	return p.pending(r, s, out, func(world mgl64.Mat4) *Frame {
+		rd := p.reading(out[0], world)
+		rd.Stamp = st
+		return &Frame{Sensor: p.name, Kind: "psd", psd: rd, stamp: st}
+	})
 }
 
 // Describe implements scene.Sensor.

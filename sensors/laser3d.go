@@ -120,8 +120,18 @@ type Cloud struct {
 
 // Scan measures a 3D scan at the scene's current state.
 func (l *Laser3D) Scan(r *Renderer, s *scene.Scene) (*Cloud, error) {
-	cl := &Cloud{Width: l.columns, Height: len(l.layers), Ranges: make([]float64, len(l.dirs)), Points: make([]mgl64.Vec3, len(l.dirs))}
+	cl := l.newCloud()
 	world, err := l.ranges(r, s, cl.Ranges)
+	l.points(cl, world)
+	return cl, err
+}
+
+func (l *Laser3D) newCloud() *Cloud {
+	return &Cloud{Width: l.columns, Height: len(l.layers), Ranges: make([]float64, len(l.dirs)), Points: make([]mgl64.Vec3, len(l.dirs))}
+}
+
+// points completes a cloud whose ranges are measured.
+func (l *Laser3D) points(cl *Cloud, world mgl64.Mat4) {
 	cl.Pose = scene.PoseFromMatrix(world)
 	for i, rg := range cl.Ranges {
 		if math.IsInf(rg, 0) {
@@ -130,7 +140,15 @@ func (l *Laser3D) Scan(r *Renderer, s *scene.Scene) (*Cloud, error) {
 			cl.Points[i] = l.dirs[i].Mul(rg)
 		}
 	}
-	return cl, err
+}
+
+// beginFrame is renderFrame in two halves (see RenderFrames).
+func (l *Laser3D) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFrame, error) {
+	cl := l.newCloud()
+	return l.pending(r, s, cl.Ranges, func(world mgl64.Mat4) *Frame {
+		l.points(cl, world)
+		return &Frame{Sensor: l.name, Kind: "cloud", cloud: cl, stamp: st}
+	})
 }
 
 // Describe implements scene.Sensor.

@@ -285,36 +285,78 @@ func (b *beamSet) planViews(res, vres float64) error {
 // range_max, -Inf where the surface is closer than range_min (REP-117),
 // noise applied to the rest. It returns the sensor's world pose.
 func (b *beamSet) ranges(r *Renderer, s *scene.Scene, out []float64) (mgl64.Mat4, error) {
+	m, err := b.beginRanges(r, s, out)
+	if err != nil {
+		return m.world, err
+	}
+	if m.cast != nil {
+		r.castOne(s, *m.cast)
+	}
+	b.endRanges(m, time.Since(m.start), out)
+	return m.world, nil
+}
+
+// measurement is a frame of a range sensor under way: between
+// beginRanges and endRanges the CPU backend's beams are cast, alone
+// (ranges) or with other sensors' (RenderFrames).
+type measurement struct {
+	world   mgl64.Mat4 // the sensor's world pose
+	backend string
+	start   time.Time
+	// cast is the CPU backend's beams in world coordinates, their raw
+	// distances to go into the frame's out; nil where the GPU measured.
+	cast *raycast.Rays
+	// fills: cast.Prepare turns the beams into the world for this pose.
+	fills bool
+}
+
+// beginRanges starts measuring every beam into out: the GPU backend
+// measures them all, the CPU backend returns them to cast.
+func (b *beamSet) beginRanges(r *Renderer, s *scene.Scene, out []float64) (measurement, error) {
 	if err := s.Update(); err != nil {
-		return mgl64.Mat4{}, err
+		return measurement{}, err
 	}
-	world := b.frame.World()
-	if err := checkWorld(b.name, world); err != nil {
-		return world, err
+	m := measurement{world: b.frame.World()}
+	if err := checkWorld(b.name, m.world); err != nil {
+		return m, err
 	}
-	backend, start := b.backendNow(), time.Now()
-	switch backend {
+	m.backend, m.start = b.backendNow(), time.Now()
+	switch m.backend {
 	case BackendGPU:
-		if err := r.renderSurfaces(s, world, b.views, &b.frame3d, modeIDs); err != nil {
-			return world, err
+		if err := r.renderSurfaces(s, m.world, b.views, &b.frame3d, modeIDs); err != nil {
+			return m, err
 		}
 		if i := b.frame3d.rangesAlong(b.dirs, out); i >= 0 {
-			return world, fmt.Errorf("sensor %q: beam %d is outside every view", b.name, i)
+			return m, fmt.Errorf("sensor %q: beam %d is outside every view", b.name, i)
 		}
 	case BackendCPU:
 		if len(b.worldDir) != len(b.dirs) {
 			b.worldDir, b.worldFresh = make([]mgl64.Vec3, len(b.dirs)), false
 		}
-		wd := b.worldDir
+		wd, world := b.worldDir, m.world
+		m.cast = &raycast.Rays{Origin: world.Col(3).Vec3(), Dirs: wd, TMax: math.Inf(1), Out: out}
 		if !b.worldFresh || world != b.worldFor {
-			for i, d := range b.dirs {
-				wd[i] = world.Mul4x1(d.Vec4(0)).Vec3().Normalize()
+			// The beams are turned into the world by the cores that cast
+			// them; they count as fresh once the frame is measured
+			// (endRanges), not if its cast failed half way.
+			b.worldFresh, m.fills = false, true
+			m.cast.Prepare = func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					wd[i] = world.Mul4x1(b.dirs[i].Vec4(0)).Vec3().Normalize()
+				}
 			}
-			b.worldFor, b.worldFresh = world, true
 		}
-		r.castAll(s, world.Col(3).Vec3(), wd, out)
 	}
-	b.took(backend, time.Since(start))
+	return m, nil
+}
+
+// endRanges completes a measurement whose beams took cost (auto compares
+// the backends by it): range limits and noise.
+func (b *beamSet) endRanges(m measurement, cost time.Duration, out []float64) {
+	if m.fills {
+		b.worldFor, b.worldFresh = m.world, true
+	}
+	b.took(m.backend, cost)
 	for i, rg := range out {
 		switch {
 		case math.IsInf(rg, 1):
@@ -330,7 +372,6 @@ func (b *beamSet) ranges(r *Renderer, s *scene.Scene, out []float64) (mgl64.Mat4
 			out[i] = rg
 		}
 	}
-	return world, nil
 }
 
 func (b *beamSet) describe(m map[string]any) {
@@ -369,18 +410,6 @@ func (r *Renderer) beamGeometry(p *models.Primitive) (*raycast.Geometry, *edgeSe
 	g := beamGeom{raycast.NewGeometry(p), newEdgeSet(p)}
 	r.caster.geoms[p.Key] = g
 	return g.geom, g.edges
-}
-
-// castAll syncs the renderer's ray caster to s and casts rays from origin
-// along the unit world directions dirs.
-func (r *Renderer) castAll(s *scene.Scene, origin mgl64.Vec3, dirs []mgl64.Vec3, out []float64) {
-	r.caster.Lock()
-	defer r.caster.Unlock()
-	if r.caster.c == nil {
-		r.caster.c = raycast.New()
-	}
-	r.caster.c.Sync(s)
-	r.caster.c.CastAll(origin, dirs, math.Inf(1), out)
 }
 
 // SetBackend switches a range sensor (laser, laser3d, psd, depth) to

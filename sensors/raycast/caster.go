@@ -1,11 +1,10 @@
 package raycast
 
 import (
+	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
@@ -394,52 +393,6 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint, st *t
 	}
 }
 
-// chunk is how many consecutive beams a worker of CastAll takes at a time:
-// neighbours in a scan or an image row take the same way down the
-// hierarchies, so a chunk stays in cache, and small chunks balance the
-// cores where one part of a scan costs more than another.
-const chunk = 32
-
-// castJob is one CastAll call shared with the workers. The caller waits
-// for the beams, not for the helpers: a helper whose thread the system
-// runs late finds no chunk left and lets go of the job, and the last one
-// to let go returns it to the pool.
-type castJob struct {
-	c        *Caster
-	origin   [3]float64
-	dirs     []mgl64.Vec3
-	tmax     float64
-	out      []float64
-	next     atomic.Int64  // the first beam of the next chunk
-	done     atomic.Int64  // beams written
-	refs     atomic.Int32  // participants that have not let go
-	finished chan struct{} // one token per call, sent by whoever writes the last beam
-}
-
-func (j *castJob) run() {
-	var st traversal
-	n := len(j.dirs)
-	for {
-		lo := int(j.next.Add(chunk)) - chunk
-		if lo >= n {
-			return
-		}
-		hi := min(lo+chunk, n)
-		j.c.castRun(j.origin, j.dirs[lo:hi], j.tmax, j.out[lo:hi], &st)
-		if j.done.Add(int64(hi-lo)) == int64(n) {
-			j.finished <- struct{}{}
-		}
-	}
-}
-
-// release lets go of the job; the last participant returns it to the pool.
-func (j *castJob) release() {
-	if j.refs.Add(-1) == 0 {
-		j.c, j.dirs, j.out = nil, nil, nil
-		jobPool.Put(j)
-	}
-}
-
 // castRun casts neighbouring beams from one origin on this goroutine,
 // writing distances (+Inf where nothing is hit within tmax) into out: in
 // packets of four where the CPU has the vector tests, else one by one, each
@@ -467,49 +420,27 @@ func (c *Caster) castRun(origin [3]float64, dirs []mgl64.Vec3, tmax float64, out
 	}
 }
 
-// The workers that help CastAll, started on first use and kept: a call
-// then costs no goroutine start and no allocation.
-var (
-	workersOnce sync.Once
-	jobs        chan *castJob
-	jobPool     = sync.Pool{New: func() any { return &castJob{finished: make(chan struct{}, 1)} }}
-)
-
-func startWorkers() {
-	n := runtime.NumCPU()
-	jobs = make(chan *castJob, n)
-	for i := 0; i < n; i++ {
-		go func() {
-			for j := range jobs {
-				j.run()
-				j.release()
-			}
-		}()
-	}
-}
-
 // CastAll casts rays from one origin along dirs, writing distances (+Inf
 // where nothing is hit within tmax) into out, on all cores (GOMAXPROCS):
-// the calling goroutine and helpers take chunks of consecutive beams.
+// the calling goroutine and helpers take chunks of consecutive beams (see
+// CastBatch, which casts several such sets in one go).
 func (c *Caster) CastAll(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out []float64) {
 	if len(dirs) == 0 {
 		return
 	}
-	helpers := min(runtime.GOMAXPROCS(0), (len(dirs)+2*chunk-1)/(2*chunk)) - 1
-	j := jobPool.Get().(*castJob)
-	j.c, j.origin, j.dirs, j.tmax, j.out = c, origin, dirs, tmax, out
-	j.next.Store(0)
-	j.done.Store(0)
-	j.refs.Store(int32(max(helpers, 0) + 1))
-	if helpers > 0 {
-		workersOnce.Do(startWorkers)
-		for i := 0; i < helpers; i++ {
-			jobs <- j
-		}
+	if len(out) < len(dirs) {
+		panic(fmt.Sprintf("raycast: CastAll of %d directions into %d distances", len(dirs), len(out)))
 	}
-	j.run()
-	<-j.finished
+	j := newJob(c, nil, false)
+	j.one[0] = Rays{Origin: origin, Dirs: dirs, TMax: tmax, Out: out}
+	j.sets = j.one[:]
+	j.plan()
+	j.cast()
+	err := j.errs[0]
 	j.release()
+	if err != nil {
+		panic(err) // where it happened on a helper, the caller's own recovery sees it
+	}
 }
 
 // CastSerial is CastAll on the calling goroutine alone: for callers that

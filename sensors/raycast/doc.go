@@ -22,6 +22,8 @@
 // the scalar Go tests (no fused multiply-adds), and the beams of a sensor
 // (one origin) go down the hierarchies in packets of four; elsewhere the
 // same traversal runs in Go. CastAll spreads chunks of neighbouring beams
-// over persistent workers, CastSerial casts them on the calling goroutine;
-// neither allocates.
+// over persistent helpers, CastBatch does so for many sensors' rays in one
+// job (a simulation cycle's), helpers polling briefly for the next job
+// before they block; CastSerial casts on the calling goroutine; none
+// allocates.
 package raycast

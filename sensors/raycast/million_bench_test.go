@@ -115,12 +115,38 @@ func castBench(b *testing.B, set *benchSet, kind, how string) {
 	b.ReportMetric(float64(b.N*nrays)/b.Elapsed().Seconds(), "rays/s")
 }
 
+// batchBench casts every ray of the sensors of the given type per op in
+// one CastBatch, as a simulation cycle casts its sensors.
+func batchBench(b *testing.B, set *benchSet, kind string) {
+	var sets []raycast.Rays
+	nrays := 0
+	for i, k := range set.kinds {
+		if k == kind {
+			sets = append(sets, raycast.Rays{Origin: set.origins[i], Dirs: set.rays[i], TMax: inf, Out: make([]float64, len(set.rays[i]))})
+			nrays += len(set.rays[i])
+		}
+	}
+	if nrays == 0 {
+		b.Skip("no such sensor")
+	}
+	var r0, r1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+	for b.Loop() {
+		set.c.CastBatch(sets)
+	}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+	cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(b.N*nrays)/b.Elapsed().Seconds(), "rays/s")
+}
+
 var inf = 1e300
 
 // BenchmarkCaster casts the benchmark scenes' rays: the 150 scanners of
 // 50 MARVINs (one cycle per op), and the 1M-triangle cave's scanner and
 // depth camera, ray by ray (Cast), sensor by sensor on one goroutine
-// (CastSerial) and on all cores (CastAll).
+// (CastSerial) and on all cores (CastAll), and all sensors in one batch on
+// all cores (CastBatch, as a simulation cycle casts them).
 func BenchmarkCaster(b *testing.B) {
 	for _, c := range []struct {
 		name  string
@@ -130,6 +156,7 @@ func BenchmarkCaster(b *testing.B) {
 		for _, how := range []string{"Cast", "CastSerial", "CastAll"} {
 			b.Run(c.name+"/"+how, func(b *testing.B) { castBench(b, loadBench(b, c.scene), c.kind, how) })
 		}
+		b.Run(c.name+"/CastBatch", func(b *testing.B) { batchBench(b, loadBench(b, c.scene), c.kind) })
 	}
 }
 

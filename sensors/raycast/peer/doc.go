@@ -8,7 +8,10 @@
 // Without scenes it writes the benchmark scenes (simvis bench --generate)
 // into DIR and measures scenes/marvin, DIR/marvin50 and DIR/mesh1m. Per
 // scene it casts two sets: every scanner's beams (laser, laser3d, psd: one
-// cycle) and each depth camera's pixels.
+// cycle) and each depth camera's pixels. "simvis 1thr" casts them with
+// Cast on one goroutine, "simvis all" with one CastBatch of the whole set
+// on all cores, as a simulation cycle casts its sensors (and checks that
+// it gives the very ranges Cast gives).
 //
 // The ray file handed to the C program is little-endian: the magic
 // "SVRAYS01"; uint32 vertex, triangle and ray counts; the vertices (3

@@ -147,8 +147,9 @@ func measureScene(path, bin, out string, seconds float64) (bool, error) {
 			return false, err
 		}
 		// simvis, one thread: CastSerial sensor by sensor (the beams of a
-		// sensor in packets, as its frames are cast); all cores: CastAll
-		// per sensor. The ranges compared are CastSerial's.
+		// sensor in packets, as its frames are cast); all cores: the set's
+		// sensors in one CastBatch, as a simulation cycle casts them. The
+		// ranges compared are CastSerial's; CastBatch's must be the same bits.
 		ours := make([]float64, set.n)
 		serial := func(out []float64) {
 			at := 0
@@ -160,13 +161,23 @@ func measureScene(path, bin, out string, seconds float64) (bool, error) {
 		serial(ours)
 		one := rate(seconds, set.n, func() { serial(ours) })
 		buf := make([]float64, set.n)
-		all := rate(seconds, set.n, func() {
-			at := 0
-			for k, o := range set.origins {
-				c.CastAll(o, set.dirs[k], math.Inf(1), buf[at:at+len(set.dirs[k])])
-				at += len(set.dirs[k])
+		batch := make([]raycast.Rays, len(set.origins))
+		at := 0
+		for k, o := range set.origins {
+			batch[k] = raycast.Rays{Origin: o, Dirs: set.dirs[k], TMax: math.Inf(1), Out: buf[at : at+len(set.dirs[k])]}
+			at += len(set.dirs[k])
+		}
+		all := rate(seconds, set.n, func() { c.CastBatch(batch) })
+		for k := range batch {
+			if batch[k].Err != nil {
+				return false, fmt.Errorf("%s, sensor %d: %w", set.name, k, batch[k].Err)
 			}
-		})
+		}
+		for i := range ours {
+			if math.Float64bits(buf[i]) != math.Float64bits(ours[i]) {
+				return false, fmt.Errorf("%s, ray %d: CastBatch %v, CastSerial %v", set.name, i, buf[i], ours[i])
+			}
+		}
 		bad, worst, hard := 0, 0.0, false
 		for i := range ours {
 			a, b := ours[i], theirs[i]

@@ -1,0 +1,157 @@
+package sensors
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors/raycast"
+)
+
+// pendingFrame is a frame under way, between its two halves: cast holds
+// the beams the CPU backend is to cast (nil where the frame needs no
+// cast), finish completes the frame once they are, given what its beams
+// cost (auto compares the backends by it).
+type pendingFrame struct {
+	cast   *raycast.Rays
+	start  time.Time
+	finish func(cost time.Duration) (*Frame, error)
+}
+
+// beginner is a sensor whose frames can be rendered in two halves, so
+// that the CPU backend's beams of many sensors are cast together.
+type beginner interface {
+	beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFrame, error)
+}
+
+// pending begins a range sensor's frame measured into out; frame makes
+// the frame from the sensor's world pose once out holds the ranges.
+func (b *beamSet) pending(r *Renderer, s *scene.Scene, out []float64, frame func(world mgl64.Mat4) *Frame) (pendingFrame, error) {
+	m, err := b.beginRanges(r, s, out)
+	if err != nil {
+		return pendingFrame{}, err
+	}
+	return pendingFrame{cast: m.cast, start: m.start, finish: func(cost time.Duration) (*Frame, error) {
+		b.endRanges(m, cost, out)
+		return frame(m.world), nil
+	}}, nil
+}
+
+// RenderFrames renders one frame of each of entries at the scene's
+// current state, as RenderFrame would one after the other: the same
+// frames, stamped with stamps[i] (nil entries allowed), the same errors
+// (a panic in one sensor is that sensor's error), returns published in
+// the same order. What differs is how: the beams of every range sensor on
+// the CPU backend are cast together, in one job over all cores
+// (raycast.Caster.CastBatch), instead of one sensor after the other each
+// with a job of its own; the other sensors render as before, in order, on
+// the GL thread. Returns are published once every frame is rendered
+// (sensors never see the overlays that draw them).
+//
+// frames[i] and errs[i] are entries[i]'s: one of the two is nil.
+func RenderFrames(r *Renderer, s *scene.Scene, entries []*scene.SensorEntry, stamps []*Stamp) (frames []*Frame, errs []error) {
+	frames, errs = make([]*Frame, len(entries)), make([]error, len(entries))
+	var (
+		waiting []pendingFrame
+		at      []int           // entry of each waiting frame
+		sets    []raycast.Rays  // the waiting frames' beams
+		prep    []time.Duration // what each took to begin
+	)
+	for i, se := range entries {
+		b, ok := se.Sensor.(beginner)
+		if !ok {
+			frames[i], errs[i] = renderFrame(r, s, se, stamps[i])
+			continue
+		}
+		func() {
+			defer recovered(se.Name, &errs[i])
+			p, err := b.beginFrame(r, s, stamps[i])
+			if err == nil && p.cast == nil {
+				frames[i], err = p.finish(time.Since(p.start))
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("sensor %q: %w", se.Name, err)
+				return
+			}
+			if p.cast != nil {
+				waiting, at = append(waiting, p), append(at, i)
+				sets, prep = append(sets, *p.cast), append(prep, time.Since(p.start))
+			}
+		}()
+	}
+	if len(waiting) > 0 {
+		wall, err := r.castBatch(s, sets)
+		work := time.Duration(0)
+		for _, rs := range sets {
+			work += rs.Work
+		}
+		for k, p := range waiting {
+			i, se := at[k], entries[at[k]]
+			func() {
+				defer recovered(se.Name, &errs[i])
+				switch {
+				case err != nil:
+					panic(err)
+				case sets[k].Err != nil:
+					panic(sets[k].Err)
+				}
+				// A frame's beams cost its share of the batch's time, by
+				// the time the cores spent on them.
+				share := wall / time.Duration(len(sets))
+				if work > 0 {
+					share = time.Duration(float64(wall) * float64(sets[k].Work) / float64(work))
+				}
+				var ferr error
+				if frames[i], ferr = p.finish(prep[k] + share); ferr != nil {
+					errs[i] = fmt.Errorf("sensor %q: %w", se.Name, ferr)
+				}
+			}()
+		}
+	}
+	for i, se := range entries {
+		if errs[i] == nil {
+			func() {
+				defer recovered(se.Name, &errs[i])
+				publishReturns(s, se, frames[i])
+			}()
+			if errs[i] != nil {
+				frames[i] = nil
+			}
+		}
+	}
+	return frames, errs
+}
+
+// castBatch syncs the renderer's ray caster to s and casts the sets in one
+// batch; it returns the time that took. A panic there (not in one set's
+// beams, which CastBatch gives that set) is returned.
+func (r *Renderer) castBatch(s *scene.Scene, sets []raycast.Rays) (wall time.Duration, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the ray caster failed: %v", p)
+		}
+	}()
+	r.caster.Lock()
+	defer r.caster.Unlock()
+	start := time.Now()
+	if r.caster.c == nil {
+		r.caster.c = raycast.New()
+	}
+	r.caster.c.Sync(s)
+	r.caster.c.CastBatch(sets)
+	return time.Since(start), nil
+}
+
+// castOne casts one sensor's rays as castBatch does a cycle's; what would
+// be the set's error in a batch panics, for the sensor's recovery to
+// report as it reports any other panic (RenderFrames does the same).
+func (r *Renderer) castOne(s *scene.Scene, rays raycast.Rays) {
+	sets := [1]raycast.Rays{rays}
+	if _, err := r.castBatch(s, sets[:]); err != nil {
+		panic(err)
+	}
+	if sets[0].Err != nil {
+		panic(sets[0].Err)
+	}
+}
