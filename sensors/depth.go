@@ -36,10 +36,15 @@ type DepthCamera struct {
 	// Scratch of the CPU backend, kept between frames: the rays depend on
 	// the pixel and the camera's pose only, so a camera that stays put
 	// casts the same ones again.
-	cpuDirs   []mgl64.Vec3 // per pixel, the world ray for cpuWorld
+	// The rays are cast in tile order (tileOrder): cpuPixel lists the
+	// pixel of each ray, cpuSlot the ray of each pixel; cpuDirs,
+	// cpuRanges, cpuTans and cpuNorms are in ray order.
+	cpuPixel  []int32
+	cpuSlot   []int32
+	cpuDirs   []mgl64.Vec3 // the world ray for cpuWorld
 	cpuRanges []float64
-	cpuTans   [][2]float64 // per pixel, the ray's y and z over x
-	cpuNorms  []float64    // per pixel, the length of (1, y/x, z/x)
+	cpuTans   [][2]float64 // the ray's y and z over x
+	cpuNorms  []float64    // the length of (1, y/x, z/x)
 	cpuWorld  mgl64.Mat4   // the pose cpuDirs are for
 	cpuFresh  bool         // cpuDirs hold cpuWorld's rays
 }
@@ -144,14 +149,18 @@ func (d *DepthCamera) beginDepth(r *Renderer, s *scene.Scene) (*DepthImage, meas
 		if len(d.cpuDirs) != len(out.Depth) {
 			d.cpuDirs, d.cpuRanges = make([]mgl64.Vec3, len(out.Depth)), make([]float64, len(out.Depth))
 			d.cpuTans, d.cpuNorms = make([][2]float64, len(out.Depth)), make([]float64, len(out.Depth))
-			// Per pixel, the ray's y and z over x (body frame).
-			for k := range d.cpuTans {
+			d.cpuPixel = tileOrder(v.Width, v.Height)
+			d.cpuSlot = make([]int32, len(out.Depth))
+			// Per ray, its pixel's y and z over x (body frame).
+			for j, k32 := range d.cpuPixel {
+				k := int(k32)
+				d.cpuSlot[k] = int32(j)
 				t := [2]float64{d.yTan[k%v.Width], d.zTan[k/v.Width]}
 				if d.umap != nil {
 					x, y := d.umap.ray(k) // optical x right, y down
 					t = [2]float64{-x, -y}
 				}
-				d.cpuTans[k], d.cpuNorms[k] = t, math.Sqrt(1+t[0]*t[0]+t[1]*t[1])
+				d.cpuTans[j], d.cpuNorms[j] = t, math.Sqrt(1+t[0]*t[0]+t[1]*t[1])
 			}
 			d.cpuFresh = false
 		}
@@ -178,13 +187,33 @@ func (d *DepthCamera) endDepth(out *DepthImage, m measurement) {
 	if m.fills {
 		d.cpuWorld, d.cpuFresh = m.world, true
 	}
-	for k, norm := range d.cpuNorms {
-		z := d.cpuRanges[k] / norm // range along the ray -> depth along x
-		if math.IsInf(d.cpuRanges[k], 1) {
+	// Pixel by pixel, so that noise is drawn in the pixels' order.
+	for k, j := range d.cpuSlot {
+		z := d.cpuRanges[j] / d.cpuNorms[j] // range along the ray -> depth along x
+		if math.IsInf(d.cpuRanges[j], 1) {
 			z = 0
 		}
 		out.Depth[k] = d.limit(z)
 	}
+}
+
+// tileOrder lists the pixels of a w x h image two by two, tiles of 2x2
+// row by row: the four rays of a tile take nearly the same way down the
+// hierarchies, so a packet of them (raycast casts neighbouring rays four
+// at a time) shares more of it than four pixels of one row do (6 % less
+// time on the 1M-triangle cave's 640x480 image).
+func tileOrder(w, h int) []int32 {
+	order := make([]int32, 0, w*h)
+	for r := 0; r < h; r += 2 {
+		for c := 0; c < w; c += 2 {
+			for _, p := range [4][2]int{{r, c}, {r, c + 1}, {r + 1, c}, {r + 1, c + 1}} {
+				if p[0] < h && p[1] < w {
+					order = append(order, int32(p[0]*w+p[1]))
+				}
+			}
+		}
+	}
+	return order
 }
 
 // beginFrame is renderFrame in two halves (see RenderFrames).
