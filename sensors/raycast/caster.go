@@ -587,7 +587,7 @@ func (tr *triangle) hit(r *ray, tmax float64) (float64, bool) {
 		return 0, false
 	}
 	q := cross(s, tr.e1)
-	vn := sign * dot(r.d, q)
+	vn := float64(sign * dot(r.d, q)) // exact (sign is 1 or -1); kept unfused all the same
 	if vn < 0 || un+vn > adet {
 		return 0, false
 	}
@@ -617,10 +617,20 @@ func transformBox(b box, m mgl64.Mat4) box {
 	return out
 }
 
+// The products are rounded on their own (float64 conversions: Go may fuse
+// a product into the following sum otherwise, as with GOAMD64=v3), so
+// that the triangle test computes what the assembly's separate multiplies
+// and adds compute, bit for bit.
 func sub(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func dot(a, b [3]float64) float64    { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+func dot(a, b [3]float64) float64 {
+	return float64(a[0]*b[0]) + float64(a[1]*b[1]) + float64(a[2]*b[2])
+}
 func cross(a, b [3]float64) [3]float64 {
-	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+	return [3]float64{
+		float64(a[1]*b[2]) - float64(a[2]*b[1]),
+		float64(a[2]*b[0]) - float64(a[0]*b[2]),
+		float64(a[0]*b[1]) - float64(a[1]*b[0]),
+	}
 }
 
 // Near reports whether a triangle may lie within distance r of p: it is
