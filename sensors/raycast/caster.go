@@ -430,9 +430,7 @@ func (c *Caster) CastAll(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out
 	if len(dirs) == 0 {
 		return
 	}
-	if len(out) < len(dirs) {
-		panic(fmt.Sprintf("raycast: CastAll of %d directions into %d distances", len(dirs), len(out)))
-	}
+	checkOut("CastAll", dirs, out)
 	j := newJob(c, nil, false)
 	j.one[0] = Rays{Origin: origin, Dirs: dirs, TMax: tmax, Out: out}
 	j.sets = j.one[:]
@@ -448,12 +446,21 @@ func (c *Caster) CastAll(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out
 // CastSerial is CastAll on the calling goroutine alone: for callers that
 // spread their own work over the cores (several sensors at once).
 func (c *Caster) CastSerial(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out []float64) {
+	checkOut("CastSerial", dirs, out)
 	st := traversals.Get().(*traversal)
 	for lo := 0; lo < len(dirs); lo += chunk {
 		hi := min(lo+chunk, len(dirs))
 		c.castRun(origin, dirs[lo:hi], tmax, out[lo:hi], st)
 	}
 	traversals.Put(st)
+}
+
+// checkOut panics, before any beam is cast, where out has no room for a
+// distance per direction.
+func checkOut(call string, dirs []mgl64.Vec3, out []float64) {
+	if len(out) < len(dirs) {
+		panic(fmt.Sprintf("raycast: %s of %d directions into %d distances", call, len(dirs), len(out)))
+	}
 }
 
 // traversals keeps scratch stacks for Cast, CastSerial and Intersect,
