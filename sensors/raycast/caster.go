@@ -276,9 +276,15 @@ func (c *Caster) Place(ps []Placement) {
 }
 
 func (c *Caster) stage(g *Geometry, fromLocal, toLocal mgl64.Mat4) {
+	c.triangles += g.ntris
+	if len(g.packs) == 0 {
+		// No triangle a ray can hit (all of no area): no instance. Its
+		// empty box, mapped, would be NaN, and so would the boxes above it,
+		// which every ray enters.
+		return
+	}
 	c.staged = append(c.staged, instance{geom: g, toLocal: affineOf(toLocal), placement: c.placements})
 	c.boxes = append(c.boxes, transformBox(g.bounds, fromLocal))
-	c.triangles += g.ntris
 }
 
 // commit builds the hierarchy over the staged instances and stores them in

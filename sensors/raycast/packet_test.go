@@ -321,3 +321,39 @@ func TestOverlappingTrianglesAcrossKernels(t *testing.T) {
 	}
 	t.Logf("%d beams a rounding apart from Cast", apart)
 }
+
+// TestFlatGeometryLeavesTopBoxesFinite places a geometry whose triangles
+// all have no area (so no triangle at all is kept, and its box is empty)
+// beside ordinary ones: it must not make the boxes of the hierarchy over
+// instances NaN (an empty box mapped by a placement is NaN, and a NaN box
+// is entered by every ray), and it still counts its triangles.
+func TestFlatGeometryLeavesTopBoxesFinite(t *testing.T) {
+	rng := rand.New(rand.NewSource(19))
+	flat := &models.Primitive{Positions: []mgl32.Vec3{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}}, Indices: []uint32{0, 1, 2, 0, 0, 1}}
+	flat.UpdateKey()
+	gf := NewGeometry(flat)
+	ps := []Placement{{Geom: gf, FromLocal: mgl64.Ident4(), ToLocal: mgl64.Ident4()}}
+	triangles := gf.Triangles()
+	for i := 0; i < 6; i++ {
+		g := NewGeometry(randomPrimitive(rng, 20))
+		m := mgl64.Translate3D(float64(3*i), 0, 0)
+		ps = append(ps, Placement{Geom: g, FromLocal: m, ToLocal: m.Inv()})
+		triangles += g.Triangles()
+	}
+	c := New()
+	c.Place(ps)
+	if c.Triangles() != triangles {
+		t.Errorf("%d triangles placed, want %d", c.Triangles(), triangles)
+	}
+	for i := range c.top {
+		nd := &c.top[i]
+		for k := 0; k < int(nd.n); k++ {
+			b := nd.box(k)
+			for a := 0; a < 3; a++ {
+				if math.IsNaN(b.min[a]) || math.IsNaN(b.max[a]) {
+					t.Fatalf("node %d, child %d: box %v", i, k, b)
+				}
+			}
+		}
+	}
+}
