@@ -330,13 +330,13 @@ type traversal struct {
 }
 
 // hint is the triangle the previous ray of a scan hit (instance and
-// triangle in leaf order; inst is the instance's index + 1, 0 for none). Neighbouring beams mostly hit
-// the same triangle: testing it first gives the traversal a near bound
-// from the start, so that it skips what lies behind. The result is the
-// same hit (a triangle at the bound itself is not taken again, and its
-// distance is the bound), but where triangles overlap or meet at the hit
-// point: a box whose rounded entry lies past the bound is skipped, and a
-// hit in it a rounding nearer with it.
+// triangle in leaf order; inst is the instance's index + 1, 0 for none).
+// Neighbouring beams mostly hit the same triangle: testing it first gives
+// the traversal a near bound from the start, so that it skips what lies
+// behind. The result is the same hit (a triangle at the bound itself is
+// not taken again, and its distance is the bound), but where triangles
+// overlap or meet at the hit point: a box whose rounded entry lies past
+// the bound is skipped, and a hit in it a rounding nearer with it.
 type hint struct{ inst, tri int32 }
 
 func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint, st *traversal) float64 {
