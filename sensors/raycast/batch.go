@@ -40,7 +40,11 @@ type Rays struct {
 // consecutive beams of one set at a time, of all sets, so that the many
 // small scans of a simulation cycle (150 scanners of 361 beams) cost one
 // hand-over to the helpers, not one each, and keep both cores busy to the
-// end. The distances are the ones Cast returns, to the bit.
+// end. The distances are the ones CastAll and CastSerial return, to the
+// bit (the same chunks go down the hierarchies in the same packets), and
+// Cast's to float64 rounding: where triangles overlap or meet at the hit
+// point, the traversal's order may take one hit a rounding apart from the
+// other (TestOverlappingTrianglesAcrossKernels).
 func (c *Caster) CastBatch(sets []Rays) {
 	j := newJob(c, sets, true)
 	for i := range sets {

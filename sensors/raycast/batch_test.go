@@ -1,6 +1,7 @@
 package raycast_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -169,5 +170,32 @@ func TestCastBatchNoLeak(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines after 160 calls, %d before", n, before)
+	}
+}
+
+// CastAll and CastSerial with fewer distances than directions panic with
+// the call and both counts, before they write a distance.
+func TestCastShortOut(t *testing.T) {
+	c, _, rng := soupScene(t)
+	rs := randomSets(rng)[6]
+	for name, cast := range map[string]func([]float64){
+		"CastAll":    func(out []float64) { c.CastAll(rs.Origin, rs.Dirs, rs.TMax, out) },
+		"CastSerial": func(out []float64) { c.CastSerial(rs.Origin, rs.Dirs, rs.TMax, out) },
+	} {
+		out := make([]float64, len(rs.Dirs)-1)
+		func() {
+			defer func() {
+				p := recover()
+				if msg, _ := p.(string); msg != fmt.Sprintf("raycast: %s of %d directions into %d distances", name, len(rs.Dirs), len(out)) {
+					t.Errorf("%s into too few distances: panic %v", name, p)
+				}
+			}()
+			cast(out)
+		}()
+		for i, d := range out {
+			if d != 0 {
+				t.Fatalf("%s into too few distances wrote distance %d", name, i)
+			}
+		}
 	}
 }

@@ -59,9 +59,9 @@ type bvh struct {
 const (
 	sahBins = 12
 	// maxLeafSize is the most triangles a geometry's leaf holds (one
-	// packet, packLanes); the
-	// hierarchy over instances has one per leaf, so that an instance's own
-	// box is tested before its ray is mapped into it.
+	// packet, packLanes); the hierarchy over instances has one per leaf,
+	// so that an instance's own box is tested before its ray is mapped
+	// into it.
 	maxLeafSize = 4
 )
 

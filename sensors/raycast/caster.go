@@ -276,9 +276,15 @@ func (c *Caster) Place(ps []Placement) {
 }
 
 func (c *Caster) stage(g *Geometry, fromLocal, toLocal mgl64.Mat4) {
+	c.triangles += g.ntris
+	if len(g.packs) == 0 {
+		// No triangle a ray can hit (all of no area): no instance. Its
+		// empty box, mapped, would be NaN, and so would the boxes above it,
+		// which every ray enters.
+		return
+	}
 	c.staged = append(c.staged, instance{geom: g, toLocal: affineOf(toLocal), placement: c.placements})
 	c.boxes = append(c.boxes, transformBox(g.bounds, fromLocal))
-	c.triangles += g.ntris
 }
 
 // commit builds the hierarchy over the staged instances and stores them in
@@ -324,11 +330,13 @@ type traversal struct {
 }
 
 // hint is the triangle the previous ray of a scan hit (instance and
-// triangle in leaf order; inst is the instance's index + 1, 0 for none). Neighbouring beams mostly hit
-// the same triangle: testing it first gives the traversal a near bound
-// from the start, so that it skips what lies behind. The result is the
-// same to the bit: the nearest hit is found either way (a triangle at the
-// bound itself is not taken again, and its distance is the bound).
+// triangle in leaf order; inst is the instance's index + 1, 0 for none).
+// Neighbouring beams mostly hit the same triangle: testing it first gives
+// the traversal a near bound from the start, so that it skips what lies
+// behind. The result is the same hit (a triangle at the bound itself is
+// not taken again, and its distance is the bound), but where triangles
+// overlap or meet at the hit point: a box whose rounded entry lies past
+// the bound is skipped, and a hit in it a rounding nearer with it.
 type hint struct{ inst, tri int32 }
 
 func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint, st *traversal) float64 {
@@ -428,9 +436,7 @@ func (c *Caster) CastAll(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out
 	if len(dirs) == 0 {
 		return
 	}
-	if len(out) < len(dirs) {
-		panic(fmt.Sprintf("raycast: CastAll of %d directions into %d distances", len(dirs), len(out)))
-	}
+	checkOut("CastAll", dirs, out)
 	j := newJob(c, nil, false)
 	j.one[0] = Rays{Origin: origin, Dirs: dirs, TMax: tmax, Out: out}
 	j.sets = j.one[:]
@@ -446,12 +452,21 @@ func (c *Caster) CastAll(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out
 // CastSerial is CastAll on the calling goroutine alone: for callers that
 // spread their own work over the cores (several sensors at once).
 func (c *Caster) CastSerial(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, out []float64) {
+	checkOut("CastSerial", dirs, out)
 	st := traversals.Get().(*traversal)
 	for lo := 0; lo < len(dirs); lo += chunk {
 		hi := min(lo+chunk, len(dirs))
 		c.castRun(origin, dirs[lo:hi], tmax, out[lo:hi], st)
 	}
 	traversals.Put(st)
+}
+
+// checkOut panics, before any beam is cast, where out has no room for a
+// distance per direction.
+func checkOut(call string, dirs []mgl64.Vec3, out []float64) {
+	if len(out) < len(dirs) {
+		panic(fmt.Sprintf("raycast: %s of %d directions into %d distances", call, len(dirs), len(out)))
+	}
 }
 
 // traversals keeps scratch stacks for Cast, CastSerial and Intersect,

@@ -2,7 +2,6 @@ package raycast_test
 
 import (
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -113,15 +112,7 @@ func TestCastAllMatchesCast(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	dir := t.TempDir()
-	writeModel(t, dir, "soup.glb", soup(2000, rng), mgl64.Ident4())
-	s := testkit.LoadXML(t, dir, `<scene>
-  <part file="soup.glb" name="S1" pose_offset="0.5 -0.25 0.1 10 20 30"/>
-  <part file="soup.glb" name="S2" pose_offset="-4 2 1 -30 0 90"/>
-</scene>`)
-	c := raycast.New()
-	c.Sync(s)
+	c, s, rng := soupScene(t)
 	dirs := make([]mgl64.Vec3, 5000)
 	for i := range dirs {
 		dirs[i] = mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()
