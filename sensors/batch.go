@@ -49,7 +49,9 @@ func (b *beamSet) pending(r *Renderer, s *scene.Scene, out []float64, frame func
 // the GL thread. Returns are published once every frame is rendered
 // (sensors never see the overlays that draw them).
 //
-// frames[i] and errs[i] are entries[i]'s: one of the two is nil.
+// frames[i] and errs[i] are entries[i]'s: one of the two is nil. Each
+// sensor may appear once in entries: a sensor's frame state (its cached
+// beams, a depth camera's ranges) is written while the batch is cast.
 func RenderFrames(r *Renderer, s *scene.Scene, entries []*scene.SensorEntry, stamps []*Stamp) (frames []*Frame, errs []error) {
 	frames, errs = make([]*Frame, len(entries)), make([]error, len(entries))
 	var (

@@ -179,6 +179,14 @@ func Bench(r *Renderer, s *scene.Scene, d time.Duration) ([]BenchResult, error) 
 // all cores) and reports the cycle rate, wall and CPU time per cycle.
 func BenchSet(r *Renderer, s *scene.Scene, names []string, d time.Duration) (BenchResult, error) {
 	res := BenchResult{Type: "set"}
+	// A sensor renders once a cycle: RenderFrames takes each one once.
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return res, fmt.Errorf("sensor set %v: sensor %q named twice", names, n)
+		}
+		seen[n] = true
+	}
 	var set []*scene.SensorEntry
 	for _, se := range s.Sensors() {
 		for _, n := range names {

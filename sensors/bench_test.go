@@ -221,3 +221,19 @@ func BenchmarkQuickstartLidar(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "scans/s")
 }
+
+// TestBenchSetRefusesASensorTwice: a cycle renders each sensor once, and
+// RenderFrames writes a sensor's frame state while the batch is cast, so a
+// set naming one twice is refused with the name.
+func TestBenchSetRefusesASensorTwice(t *testing.T) {
+	s := testkit.LoadXML(t, t.TempDir(), `<scene>
+  <sensor type="laser" name="L" backend="cpu"/>
+</scene>`)
+	_, err := sensors.BenchSet(testkit.Renderer(t), s, []string{"L", "L"}, time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), `"L" named twice`) {
+		t.Fatalf("BenchSet with L twice: %v, want an error naming L", err)
+	}
+	if _, err := sensors.BenchSet(testkit.Renderer(t), s, []string{"L"}, time.Millisecond); err != nil {
+		t.Fatalf("BenchSet with L once: %v", err)
+	}
+}
