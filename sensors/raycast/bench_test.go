@@ -2,9 +2,7 @@ package raycast_test
 
 import (
 	"math"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
@@ -27,14 +25,10 @@ func BenchmarkMarvinScan(b *testing.B) {
 		dirs[i] = mgl64.Vec3{math.Cos(a), math.Sin(a), 0}
 	}
 	out := make([]float64, len(dirs))
-	var r0, r1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
-	for b.Loop() {
+	cpu := loopCPU(b, func() {
 		c.Sync(s)
 		c.CastAll(mgl64.Vec3{-1.5, -0.83, 0.1}, dirs, math.Inf(1), out)
-	}
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
-	cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
+	})
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-us/op")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "scans/s")
 }

@@ -75,49 +75,11 @@ func loadBench(b *testing.B, i int) *benchSet {
 	return benchScenes.sets[i]
 }
 
-// castBench casts every ray of the sensors of the given type per op, with
-// CastAll (all cores) or Cast (this goroutine only), and reports rays/s
-// and the process's CPU time per op.
+// castBench casts every ray of the sensors of the given type per op: ray
+// by ray (Cast), sensor by sensor on this goroutine (CastSerial) or on all
+// cores (CastAll), or all sensors in one batch (CastBatch); it reports
+// rays/s and the process's CPU time per op.
 func castBench(b *testing.B, set *benchSet, kind, how string) {
-	var out []float64
-	nrays := 0
-	for i, k := range set.kinds {
-		if k == kind {
-			nrays += len(set.rays[i])
-			out = make([]float64, max(len(out), len(set.rays[i])))
-		}
-	}
-	if nrays == 0 {
-		b.Skip("no such sensor")
-	}
-	var r0, r1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
-	for b.Loop() {
-		for i, k := range set.kinds {
-			if k != kind {
-				continue
-			}
-			switch how {
-			case "CastAll":
-				set.c.CastAll(set.origins[i], set.rays[i], inf, out)
-			case "CastSerial":
-				set.c.CastSerial(set.origins[i], set.rays[i], inf, out)
-			default:
-				for _, d := range set.rays[i] {
-					set.c.Cast(set.origins[i], d, inf)
-				}
-			}
-		}
-	}
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
-	cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
-	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
-	b.ReportMetric(float64(b.N*nrays)/b.Elapsed().Seconds(), "rays/s")
-}
-
-// batchBench casts every ray of the sensors of the given type per op in
-// one CastBatch, as a simulation cycle casts its sensors.
-func batchBench(b *testing.B, set *benchSet, kind string) {
 	var sets []raycast.Rays
 	nrays := 0
 	for i, k := range set.kinds {
@@ -129,15 +91,39 @@ func batchBench(b *testing.B, set *benchSet, kind string) {
 	if nrays == 0 {
 		b.Skip("no such sensor")
 	}
+	cpu := loopCPU(b, func() {
+		if how == "CastBatch" {
+			set.c.CastBatch(sets)
+			return
+		}
+		for _, rs := range sets {
+			switch how {
+			case "CastAll":
+				set.c.CastAll(rs.Origin, rs.Dirs, inf, rs.Out)
+			case "CastSerial":
+				set.c.CastSerial(rs.Origin, rs.Dirs, inf, rs.Out)
+			default:
+				for _, d := range rs.Dirs {
+					set.c.Cast(rs.Origin, d, inf)
+				}
+			}
+		}
+	})
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(b.N*nrays)/b.Elapsed().Seconds(), "rays/s")
+}
+
+// loopCPU runs op in b's loop and returns the process's CPU time over it
+// (user and system, all threads): on a machine shared with other work it
+// moves less than the wall time.
+func loopCPU(b *testing.B, op func()) time.Duration {
 	var r0, r1 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
 	for b.Loop() {
-		set.c.CastBatch(sets)
+		op()
 	}
 	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
-	cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
-	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
-	b.ReportMetric(float64(b.N*nrays)/b.Elapsed().Seconds(), "rays/s")
+	return time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
 }
 
 var inf = 1e300
@@ -153,10 +139,9 @@ func BenchmarkCaster(b *testing.B) {
 		scene int
 		kind  string
 	}{{"Marvins50Scanners", 0, "laser"}, {"MillionScan", 1, "laser"}, {"MillionDepth", 1, "depth"}} {
-		for _, how := range []string{"Cast", "CastSerial", "CastAll"} {
+		for _, how := range []string{"Cast", "CastSerial", "CastAll", "CastBatch"} {
 			b.Run(c.name+"/"+how, func(b *testing.B) { castBench(b, loadBench(b, c.scene), c.kind, how) })
 		}
-		b.Run(c.name+"/CastBatch", func(b *testing.B) { batchBench(b, loadBench(b, c.scene), c.kind) })
 	}
 }
 
@@ -172,13 +157,7 @@ func BenchmarkBuildMillion(b *testing.B) {
 			}
 		}
 	}
-	var r0, r1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
-	for b.Loop() {
-		raycast.NewGeometry(prim)
-	}
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
-	cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
+	cpu := loopCPU(b, func() { raycast.NewGeometry(prim) })
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(len(prim.Indices)/3), "triangles")
 }
