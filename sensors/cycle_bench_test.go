@@ -74,6 +74,15 @@ func runCycle(b *testing.B, s *scene.Scene, backend string, types ...string) {
 	}
 	one() // hierarchies, shaders
 	b.ResetTimer()
+	faults := loopCycles(b, one)
+	b.ReportMetric(float64(faults)/float64(b.N), "faults/cycle")
+}
+
+// loopCycles runs one cycle per iteration of b's loop and reports cycles/s
+// and the process's CPU time per cycle (user and system, all threads: on
+// a machine shared with other work it moves less than the wall time); it
+// returns the page faults over the loop.
+func loopCycles(b *testing.B, one func()) (faults int64) {
 	var r0, r1 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
 	for b.Loop() {
@@ -82,10 +91,8 @@ func runCycle(b *testing.B, s *scene.Scene, backend string, types ...string) {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
 	cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cycles/s")
-	// CPU time of the process per cycle: on a machine shared with other
-	// work it moves less than the wall time.
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/cycle")
-	b.ReportMetric(float64(r1.Minflt-r0.Minflt)/float64(b.N), "faults/cycle")
+	return r1.Minflt - r0.Minflt
 }
 
 func BenchmarkMarvinScannersCPU(b *testing.B) {
@@ -142,13 +149,5 @@ func BenchmarkMarvins50Cycle(b *testing.B) {
 		}
 	}
 	one()
-	var r0, r1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
-	for b.Loop() {
-		one()
-	}
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
-	cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cycles/s")
-	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/cycle")
+	loopCycles(b, one)
 }

@@ -1,9 +1,7 @@
 package sensors_test
 
 import (
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/simvis/simvis/sensors"
 )
@@ -42,13 +40,5 @@ func BenchmarkMarvins50CPUMoving(b *testing.B) {
 	}
 	one()
 	b.ResetTimer()
-	var r0, r1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
-	for b.Loop() {
-		one()
-	}
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
-	cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cycles/s")
-	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/cycle")
+	loopCycles(b, one)
 }
