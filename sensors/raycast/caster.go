@@ -329,6 +329,34 @@ type traversal struct {
 	ptop, pgeom [fixedStack]packetEntry
 }
 
+// pushFar leaves the entered children refs[1:m] (sorted nearest first) on
+// a Go traversal's stack of sp entries, farthest first, growing it on the
+// heap where it is full; it returns the stack, its height and the nearest
+// child, to visit next.
+func pushFar(stack []stackEntry, sp, m int, refs *[4]int32, ts *[4]float64) ([]stackEntry, int, int32) {
+	for k := m - 1; k > 0; k-- {
+		if sp == len(stack) {
+			stack = append(stack, stackEntry{})
+		}
+		stack[sp] = stackEntry{refs[k], ts[k]}
+		sp++
+	}
+	return stack, sp, refs[0]
+}
+
+// popNear pops the next node left for later that the ray enters no
+// farther than tmax, passing over the others; it returns the stack's
+// height and the node, or false when none is left.
+func popNear(stack []stackEntry, sp int, tmax float64) (int, int32, bool) {
+	for sp > 0 {
+		sp--
+		if e := stack[sp]; e.t <= tmax {
+			return sp, e.node, true
+		}
+	}
+	return 0, 0, false
+}
+
 // hint is the triangle the previous ray of a scan hit (instance and
 // triangle in leaf order; inst is the instance's index + 1, 0 for none).
 // Neighbouring beams mostly hit the same triangle: testing it first gives
@@ -365,14 +393,7 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint, st *t
 	for {
 		if cur >= 0 {
 			if m := r.visit(&top[cur], tmax, &refs, &ts); m > 0 {
-				for k := m - 1; k > 0; k-- {
-					if sp == len(stack) {
-						stack = append(stack, stackEntry{})
-					}
-					stack[sp] = stackEntry{refs[k], ts[k]}
-					sp++
-				}
-				cur = refs[0]
+				stack, sp, cur = pushFar(stack, sp, m, &refs, &ts)
 				continue
 			}
 		} else {
@@ -388,15 +409,9 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint, st *t
 				}
 			}
 		}
-		for {
-			if sp == 0 {
-				return tmax
-			}
-			sp--
-			if stack[sp].t <= tmax {
-				cur = stack[sp].node
-				break
-			}
+		var ok bool
+		if sp, cur, ok = popNear(stack, sp, tmax); !ok {
+			return tmax
 		}
 	}
 }
@@ -538,30 +553,22 @@ func (g *Geometry) intersect(r *ray, tmax float64, st *traversal) (float64, int3
 		}
 		// Deeper than the scratch stack: the Go loop, whose stack grows.
 	}
-	return g.intersectGo(r, tmax)
+	return g.intersectGo(r, tmax, st)
 }
 
 // intersectGo is intersect in Go: cast's loop with triangle packets in the
-// leaves.
-func (g *Geometry) intersectGo(r *ray, tmax float64) (float64, int32) {
+// leaves, on st's geometry stack.
+func (g *Geometry) intersectGo(r *ray, tmax float64, st *traversal) (float64, int32) {
 	nodes := g.nodes
 	best := int32(-1)
-	var fixed [fixedStack]stackEntry
-	stack, sp := fixed[:], 0
+	stack, sp := st.geom[:], 0
 	var refs [4]int32
 	var ts [4]float64
 	cur := int32(0)
 	for {
 		if cur >= 0 {
 			if m := r.visit(&nodes[cur], tmax, &refs, &ts); m > 0 {
-				for k := m - 1; k > 0; k-- {
-					if sp == len(stack) {
-						stack = append(stack, stackEntry{})
-					}
-					stack[sp] = stackEntry{refs[k], ts[k]}
-					sp++
-				}
-				cur = refs[0]
+				stack, sp, cur = pushFar(stack, sp, m, &refs, &ts)
 				continue
 			}
 		} else {
@@ -570,15 +577,9 @@ func (g *Geometry) intersectGo(r *ray, tmax float64) (float64, int32) {
 				tmax, best = t, tri
 			}
 		}
-		for {
-			if sp == 0 {
-				return tmax, best
-			}
-			sp--
-			if stack[sp].t <= tmax {
-				cur = stack[sp].node
-				break
-			}
+		var ok bool
+		if sp, cur, ok = popNear(stack, sp, tmax); !ok {
+			return tmax, best
 		}
 	}
 }

@@ -204,7 +204,7 @@ func TestIntersectAVX2Overflow(t *testing.T) {
 			continue
 		}
 		done++
-		want, wantTri := g.intersectGo(&r, math.Inf(1))
+		want, wantTri := g.intersectGo(&r, math.Inf(1), new(traversal))
 		if math.Float64bits(got) != math.Float64bits(want) || tri != wantTri {
 			t.Fatalf("geometry %d, stack of %d: %v (triangle %d), the Go loop %v (triangle %d)", i, depth, got, tri, want, wantTri)
 		}

@@ -130,7 +130,7 @@ func TestIntersectMatchesGo(t *testing.T) {
 	scalarIntersect := func(g *Geometry, r *ray, tmax float64) (float64, int32) {
 		defer func(v bool) { useAVX2 = v }(useAVX2)
 		useAVX2 = false
-		return g.intersectGo(r, tmax)
+		return g.intersectGo(r, tmax, new(traversal))
 	}
 	rng := rand.New(rand.NewSource(11))
 	grid := []float32{-1, 0, 0.5, 1}
