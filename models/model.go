@@ -93,6 +93,7 @@ type Material struct {
 	Name             string
 	BaseColor        [4]float32  // linear RGBA factor
 	BaseColorTexture image.Image // nil if none
+	Sampler          Sampler     // how BaseColorTexture is sampled
 	AlphaMode        AlphaMode
 	AlphaCutoff      float32 // used with AlphaMask; default 0.5
 	DoubleSided      bool
