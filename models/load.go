@@ -26,7 +26,8 @@ import (
 
 // supportedRequired lists the extensionsRequired a file may declare.
 // KHR_mesh_quantization only widens the accepted attribute component types.
-var supportedRequired = []string{"KHR_mesh_quantization"}
+// KHR_texture_transform is baked into the texture coordinates at load.
+var supportedRequired = []string{"KHR_mesh_quantization", textureTransformExtension}
 
 // Limits against hostile files: an accessor without bufferView and a texture
 // header are the only places where a file can ask for memory it does not hold.
@@ -115,6 +116,9 @@ func decode(data []byte, fsys fs.FS, name string, fa *files, lim Limits) (m *Mod
 	}
 	doc := new(gltf.Document)
 	if err := gltf.NewDecoderFS(bytes.NewReader(data), fsys).Decode(doc); err != nil {
+		if serr := samplerFault(data); serr != nil {
+			return nil, fmt.Errorf("models: %s: %w", name, serr)
+		}
 		return nil, fmt.Errorf("models: %s: cannot read glTF: %w", name, err)
 	}
 	l := &loader{name: name, files: fa, doc: doc, limits: lim, images: map[int]image.Image{},
@@ -189,7 +193,7 @@ type loader struct {
 	doc       *gltf.Document
 	limits    Limits
 	materials []*Material
-	texCoord  []int // TEXCOORD set of each material's base color texture
+	texCoord  []uvTransform // how each material's base color texture reads its coordinates
 	defMat    *Material
 	images    map[int]image.Image
 	pixels    budget
@@ -224,12 +228,12 @@ func (l *loader) model() (*Model, error) {
 	m := &Model{Name: strings.TrimSuffix(base, filepath.Ext(base))}
 
 	for i, gm := range doc.Materials {
-		mat, set, err := l.material(i, gm)
+		mat, uv, err := l.material(i, gm)
 		if err != nil {
 			return nil, err
 		}
 		l.materials = append(l.materials, mat)
-		l.texCoord = append(l.texCoord, set)
+		l.texCoord = append(l.texCoord, uv)
 	}
 	m.Materials = append(m.Materials, l.materials...)
 
@@ -376,9 +380,13 @@ func (l *loader) node(gn *gltf.Node, meshes []*Mesh) (*Node, error) {
 	return n, err
 }
 
-func (l *loader) material(i int, gm *gltf.Material) (*Material, int, error) {
+// material converts material i; it returns with it how its base color
+// texture reads the texture coordinates (the TEXCOORD set, and the
+// KHR_texture_transform that primitives bake into their TexCoords).
+func (l *loader) material(i int, gm *gltf.Material) (*Material, uvTransform, error) {
+	var uv uvTransform
 	if gm == nil {
-		return nil, 0, fmt.Errorf("material %d is null", i)
+		return nil, uv, fmt.Errorf("material %d is null", i)
 	}
 	m := &Material{
 		Name:        gm.Name,
@@ -392,7 +400,7 @@ func (l *loader) material(i int, gm *gltf.Material) (*Material, int, error) {
 		// Finite and non-negative, as glTF requires; 0 to 1 in glTF 2.0
 		// core (KHR_materials_emissive_strength raises the bound).
 		if math.IsNaN(c) || c < 0 || c > 1e4 {
-			return nil, 0, fmt.Errorf("material %d %q: emissiveFactor[%d] = %g is not in [0, 1e4]", i, gm.Name, k, c)
+			return nil, uv, fmt.Errorf("material %d %q: emissiveFactor[%d] = %g is not in [0, 1e4]", i, gm.Name, k, c)
 		}
 		m.Emissive[k] = float32(c)
 	}
@@ -404,11 +412,11 @@ func (l *loader) material(i int, gm *gltf.Material) (*Material, int, error) {
 	case gltf.AlphaBlend:
 		m.AlphaMode = AlphaBlend
 	default:
-		return nil, 0, fmt.Errorf("material %d %q: unknown alpha mode %d", i, gm.Name, gm.AlphaMode)
+		return nil, uv, fmt.Errorf("material %d %q: unknown alpha mode %d", i, gm.Name, gm.AlphaMode)
 	}
 	pbr := gm.PBRMetallicRoughness
 	if pbr == nil {
-		return m, 0, nil
+		return m, uv, nil
 	}
 	for k, c := range pbr.BaseColorFactorOrDefault() {
 		m.BaseColor[k] = float32(c)
@@ -417,23 +425,40 @@ func (l *loader) material(i int, gm *gltf.Material) (*Material, int, error) {
 	m.Roughness = float32(pbr.RoughnessFactorOrDefault())
 	ti := pbr.BaseColorTexture
 	if ti == nil {
-		return m, 0, nil
+		return m, uv, nil
 	}
 	if ti.Index < 0 || ti.Index >= len(l.doc.Textures) || l.doc.Textures[ti.Index] == nil {
-		return nil, 0, fmt.Errorf("material %d %q: texture %d out of range (%d textures)", i, gm.Name, ti.Index, len(l.doc.Textures))
+		return nil, uv, fmt.Errorf("material %d %q: texture %d out of range (%d textures)", i, gm.Name, ti.Index, len(l.doc.Textures))
 	}
-	src := l.doc.Textures[ti.Index].Source
-	if src == nil {
+	tex := l.doc.Textures[ti.Index]
+	if tex.Sampler != nil {
+		si := *tex.Sampler
+		if si < 0 || si >= len(l.doc.Samplers) || l.doc.Samplers[si] == nil {
+			return nil, uv, fmt.Errorf("material %d %q: texture %d: sampler %d out of range (%d samplers)", i, gm.Name, ti.Index, si, len(l.doc.Samplers))
+		}
+		s, err := samplerFromGLTF(l.doc.Samplers[si])
+		if err != nil {
+			return nil, uv, fmt.Errorf("material %d %q: texture %d: sampler %d: %w", i, gm.Name, ti.Index, si, err)
+		}
+		m.Sampler = s
+	}
+	uv.set = ti.TexCoord
+	if x, ok := ti.Extensions[textureTransformExtension]; ok {
+		if err := textureTransform(x, &uv); err != nil {
+			return nil, uv, fmt.Errorf("material %d %q: texture %d: %s: %w", i, gm.Name, ti.Index, textureTransformExtension, err)
+		}
+	}
+	if tex.Source == nil {
 		// The image comes from an extension (KTX2, WebP, ...) we cannot
 		// decode; had it been required, model() would have refused the file.
-		return m, ti.TexCoord, nil
+		return m, uv, nil
 	}
-	img, err := l.image(*src)
+	img, err := l.image(*tex.Source)
 	if err != nil {
-		return nil, 0, fmt.Errorf("material %d %q: texture %d: %w", i, gm.Name, ti.Index, err)
+		return nil, uv, fmt.Errorf("material %d %q: texture %d: %w", i, gm.Name, ti.Index, err)
 	}
 	m.BaseColorTexture = img
-	return m, ti.TexCoord, nil
+	return m, uv, nil
 }
 
 // image decodes image i once, however many textures use it.
@@ -584,10 +609,13 @@ func (l *loader) primitiveCounts(gp *gltf.Primitive) (vertices, triangles int64,
 }
 
 // geometryKey identifies what a primitive's geometry is built from:
-// accessors (-1 for none) and mode.
+// accessors (-1 for none), mode, and how the texture coordinates are
+// transformed (the zero uvTransform where uv is -1), so that primitives
+// whose materials transform them differently do not share them.
 type geometryKey struct {
 	mode                        gltf.PrimitiveMode
 	position, normal, uv, index int
+	uvt                         uvTransform
 }
 
 func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
@@ -600,7 +628,8 @@ func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
 		return nil, fmt.Errorf("mode %s not supported (only triangles, strips and fans)", gp.Mode)
 	}
 	p := &Primitive{}
-	texSet := 0
+	var uvt uvTransform
+	matIdx := -1
 	if gp.Material == nil {
 		if l.defMat == nil {
 			l.defMat = DefaultMaterial()
@@ -610,20 +639,21 @@ func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
 		if *gp.Material < 0 || *gp.Material >= len(l.materials) {
 			return nil, fmt.Errorf("material %d out of range (%d materials)", *gp.Material, len(l.materials))
 		}
-		p.Material, texSet = l.materials[*gp.Material], l.texCoord[*gp.Material]
+		matIdx = *gp.Material
+		p.Material, uvt = l.materials[matIdx], l.texCoord[matIdx]
 	}
 
 	pi, ok := gp.Attributes[gltf.POSITION]
 	if !ok {
 		return nil, errors.New("POSITION accessor missing")
 	}
-	uvName := fmt.Sprintf("TEXCOORD_%d", texSet)
+	uvName := fmt.Sprintf("TEXCOORD_%d", uvt.set)
 	key := geometryKey{mode: gp.Mode, position: pi, normal: -1, uv: -1, index: -1}
 	if ni, ok := gp.Attributes[gltf.NORMAL]; ok {
 		key.normal = ni
 	}
 	if ti, ok := gp.Attributes[uvName]; ok {
-		key.uv = ti
+		key.uv, key.uvt = ti, uvt
 	}
 	if gp.Indices != nil {
 		key.index = *gp.Indices
@@ -654,7 +684,8 @@ func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
 			p.Normals[k] = vecToZUp(v)
 		}
 	}
-	// Read the set the base color texture uses; it becomes TexCoords.
+	// Read the set the base color texture uses; it becomes TexCoords,
+	// with the texture's KHR_texture_transform baked in.
 	if key.uv >= 0 {
 		uv, err := l.readVec2(key.uv, n)
 		if err != nil {
@@ -663,6 +694,13 @@ func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
 		p.TexCoords = make([]mgl32.Vec2, n)
 		for k, v := range uv {
 			p.TexCoords[k] = v
+		}
+		if uvt.on {
+			if err := transformUVs(p.TexCoords, &uvt); err != nil {
+				gm := l.doc.Materials[matIdx]
+				ti := gm.PBRMetallicRoughness.BaseColorTexture.Index
+				return nil, fmt.Errorf("material %d %q: texture %d: %s of %s: %w", matIdx, gm.Name, ti, textureTransformExtension, uvName, err)
+			}
 		}
 	}
 
@@ -705,11 +743,9 @@ func (l *loader) primitive(gp *gltf.Primitive) (*Primitive, error) {
 	return p, nil
 }
 
-// jsonCounts counts the objects ('{' outside strings) and, roughly, the
-// values (objects, arrays and the members after the first: '{', '[' and ','
-// outside strings) in the JSON of a .gltf document, or in the JSON chunk of
-// a .glb one.
-func jsonCounts(data []byte) (objects, values int64) {
+// jsonChunk returns the JSON of a .gltf document, or the JSON chunk of a
+// .glb one (as much of it as data holds).
+func jsonChunk(data []byte) []byte {
 	if len(data) >= 20 && string(data[:4]) == "glTF" {
 		n := int64(binary.LittleEndian.Uint32(data[12:16]))
 		data = data[20:]
@@ -717,6 +753,29 @@ func jsonCounts(data []byte) (objects, values int64) {
 			data = data[:n]
 		}
 	}
+	return data
+}
+
+// transformUVs applies t to uv in float64, refusing a result that float32
+// cannot hold (a finite transform can still take coordinates there).
+func transformUVs(uv []mgl32.Vec2, t *uvTransform) error {
+	for k, c := range uv {
+		u, v := t.apply(float64(c[0]), float64(c[1]))
+		out := mgl32.Vec2{float32(u), float32(v)}
+		if finite(c[0], c[1]) && !finite(out[0], out[1]) {
+			return fmt.Errorf("vertex %d (%g, %g) goes to (%g, %g), not finite", k, c[0], c[1], out[0], out[1])
+		}
+		uv[k] = out
+	}
+	return nil
+}
+
+// jsonCounts counts the objects ('{' outside strings) and, roughly, the
+// values (objects, arrays and the members after the first: '{', '[' and ','
+// outside strings) in the JSON of a .gltf document, or in the JSON chunk of
+// a .glb one.
+func jsonCounts(data []byte) (objects, values int64) {
+	data = jsonChunk(data)
 	inString, escaped := false, false
 	for _, c := range data {
 		switch {

@@ -17,7 +17,8 @@ import (
 
 // Write stores m at path: binary glTF if path ends in .glb, otherwise a
 // self-contained .gltf whose buffer is embedded as a data URI. Transforms and
-// vertices go back to glTF's y-up frame, textures are stored as PNG, and
+// vertices go back to glTF's y-up frame, textures are stored as PNG with their sampler (texture transforms were
+// baked into the texture coordinates at load), and
 // primitives with identical geometry share their accessors.
 func Write(path string, m *Model) error {
 	data, err := encodeGLTF(m, strings.EqualFold(filepath.Ext(path), ".glb"))
@@ -303,6 +304,15 @@ func (w *writer) material(m *Material) (int, error) {
 		return 0, fmt.Errorf("material %q: unknown alpha mode %d", m.Name, m.AlphaMode)
 	}
 	if m.BaseColorTexture != nil {
+		tex := &gltf.Texture{}
+		if m.Sampler != (Sampler{}) {
+			gs, err := samplerToGLTF(m.Sampler)
+			if err != nil {
+				return 0, fmt.Errorf("material %q: texture sampler: %w", m.Name, err)
+			}
+			w.doc.Samplers = append(w.doc.Samplers, gs)
+			tex.Sampler = gltf.Index(len(w.doc.Samplers) - 1)
+		}
 		var buf bytes.Buffer
 		if err := png.Encode(&buf, m.BaseColorTexture); err != nil {
 			return 0, fmt.Errorf("material %q: texture: %w", m.Name, err)
@@ -311,7 +321,8 @@ func (w *writer) material(m *Material) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("material %q: texture: %w", m.Name, err)
 		}
-		w.doc.Textures = append(w.doc.Textures, &gltf.Texture{Source: gltf.Index(img)})
+		tex.Source = gltf.Index(img)
+		w.doc.Textures = append(w.doc.Textures, tex)
 		pbr.BaseColorTexture = &gltf.TextureInfo{Index: len(w.doc.Textures) - 1}
 	}
 	w.doc.Materials = append(w.doc.Materials, gm)

@@ -388,7 +388,7 @@ func (b *beamSet) describe(m map[string]any) {
 type casterState struct {
 	sync.Mutex
 	c     *raycast.Caster
-	geoms map[[32]byte]beamGeom
+	geoms map[raycast.Key]beamGeom
 }
 
 type beamGeom struct {
@@ -401,14 +401,15 @@ type beamGeom struct {
 func (r *Renderer) beamGeometry(p *models.Primitive) (*raycast.Geometry, *edgeSet) {
 	r.caster.Lock()
 	defer r.caster.Unlock()
-	if g, ok := r.caster.geoms[p.Key]; ok {
+	key := raycast.KeyOf(p)
+	if g, ok := r.caster.geoms[key]; ok {
 		return g.geom, g.edges
 	}
 	if r.caster.geoms == nil {
-		r.caster.geoms = map[[32]byte]beamGeom{}
+		r.caster.geoms = map[raycast.Key]beamGeom{}
 	}
 	g := beamGeom{raycast.NewGeometry(p), newEdgeSet(p)}
-	r.caster.geoms[p.Key] = g
+	r.caster.geoms[key] = g
 	return g.geom, g.edges
 }
 

@@ -18,6 +18,10 @@ type Rays struct {
 	Origin mgl64.Vec3
 	Dirs   []mgl64.Vec3
 	TMax   float64
+	// Bounds, if not nil, holds a bound per ray in place of TMax: ray i
+	// looks for a hit closer than Bounds[i] (a hit known already, which
+	// prunes the search) and gets +Inf where there is none.
+	Bounds []float64
 	Out    []float64
 	// Prepare, if not nil, fills Dirs[lo:hi] before those beams are cast,
 	// on whichever core casts them: the caller's own per-beam work (a
@@ -51,6 +55,9 @@ func (c *Caster) CastBatch(sets []Rays) {
 		sets[i].Work, sets[i].Err = 0, nil
 		if len(sets[i].Out) < len(sets[i].Dirs) {
 			sets[i].Err = fmt.Errorf("%d directions but room for %d distances", len(sets[i].Dirs), len(sets[i].Out))
+		}
+		if b := sets[i].Bounds; b != nil && len(b) < len(sets[i].Dirs) {
+			sets[i].Err = fmt.Errorf("%d directions but %d bounds", len(sets[i].Dirs), len(b))
 		}
 	}
 	j.plan()
@@ -232,7 +239,11 @@ func (j *castJob) castChunk(si, lo int, st *traversal) {
 	if rs.Prepare != nil {
 		rs.Prepare(lo, hi)
 	}
-	j.c.castRun(rs.Origin, rs.Dirs[lo:hi], rs.TMax, rs.Out[lo:hi], st)
+	var bounds []float64
+	if rs.Bounds != nil {
+		bounds = rs.Bounds[lo:hi]
+	}
+	j.c.castRun(rs.Origin, rs.Dirs[lo:hi], rs.TMax, bounds, rs.Out[lo:hi], st)
 	if j.timed {
 		atomic.AddInt64(&j.work[si], int64(time.Since(start)))
 	}

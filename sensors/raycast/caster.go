@@ -30,12 +30,35 @@ type Geometry struct {
 	ntris  int // the primitive's, flat ones included
 	nodes  []node4
 	bounds box
+	// cut is where the primitive's material lets rays through (nil: it
+	// stops them everywhere); uvs holds each triangle's texture
+	// coordinates in leaf order, for the hits it tests (models.Cutout).
+	cut *models.Cutout
+	uvs [][3][2]float32
+}
+
+// Key identifies what a Geometry is built from: the primitive's
+// geometry, and for a material that may let rays through (MASK, BLEND)
+// that material, whose cut-outs the hits obey. Primitives with equal keys
+// share a Geometry.
+type Key struct {
+	geometry [32]byte
+	material *models.Material
+}
+
+// KeyOf returns the key of the Geometry NewGeometry builds for p.
+func KeyOf(p *models.Primitive) Key {
+	k := Key{geometry: p.Key}
+	if p.Material != nil && p.Material.AlphaMode != models.AlphaOpaque {
+		k.material = p.Material
+	}
+	return k
 }
 
 // NewGeometry builds the hierarchy over a primitive's triangles.
 func NewGeometry(p *models.Primitive) *Geometry {
 	n := len(p.Indices) / 3
-	g := &Geometry{ntris: n, slot: make([]int32, n)}
+	g := &Geometry{ntris: n, slot: make([]int32, n), cut: p.Material.Cutout()}
 	// Triangles of no area are left out: no ray hits them (the GPU draws
 	// no pixel of them either), but the triangle test's rounding could
 	// find a hit, anywhere along the ray, in a determinant that ought to
@@ -98,12 +121,57 @@ func NewGeometry(p *models.Primitive) *Geometry {
 					it := b.items[first+l]
 					g.packs[pk].set(int(l), tris[it])
 					g.slot[kept[it]] = pk*packLanes + l
+					if g.cut != nil {
+						g.setUVs(p, int(kept[it]), pk*packLanes+l)
+					}
 				}
 				nd.child[k] = leafRef(pk, count)
 			}
 		}
 	}
 	return g
+}
+
+// setUVs keeps the texture coordinates of the primitive's triangle i for
+// the triangle in leaf order at slot (0, 0 without any).
+func (g *Geometry) setUVs(p *models.Primitive, i int, slot int32) {
+	if g.uvs == nil {
+		g.uvs = make([][3][2]float32, len(g.packs)*packLanes)
+	}
+	if len(p.TexCoords) != len(p.Positions) {
+		return
+	}
+	for k := 0; k < 3; k++ {
+		uv := p.TexCoords[p.Indices[3*i+k]]
+		g.uvs[slot][k] = [2]float32{uv[0], uv[1]}
+	}
+}
+
+// keeps reports whether triangle tri (leaf order) stops a ray at the
+// barycentric coordinates (b1, b2) of its hit: its texture coordinates
+// there, interpolated in float64, at a texel the material does not cut
+// away.
+func (g *Geometry) keeps(tri int32, b1, b2 float64) bool {
+	uv := &g.uvs[tri]
+	b0 := 1 - b1 - b2
+	u := b0*float64(uv[0][0]) + b1*float64(uv[1][0]) + b2*float64(uv[2][0])
+	v := b0*float64(uv[0][1]) + b1*float64(uv[1][1]) + b2*float64(uv[2][1])
+	return g.cut.Keeps(u, v)
+}
+
+// hitTri is the triangle test on triangle tri (leaf order) with the
+// material's cut-outs: a hit where the material lets the ray through is
+// no hit.
+func (g *Geometry) hitTri(tri int32, r *ray, tmax float64) (float64, bool) {
+	tr := g.tri(tri)
+	if g.cut == nil {
+		return tr.hit(r, tmax)
+	}
+	t, b1, b2, ok := tr.hitBary(r, tmax)
+	if !ok || !g.keeps(tri, b1, b2) {
+		return 0, false
+	}
+	return t, true
 }
 
 // affine is an affine map p -> A p + b, its 3x4 rows (A | b): what a
@@ -154,7 +222,7 @@ type instance struct {
 type placed struct {
 	mesh  *models.Mesh
 	prim  *models.Primitive
-	key   [32]byte
+	key   Key
 	world mgl64.Mat4
 }
 
@@ -162,7 +230,7 @@ type placed struct {
 // snapshot of the scene; Cast and CastAll may then be called from many
 // goroutines.
 type Caster struct {
-	geoms     map[[32]byte]*Geometry
+	geoms     map[Key]*Geometry
 	instances []instance // in the leaf order of top
 	top       []node4
 	meshes    []scene.MeshInstance
@@ -184,7 +252,7 @@ type Caster struct {
 
 // New returns an empty caster.
 func New() *Caster {
-	return &Caster{geoms: map[[32]byte]*Geometry{}, top: buildBVH(nil, 1).nodes}
+	return &Caster{geoms: map[Key]*Geometry{}, top: buildBVH(nil, 1).nodes}
 }
 
 // Sync takes the current world placement of every sensed mesh of s. Call
@@ -211,7 +279,7 @@ func (c *Caster) Sync(s *scene.Scene) {
 			if len(p.Indices) < 3 {
 				continue
 			}
-			c.scratch = append(c.scratch, placed{mesh: m.Mesh, prim: p, key: p.Key, world: m.World})
+			c.scratch = append(c.scratch, placed{mesh: m.Mesh, prim: p, key: KeyOf(p), world: m.World})
 		}
 	}
 	if !c.placedByHand && slices.Equal(c.scratch, c.seen) {
@@ -376,8 +444,7 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint, st *t
 		in := &c.instances[h.inst-1]
 		// The triangle test reads no reciprocal: none is computed.
 		lr := ray{o: in.toLocal.point(origin), d: in.toLocal.vector(dir)}
-		tr := in.geom.tri(h.tri)
-		if t, ok := tr.hit(&lr, tmax); ok {
+		if t, ok := in.geom.hitTri(h.tri, &lr, tmax); ok {
 			tmax = t
 		} else {
 			h.inst = 0
@@ -417,17 +484,28 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint, st *t
 }
 
 // castRun casts neighbouring beams from one origin on this goroutine,
-// writing distances (+Inf where nothing is hit within tmax) into out: in
-// packets of four where the CPU has the vector tests, else one by one, each
-// beam trying the triangle its neighbour hit first.
-func (c *Caster) castRun(origin [3]float64, dirs []mgl64.Vec3, tmax float64, out []float64, st *traversal) {
+// writing distances (+Inf where nothing is hit within the beam's bound:
+// bounds[i] where bounds is not nil, else tmax) into out: in packets of
+// four where the CPU has the vector tests, else one by one, each beam
+// trying the triangle its neighbour hit first.
+func (c *Caster) castRun(origin [3]float64, dirs []mgl64.Vec3, tmax float64, bounds []float64, out []float64, st *traversal) {
+	bound := func(i int) float64 {
+		if bounds != nil {
+			return bounds[i]
+		}
+		return tmax
+	}
 	if useAVX2 {
 		for i := 0; i < len(dirs); i += packLanes {
 			hi := min(i+packLanes, len(dirs))
-			c.castPacket(origin, dirs[i:hi], tmax, out[i:hi], st)
+			var tm [packLanes]float64
+			for l := range tm {
+				tm[l] = bound(min(i+l, hi-1))
+			}
+			c.castPacket(origin, dirs[i:hi], tm, out[i:hi], st)
 		}
 		for i, t := range out {
-			if t >= tmax {
+			if t >= bound(i) {
 				out[i] = math.Inf(1)
 			}
 		}
@@ -435,7 +513,8 @@ func (c *Caster) castRun(origin [3]float64, dirs []mgl64.Vec3, tmax float64, out
 	}
 	var h hint
 	for i, d := range dirs {
-		if t := c.castHinted(origin, d, tmax, &h, st); t < tmax {
+		b := bound(i)
+		if t := c.castHinted(origin, d, b, &h, st); t < b {
 			out[i] = t
 		} else {
 			out[i] = math.Inf(1)
@@ -471,7 +550,7 @@ func (c *Caster) CastSerial(origin mgl64.Vec3, dirs []mgl64.Vec3, tmax float64, 
 	st := traversals.Get().(*traversal)
 	for lo := 0; lo < len(dirs); lo += chunk {
 		hi := min(lo+chunk, len(dirs))
-		c.castRun(origin, dirs[lo:hi], tmax, out[lo:hi], st)
+		c.castRun(origin, dirs[lo:hi], tmax, nil, out[lo:hi], st)
 	}
 	traversals.Put(st)
 }
@@ -510,8 +589,7 @@ func (g *Geometry) IntersectTriangle(i int, origin, dir mgl64.Vec3, tmax float64
 		return tmax, false // no triangle, or one of no area
 	}
 	r := ray{o: origin, d: dir}
-	tr := g.tri(g.slot[i])
-	return tr.hit(&r, tmax)
+	return g.hitTri(g.slot[i], &r, tmax)
 }
 
 // Triangle returns the vertices of triangle i of the primitive's index
@@ -547,7 +625,8 @@ func (g *Geometry) intersect(r *ray, tmax float64, st *traversal) (float64, int3
 	if len(g.packs) == 0 {
 		return tmax, -1
 	}
-	if useAVX2 {
+	if useAVX2 && g.cut == nil { // the assembly knows no cut-outs
+
 		if t, tri, ok := intersectAVX2(&g.nodes[0], &g.packs[0], r, tmax, &st.geom[0], len(st.geom)); ok {
 			return t, tri
 		}
@@ -588,10 +667,17 @@ func (g *Geometry) intersectGo(r *ray, tmax float64, st *traversal) (float64, in
 // on the numerators (exact comparisons, no rounded reciprocal) and one
 // division, only for a ray inside the triangle.
 func (tr *triangle) hit(r *ray, tmax float64) (float64, bool) {
+	t, _, _, ok := tr.hitBary(r, tmax)
+	return t, ok
+}
+
+// hitBary is hit, also returning the hit's barycentric coordinates: the
+// weights of the triangle's second and third vertices.
+func (tr *triangle) hitBary(r *ray, tmax float64) (t, b1, b2 float64, ok bool) {
 	p := cross(r.d, tr.e2)
 	det := dot(tr.e1, p)
 	if det == 0 {
-		return 0, false
+		return 0, 0, 0, false
 	}
 	s := sub(r.o, tr.v0)
 	un := dot(s, p)
@@ -600,18 +686,18 @@ func (tr *triangle) hit(r *ray, tmax float64) (float64, bool) {
 		adet, sign, un = -det, -1, -un
 	}
 	if un < 0 || un > adet {
-		return 0, false
+		return 0, 0, 0, false
 	}
 	q := cross(s, tr.e1)
 	vn := float64(sign * dot(r.d, q)) // exact (sign is 1 or -1); kept unfused all the same
 	if vn < 0 || un+vn > adet {
-		return 0, false
+		return 0, 0, 0, false
 	}
-	t := dot(tr.e2, q) / det
+	t = dot(tr.e2, q) / det
 	if t <= 0 || t >= tmax {
-		return 0, false
+		return 0, 0, 0, false
 	}
-	return t, true
+	return t, un / adet, vn / adet, true
 }
 
 func transformBox(b box, m mgl64.Mat4) box {

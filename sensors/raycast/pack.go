@@ -40,8 +40,7 @@ func (g *Geometry) tri(i int32) triangle {
 func (g *Geometry) hitLeaf(r *ray, pack, count int32, tmax float64) (float64, int32) {
 	best := int32(-1)
 	for i := pack * packLanes; i < pack*packLanes+count; i++ {
-		tr := g.tri(i)
-		if t, ok := tr.hit(r, tmax); ok {
+		if t, ok := g.hitTri(i, r, tmax); ok {
 			tmax, best = t, i
 		}
 	}

@@ -47,11 +47,12 @@ func (g *Geometry) intersectPacket(p *packet, mask int32, st *traversal) {
 	if len(g.packs) == 0 {
 		return
 	}
-	if intersectPacketAVX2(&g.nodes[0], &g.packs[0], p, uint64(mask), &st.pgeom[0], len(st.pgeom)) {
+	if g.cut == nil && intersectPacketAVX2(&g.nodes[0], &g.packs[0], p, uint64(mask), &st.pgeom[0], len(st.pgeom)) {
 		return
 	}
-	// Deeper than the scratch stack: lane by lane (the packet's tmax is
-	// as it was; hits it wrote are found again).
+	// Cut-outs, which the assembly does not know, or deeper than the
+	// scratch stack: lane by lane (the packet's tmax is as it was; hits it
+	// wrote are found again).
 	for l := 0; l < packLanes; l++ {
 		if mask&(1<<l) == 0 {
 			continue
@@ -66,26 +67,22 @@ func (g *Geometry) intersectPacket(p *packet, mask int32, st *traversal) {
 }
 
 // castPacket writes into out[l] the distance along dirs[l] from origin to
-// the nearest surface closer than tmax (tmax if none), for up to four rays
+// the nearest surface closer than tmax[l] (tmax[l] if none), for up to four rays
 // traversing the hierarchies together: a node is entered by the lanes that
 // enter its box, each instance's geometry with intersectPacket. Its
 // distances are the nearest hits that Cast finds, to float64 rounding:
 // where several triangles meet a ray at one point (a shared edge), the one
 // found first may differ.
-func (c *Caster) castPacket(origin [3]float64, dirs []mgl64.Vec3, tmax float64, out []float64, st *traversal) {
+func (c *Caster) castPacket(origin [3]float64, dirs []mgl64.Vec3, tmax [packLanes]float64, out []float64, st *traversal) {
 	n := len(dirs)
 	top := c.top
 	if len(top) == 0 || len(c.instances) == 0 {
-		for l := range out[:n] {
-			out[l] = tmax
-		}
+		copy(out[:n], tmax[:n])
 		return
 	}
 	var w, p packet // the rays in the world, and in the placement mapped last
 	w.setRays(nil, origin, dirs)
-	for l := range w.tmax {
-		w.tmax[l] = tmax
-	}
+	w.tmax = tmax
 	mapped := int32(-1)
 	stack, sp := st.ptop[:], 0
 	cur, mask := int32(0), int32(1)<<n-1

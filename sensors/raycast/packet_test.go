@@ -86,7 +86,7 @@ func TestCastPacketMatchesCast(t *testing.T) {
 			}
 			tmax := []float64{math.Inf(1), 2, rng.Float64() * 4}[rng.Intn(3)]
 			out := make([]float64, n)
-			c.castPacket(origin, dirs, tmax, out, &st)
+			c.castPacket(origin, dirs, [packLanes]float64{tmax, tmax, tmax, tmax}, out, &st)
 			for l, d := range dirs {
 				want := c.cast(origin, d, tmax)
 				rays++
