@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/qmuntal/gltf"
 )
@@ -255,18 +256,18 @@ func textureTransform(v any, uv *uvTransform) error {
 		}
 	}
 	var x struct {
-		Offset   []json.Number `json:"offset"`
-		Rotation *json.Number  `json:"rotation"`
-		Scale    []json.Number `json:"scale"`
-		TexCoord *json.Number  `json:"texCoord"`
+		Offset   []json.RawMessage `json:"offset"`
+		Rotation json.RawMessage   `json:"rotation"`
+		Scale    []json.RawMessage `json:"scale"`
+		TexCoord json.RawMessage   `json:"texCoord"`
 	}
 	if err := json.Unmarshal(raw, &x); err != nil {
-		return err
+		return fmt.Errorf("not an object with offset, rotation, scale and texCoord: %w", err)
 	}
 	offset, scale, rot := [2]float64{0, 0}, [2]float64{1, 1}, 0.0
 	for _, f := range []struct {
 		name string
-		in   []json.Number
+		in   []json.RawMessage
 		out  *[2]float64
 	}{{"offset", x.Offset, &offset}, {"scale", x.Scale, &scale}} {
 		if f.in == nil {
@@ -285,14 +286,14 @@ func textureTransform(v any, uv *uvTransform) error {
 	}
 	if x.Rotation != nil {
 		var err error
-		if rot, err = finiteNumber(*x.Rotation); err != nil {
+		if rot, err = finiteNumber(x.Rotation); err != nil {
 			return fmt.Errorf("rotation: %w", err)
 		}
 	}
 	if x.TexCoord != nil {
-		set, err := strconv.ParseInt(string(*x.TexCoord), 10, 32)
+		set, err := strconv.ParseInt(string(x.TexCoord), 10, 32)
 		if err != nil || set < 0 {
-			return fmt.Errorf("texCoord %s is not a TEXCOORD set (an integer >= 0)", *x.TexCoord)
+			return fmt.Errorf("texCoord %s is not a TEXCOORD set (an integer >= 0)", x.TexCoord)
 		}
 		uv.set = int(set)
 	}
@@ -314,10 +315,14 @@ func textureTransform(v any, uv *uvTransform) error {
 }
 
 // finiteNumber parses a JSON number, refusing one that overflows float64.
-func finiteNumber(n json.Number) (float64, error) {
+func finiteNumber(raw json.RawMessage) (float64, error) {
+	var n json.Number
+	if json.Unmarshal(raw, &n) != nil || strings.HasPrefix(string(raw), `"`) {
+		return 0, fmt.Errorf("%s is not a number", raw)
+	}
 	f, err := strconv.ParseFloat(string(n), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%q is not a number", string(n))
+		return 0, fmt.Errorf("%s is not a number", raw)
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, fmt.Errorf("%s is not finite", n)

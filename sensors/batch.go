@@ -33,7 +33,7 @@ func (b *beamSet) pending(r *Renderer, s *scene.Scene, out []float64, frame func
 		return pendingFrame{}, err
 	}
 	return pendingFrame{cast: m.cast, start: m.start, finish: func(cost time.Duration) (*Frame, error) {
-		b.endRanges(m, cost, out)
+		b.endRanges(r, s, m, cost, out)
 		return frame(m.world), nil
 	}}, nil
 }

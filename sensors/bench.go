@@ -29,7 +29,8 @@ type BenchResult struct {
 	// see them; Within1mm counts them as misses. Set for range sensors.
 	HitMiss *int `json:"hit_miss_disagreements,omitempty"`
 	// ExactBeams is how many beams of the GPU backend's last frame the exact
-	// caster resolved (edge beams the render could not vouch for).
+	// caster overruled: a surface nearer than the GPU's candidate, or a
+	// candidate it did not confirm (see surfaces.go).
 	ExactBeams int `json:"exact_beams_per_frame,omitempty"`
 	Drawn      int `json:"triangles_drawn,omitempty"`
 	Triangles  int `json:"triangles_sensed,omitempty"`
@@ -140,7 +141,7 @@ func Bench(r *Renderer, s *scene.Scene, d time.Duration) ([]BenchResult, error) 
 			res.Beams = len(ranges)
 			res.BeamsPerSec = res.FPS * float64(len(ranges))
 			res.Drawn, res.Triangles = b.frame3d.drawn, b.frame3d.total
-			res.ExactBeams = int(b.frame3d.exactBeams.Load())
+			res.ExactBeams = b.overruled
 			if dc, ok := se.Sensor.(*DepthCamera); ok {
 				res.Drawn, res.Triangles = dc.gpu.drawn, dc.gpu.total
 			}

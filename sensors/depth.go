@@ -47,6 +47,9 @@ type DepthCamera struct {
 	cpuNorms  []float64    // the length of (1, y/x, z/x)
 	cpuWorld  mgl64.Mat4   // the pose cpuDirs are for
 	cpuFresh  bool         // cpuDirs hold cpuWorld's rays
+	// A distorted camera's depths resampled from the GPU's render (its
+	// candidates and bounds, in ray order, are the beamSet's).
+	resampled []float32
 }
 
 func newDepthCamera(ctx *scene.Context) (scene.Sensor, error) {
@@ -96,11 +99,11 @@ func (d *DepthCamera) Intrinsics() Intrinsics {
 // Depth measures a frame at the scene's current state.
 func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 	out, m, err := d.beginDepth(r, s)
-	if err != nil || m.cast == nil {
+	if err != nil {
 		return out, err
 	}
 	r.castOne(s, *m.cast)
-	d.endDepth(out, m)
+	d.endDepth(r, s, out, m)
 	d.took(m.backend, time.Since(m.start))
 	return out, nil
 }
@@ -122,68 +125,86 @@ func (d *DepthCamera) beginDepth(r *Renderer, s *scene.Scene) (*DepthImage, meas
 		Depth: make([]float32, v.Width*v.Height),
 	}
 	m := measurement{world: world, backend: d.backendNow(), start: time.Now()}
-	switch m.backend {
-	case BackendGPU:
-		defer func() { d.took(m.backend, time.Since(m.start)) }()
-		if err := r.renderSurfaces(s, world, d.views, &d.gpu, modeDepth); err != nil {
+	if len(d.cpuDirs) != len(out.Depth) {
+		d.cpuDirs, d.cpuRanges = make([]mgl64.Vec3, len(out.Depth)), make([]float64, len(out.Depth))
+		d.cpuTans, d.cpuNorms = make([][2]float64, len(out.Depth)), make([]float64, len(out.Depth))
+		d.cpuPixel = tileOrder(v.Width, v.Height)
+		d.cpuSlot = make([]int32, len(out.Depth))
+		for j, k32 := range d.cpuPixel {
+			k := int(k32)
+			d.cpuSlot[k] = int32(j)
+			t := [2]float64{d.yTan[k%v.Width], d.zTan[k/v.Width]}
+			if d.umap != nil {
+				x, y := d.umap.ray(k) // optical x right, y down
+				t = [2]float64{-x, -y}
+			}
+			d.cpuTans[j], d.cpuNorms[j] = t, math.Sqrt(1+t[0]*t[0]+t[1]*t[1])
+		}
+		d.cpuFresh = false
+	}
+	dirs, tans := d.cpuDirs, d.cpuTans
+	m.cast = &raycast.Rays{Origin: world.Col(3).Vec3(), Dirs: dirs, TMax: math.Inf(1), Out: d.cpuRanges}
+	if !d.cpuFresh || world != d.cpuWorld {
+		d.cpuFresh, m.fills = false, true
+		m.cast.Prepare = func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				dirs[k] = world.Mul4x1(mgl64.Vec4{1, tans[k][0], tans[k][1], 0}).Vec3().Normalize()
+			}
+		}
+	}
+	if m.backend == BackendGPU {
+		if err := d.candidates(r, s, &m); err != nil {
 			return nil, m, err
-		}
-		if d.umap == nil {
-			for i, z := range d.gpu.images[0].pixels {
-				out.Depth[i] = d.limit(float64(z))
-			}
-			d.nearSurfaces(out.Depth)
-			break
-		}
-		// Through the lens: raw depths (0 none, -Inf too close) are
-		// resampled, then limited, so noise stays per output pixel.
-		raw := append([]float32(nil), d.gpu.images[0].pixels...)
-		d.nearSurfaces(raw)
-		d.umap.resampleDepth(raw, out.Depth)
-		for i, z := range out.Depth {
-			if !math.IsInf(float64(z), -1) {
-				out.Depth[i] = d.limit(float64(z))
-			}
-		}
-	case BackendCPU:
-		if len(d.cpuDirs) != len(out.Depth) {
-			d.cpuDirs, d.cpuRanges = make([]mgl64.Vec3, len(out.Depth)), make([]float64, len(out.Depth))
-			d.cpuTans, d.cpuNorms = make([][2]float64, len(out.Depth)), make([]float64, len(out.Depth))
-			d.cpuPixel = tileOrder(v.Width, v.Height)
-			d.cpuSlot = make([]int32, len(out.Depth))
-			// Per ray, its pixel's y and z over x (body frame).
-			for j, k32 := range d.cpuPixel {
-				k := int(k32)
-				d.cpuSlot[k] = int32(j)
-				t := [2]float64{d.yTan[k%v.Width], d.zTan[k/v.Width]}
-				if d.umap != nil {
-					x, y := d.umap.ray(k) // optical x right, y down
-					t = [2]float64{-x, -y}
-				}
-				d.cpuTans[j], d.cpuNorms[j] = t, math.Sqrt(1+t[0]*t[0]+t[1]*t[1])
-			}
-			d.cpuFresh = false
-		}
-		dirs, tans := d.cpuDirs, d.cpuTans
-		m.cast = &raycast.Rays{Origin: world.Col(3).Vec3(), Dirs: dirs, TMax: math.Inf(1), Out: d.cpuRanges}
-		if !d.cpuFresh || world != d.cpuWorld {
-			// The pixels' rays are made by the cores that cast them; they
-			// count as fresh once the frame is measured (endDepth), not
-			// if its cast failed half way.
-			d.cpuFresh, m.fills = false, true
-			m.cast.Prepare = func(lo, hi int) {
-				for k := lo; k < hi; k++ {
-					dirs[k] = world.Mul4x1(mgl64.Vec4{1, tans[k][0], tans[k][1], 0}).Vec3().Normalize()
-				}
-			}
 		}
 	}
 	return out, m, nil
 }
 
+// candidates renders the GPU backend's view and proposes, for every
+// pixel, the range its depth gives along the pixel's ray, a bound for the
+// exact caster (see surfaces.go). A distorted camera's pixels fall between
+// the render's: their depths are resampled from it, candidates like any
+// other (a wrong one costs a second cast, never a wrong range).
+func (d *DepthCamera) candidates(r *Renderer, s *scene.Scene, m *measurement) error {
+	if err := r.renderSurfaces(s, m.world, d.views, &d.gpu, modeDepth); err != nil {
+		return err
+	}
+	if len(d.cand) != len(d.cpuPixel) {
+		d.cand, d.bounds = make([]float64, len(d.cpuPixel)), make([]float64, len(d.cpuPixel))
+	}
+	z := d.gpu.images[0].pixels
+	if d.umap != nil {
+		if len(d.resampled) != len(d.cpuPixel) {
+			d.resampled = make([]float32, len(d.cpuPixel))
+		}
+		d.umap.resampleDepth(z, d.resampled)
+		z = d.resampled
+	}
+	scale := 1.0
+	if !rigid(m.world) { // depths are in sensor-frame units, ranges in world meters
+		scale = math.NaN()
+	}
+	for j, k := range d.cpuPixel {
+		c := math.Inf(1)
+		if z[k] > 0 && !math.IsInf(float64(z[k]), 1) {
+			c = float64(z[k]) * d.cpuNorms[j]
+			if math.IsNaN(scale) {
+				t := d.cpuTans[j]
+				c *= m.world.Mul4x1(mgl64.Vec4{1, t[0], t[1], 0}).Vec3().Len() / d.cpuNorms[j]
+			}
+		}
+		d.cand[j], d.bounds[j] = c, candidateBound(c)
+	}
+	m.cand, m.cast.Bounds = d.cand, d.bounds
+	return nil
+}
+
 // endDepth turns the CPU backend's ranges along the pixels' rays into the
 // frame's depths.
-func (d *DepthCamera) endDepth(out *DepthImage, m measurement) {
+func (d *DepthCamera) endDepth(r *Renderer, s *scene.Scene, out *DepthImage, m measurement) {
+	if m.cand != nil {
+		d.overruled = r.settle(s, m.cast, m.cand)
+	}
 	if m.fills {
 		d.cpuWorld, d.cpuFresh = m.world, true
 	}
@@ -226,36 +247,12 @@ func (d *DepthCamera) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendin
 		img.Info.Stamp = st
 		return &Frame{Sensor: img.Info.Sensor, Kind: "depth", depth: img, stamp: st}
 	}
-	if m.cast == nil {
-		return pendingFrame{start: m.start, finish: func(time.Duration) (*Frame, error) { return frame(), nil }}, nil
-	}
 	return pendingFrame{cast: m.cast, start: m.start, finish: func(cost time.Duration) (*Frame, error) {
 		start := time.Now()
-		d.endDepth(img, m)
+		d.endDepth(r, s, img, m)
 		d.took(m.backend, cost+time.Since(start))
 		return frame(), nil
 	}}, nil
-}
-
-// nearSurfaces finds what the GPU view clipped: surfaces in front of its
-// near plane (1 mm with reversed-Z depth, else half of range_min), which left the pixels behind them showing
-// farther surfaces. Each pixel's ray is intersected, up to the near plane,
-// with the few meshes whose bounds reach there (none, usually: then this
-// costs nothing); a hit is closer than range_min, so too close.
-func (d *DepthCamera) nearSurfaces(depth []float32) {
-	if len(d.gpu.nearDraws) == 0 {
-		return
-	}
-	near := 1.01 * d.gpu.images[0].view.near // as rendered; the margin covers float32 clipping
-	w := len(d.yTan)                         // the render's width
-	for j, zt := range d.zTan {
-		for i, yt := range d.yTan {
-			norm := math.Sqrt(1 + yt*yt + zt*zt)
-			if t, hit := d.gpu.nearHit(mgl64.Vec3{1 / norm, yt / norm, zt / norm}, near*norm); hit {
-				depth[j*w+i] = d.limit(t / norm)
-			}
-		}
-	}
 }
 
 // limit turns a raw depth (0: nothing seen) into the sensor's reading.

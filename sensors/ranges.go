@@ -173,6 +173,10 @@ type beamSet struct {
 	auto     autoBackend // backend="auto"
 	views    []surfaceView
 	frame3d  surfaceFrame // the GPU backend's last render
+	// The GPU backend's candidates, the bounds they give the caster, and
+	// how many beams of the last frame the caster overruled.
+	cand, bounds []float64
+	overruled    int
 	// The CPU backend's world beams, kept while the sensor's pose stays
 	// (worldFor): most sensors of a cycle have not moved.
 	worldDir   []mgl64.Vec3
@@ -289,29 +293,30 @@ func (b *beamSet) ranges(r *Renderer, s *scene.Scene, out []float64) (mgl64.Mat4
 	if err != nil {
 		return m.world, err
 	}
-	if m.cast != nil {
-		r.castOne(s, *m.cast)
-	}
-	b.endRanges(m, time.Since(m.start), out)
+	r.castOne(s, *m.cast)
+	b.endRanges(r, s, m, time.Since(m.start), out)
 	return m.world, nil
 }
 
 // measurement is a frame of a range sensor under way: between
-// beginRanges and endRanges the CPU backend's beams are cast, alone
+// beginRanges and endRanges its beams are cast by the exact caster, alone
 // (ranges) or with other sensors' (RenderFrames).
 type measurement struct {
 	world   mgl64.Mat4 // the sensor's world pose
 	backend string
 	start   time.Time
-	// cast is the CPU backend's beams in world coordinates, their raw
-	// distances to go into the frame's out; nil where the GPU measured.
+	// cast is the beams in world coordinates, their distances to go into
+	// the frame's out.
 	cast *raycast.Rays
 	// fills: cast.Prepare turns the beams into the world for this pose.
 	fills bool
+	// cand is the GPU backend's candidate per beam, in world meters (+Inf
+	// where it saw none); cast looks only nearer than each (cast.Bounds).
+	cand []float64
 }
 
-// beginRanges starts measuring every beam into out: the GPU backend
-// measures them all, the CPU backend returns them to cast.
+// beginRanges starts measuring every beam into out: it returns the beams
+// to cast, bounded by the GPU's candidates on the GPU backend.
 func (b *beamSet) beginRanges(r *Renderer, s *scene.Scene, out []float64) (measurement, error) {
 	if err := s.Update(); err != nil {
 		return measurement{}, err
@@ -321,38 +326,113 @@ func (b *beamSet) beginRanges(r *Renderer, s *scene.Scene, out []float64) (measu
 		return m, err
 	}
 	m.backend, m.start = b.backendNow(), time.Now()
-	switch m.backend {
-	case BackendGPU:
-		if err := r.renderSurfaces(s, m.world, b.views, &b.frame3d, modeIDs); err != nil {
-			return m, err
-		}
-		if i := b.frame3d.rangesAlong(b.dirs, out); i >= 0 {
-			return m, fmt.Errorf("sensor %q: beam %d is outside every view", b.name, i)
-		}
-	case BackendCPU:
-		if len(b.worldDir) != len(b.dirs) {
-			b.worldDir, b.worldFresh = make([]mgl64.Vec3, len(b.dirs)), false
-		}
-		wd, world := b.worldDir, m.world
-		m.cast = &raycast.Rays{Origin: world.Col(3).Vec3(), Dirs: wd, TMax: math.Inf(1), Out: out}
-		if !b.worldFresh || world != b.worldFor {
-			// The beams are turned into the world by the cores that cast
-			// them; they count as fresh once the frame is measured
-			// (endRanges), not if its cast failed half way.
-			b.worldFresh, m.fills = false, true
-			m.cast.Prepare = func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					wd[i] = world.Mul4x1(b.dirs[i].Vec4(0)).Vec3().Normalize()
-				}
+	if len(b.worldDir) != len(b.dirs) {
+		b.worldDir, b.worldFresh = make([]mgl64.Vec3, len(b.dirs)), false
+	}
+	wd, world := b.worldDir, m.world
+	m.cast = &raycast.Rays{Origin: world.Col(3).Vec3(), Dirs: wd, TMax: math.Inf(1), Out: out}
+	if !b.worldFresh || world != b.worldFor {
+		// The beams are turned into the world by the cores that cast
+		// them; they count as fresh once the frame is measured
+		// (endRanges), not if its cast failed half way.
+		b.worldFresh, m.fills = false, true
+		m.cast.Prepare = func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				wd[i] = world.Mul4x1(b.dirs[i].Vec4(0)).Vec3().Normalize()
 			}
 		}
 	}
+	if m.backend != BackendGPU {
+		return m, nil
+	}
+	if err := r.renderSurfaces(s, m.world, b.views, &b.frame3d, modeIDs); err != nil {
+		return m, err
+	}
+	if len(b.cand) != len(b.dirs) {
+		b.cand, b.bounds = make([]float64, len(b.dirs)), make([]float64, len(b.dirs))
+	}
+	if i := b.frame3d.rangesAlong(b.dirs, b.cand); i >= 0 {
+		return m, fmt.Errorf("sensor %q: beam %d is outside every view", b.name, i)
+	}
+	scaled := !rigid(world)
+	for i, c := range b.cand {
+		if scaled { // candidates are in sensor-frame units, ranges in world meters
+			c *= world.Mul4x1(b.dirs[i].Vec4(0)).Vec3().Len()
+			b.cand[i] = c
+		}
+		b.bounds[i] = candidateBound(c)
+	}
+	m.cand, m.cast.Bounds = b.cand, b.bounds
 	return m, nil
 }
 
+// candidateBound is how far the exact caster looks for a beam whose GPU
+// candidate is c: a little beyond it, so that the candidate's own triangle
+// is found again (its distance, computed in the world's coordinates, may
+// differ from the candidate's in the last bits, or, for a depth camera's
+// float32 depth, in the seventh digit).
+func candidateBound(c float64) float64 {
+	return c*(1+candidateMargin) + candidateMargin
+}
+
+// candidateMargin is candidateBound's margin, relative and in meters.
+const candidateMargin = 1e-5
+
+// settle completes a cast bounded by GPU candidates: where the caster
+// found nothing within a beam's bound though the GPU saw a surface (the
+// candidate was no hit: a rounding apart, or a cut-out the render did not
+// know), the beam is cast again unbounded. It returns how many beams'
+// ranges are not their candidates (overruled by a nearer surface, or
+// unconfirmed).
+func (r *Renderer) settle(s *scene.Scene, rays *raycast.Rays, cand []float64) int {
+	var again []int
+	overruled := 0
+	for i, c := range cand {
+		got := rays.Out[i]
+		switch {
+		case math.IsInf(got, 1) && !math.IsInf(c, 1):
+			again = append(again, i)
+			overruled++
+		case got < c-candidateMargin*(1+c):
+			overruled++
+		}
+	}
+	if len(again) == 0 {
+		return overruled
+	}
+	dirs, out := make([]mgl64.Vec3, len(again)), make([]float64, len(again))
+	for k, i := range again {
+		dirs[k] = rays.Dirs[i]
+	}
+	r.castOne(s, raycast.Rays{Origin: rays.Origin, Dirs: dirs, TMax: math.Inf(1), Out: out})
+	for k, i := range again {
+		rays.Out[i] = out[k]
+	}
+	return overruled
+}
+
+// rigid reports whether m's linear part is a rotation (to 1e-12), so that
+// distances in its frame and in the world agree.
+func rigid(m mgl64.Mat4) bool {
+	a := m.Mat3()
+	d := a.Transpose().Mul3(a).Sub(mgl64.Ident3())
+	for _, x := range d {
+		if math.Abs(x) > 1e-12 {
+			return false
+		}
+	}
+	return true
+}
+
 // endRanges completes a measurement whose beams took cost (auto compares
-// the backends by it): range limits and noise.
-func (b *beamSet) endRanges(m measurement, cost time.Duration, out []float64) {
+// the backends by it): the GPU's unconfirmed candidates, range limits and
+// noise.
+func (b *beamSet) endRanges(r *Renderer, s *scene.Scene, m measurement, cost time.Duration, out []float64) {
+	if m.cand != nil {
+		start := time.Now()
+		b.overruled = r.settle(s, m.cast, m.cand)
+		cost += time.Since(start)
+	}
 	if m.fills {
 		b.worldFor, b.worldFresh = m.world, true
 	}

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/g3n/engine/gls"
 	"github.com/g3n/engine/renderer"
@@ -17,42 +16,38 @@ import (
 	"github.com/simvis/simvis/sensors/raycast"
 )
 
-// How range sensors measure. They do not read ranges from a depth buffer:
-// the GPU renders, for every pixel, which mesh (draw) and triangle is seen
-// there and at what range, and each beam is then intersected exactly, in
-// float64, with the meshes seen in the 3x3 pixels around the pixel its own
-// direction falls in (through each mesh's bounding volume hierarchy; on
-// the one triangle where all nine saw it). Every range is thus an exact hit
-// on a real triangle, wherever the beam falls in the pixel, and at a depth
-// edge a beam returns the one surface it really meets, never a mix or a
-// triangle's plane.
+// How the GPU backend of range sensors measures. A range has one
+// definition, the same on every backend: the distance to the nearest
+// sensed triangle that the beam meets at a texel its material does not
+// cut away (models.Cutout), in float64, as the exact caster
+// (sensors/raycast) finds it. The GPU proposes, the caster decides:
 //
-// What the render cannot vouch for goes to the exact caster
-// (sensors/raycast) over the frame's meshes, beam by beam:
-//   - a beam near surfaces it does not hit (over a wall's top, through a
-//     gap narrower than a pixel): what lies beyond the edge, no pixel saw;
-//   - a beam that passes behind a surface seen nearer than its hit, not in
-//     the hit's plane (the edge of a nearer object): something may show in
-//     the sliver between that edge and the beam.
-// Only such edge beams fall back; where none of the nine pixels saw
-// anything, the beam has no return.
+//   - the GPU renders, for every pixel, which mesh (draw) and triangle is
+//     seen there and at what range, and each beam is intersected exactly
+//     with the meshes seen in the 3x3 pixels around the pixel its own
+//     direction falls in: the nearest such hit is the beam's candidate
+//     (+Inf where none is seen);
+//   - the exact caster then casts the beam looking only nearer than the
+//     candidate (a bound that prunes most of the hierarchy), and its hit is
+//     the range; where it finds none (the candidate was no hit after all:
+//     a rounding apart, or a depth camera's float32 depth), the beam is
+//     cast again unbounded.
 //
-// A surface thinner than a pixel covers no pixel center, so the ID render
-// also draws every triangle's edges as lines (GL rasterizes a line in each
-// column or row it crosses) and its corners as points; edges between two
-// triangles of one plane are left out (edges.go). A surface that the beam
-// hits in front of everything thus leaves a fragment within a pixel of the
-// beam, unless something nearer covers it there, which the second rule
-// catches. Surfaces in front of the views' near plane are clipped from the
-// render: the beam's stretch in front of it is intersected with the few
-// meshes that reach into it. The views have several pixels per beam
-// spacing (oversample) so that neighbouring beams rarely share pixels. The
-// depth buffer only decides what is in front; it is reversed-Z float (near
-// at 1, infinity at 0) where GL 4.5 allows.
+// So nothing the rasterizer misses (a sliver whose fragments cover no
+// pixel near the beam, which no drawing of edges makes certain) and
+// nothing it draws that is not there (a leaf card's cut-away texels) can
+// change a range: the GPU only saves the caster work. Surfaces in front of
+// the views' near plane are clipped from the render: the beam's stretch in
+// front of it is intersected with the few meshes that reach into it. The
+// ID render also draws every triangle's edges as lines and its corners as
+// points (edges.go), so that thin surfaces leave candidates, and the views
+// have several pixels per beam spacing (oversample). The depth buffer only
+// decides what is in front; it is reversed-Z float (near at 1, infinity at
+// 0) where GL 4.5 allows.
 //
-// Depth cameras measure the pixel center's ray itself, so their shader
-// writes the depth of the interpolated position, which lies exactly on the
-// triangle and on that ray.
+// Depth cameras' GPU backend proposes each pixel's candidate from the
+// depth its shader writes (the interpolated position's, on the triangle
+// and on the pixel center's ray to float32), with a margin for float32.
 
 const surfaceVertexShader = `
 layout(location = 0) in vec3 VertexPosition;
@@ -173,17 +168,6 @@ type surfaceFrame struct {
 	total   int   // triangles of the sensed meshes
 
 	nearDraws []int // draws whose bounds reach into the views' near region
-
-	// Beams (modeIDs only). With a rigid sensor transform (no scale) the
-	// exact caster holds the draws in world coordinates, rebuilt only when
-	// one of them moved: sensors that do not move keep it between frames.
-	exact      *raycast.Caster
-	placements []raycast.Placement
-	sensor     mgl64.Mat4   // the sensor's world transform this frame
-	rigid      bool         // sensor has no scale: world and sensor meters agree
-	inWorld    []drawRecord // what exact holds when placed in world coordinates
-	place      sync.Once    // puts this frame's draws into exact
-	exactBeams atomic.Int64 // beams of the last frame that the exact caster resolved
 }
 
 // localRay returns the sensor-frame ray from the origin along b in the
@@ -195,8 +179,8 @@ func (d *drawRecord) localRay(b mgl64.Vec3) (o, dir mgl64.Vec3) {
 // beamsPerWorker is the fewest beams worth a goroutine of their own.
 const beamsPerWorker = 2048
 
-// rangesAlong measures every beam (unit directions, sensor frame) into out,
-// on all cores for large scans; it returns the first beam that no view
+// rangesAlong writes every beam's candidate range (unit directions,
+// sensor frame; see seenHit) into out, on all cores for large scans; it returns the first beam that no view
 // sees, or -1.
 func (f *surfaceFrame) rangesAlong(dirs []mgl64.Vec3, out []float64) int {
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(dirs)/beamsPerWorker))
@@ -238,8 +222,9 @@ func (f *surfaceFrame) rangesAlong(dirs []mgl64.Vec3, out []float64) int {
 	return -1
 }
 
-// rangeAlong returns the range along the unit direction b (sensor frame),
-// +Inf where nothing is hit, and whether one of the views sees b.
+// rangeAlong returns the candidate range along the unit direction b
+// (sensor frame), +Inf where nothing is seen hit, and whether one of the
+// views sees b.
 func (f *surfaceFrame) rangeAlong(b mgl64.Vec3) (float64, bool) {
 	for _, im := range f.images {
 		d := im.view.rot.Transpose().Mul4x1(b.Vec4(0)).Vec3()
@@ -260,14 +245,10 @@ func (f *surfaceFrame) rangeAlong(b mgl64.Vec3) (float64, bool) {
 	return 0, false
 }
 
-// seenHit returns the range along b, whose direction falls in pixel (ox,
-// oy) of im: the nearest exact hit on the meshes seen in the 3x3 pixels
-// around it (on that one triangle where all nine saw the same). Where some
-// of them saw a surface but the beam hits none (it passes an edge: over a
-// wall's top, through a gap), or where the beam passes behind a surface
-// seen nearer than its hit, what lies beyond that edge is unknown to the
-// render, and the exact caster decides; where none saw one, there is
-// nothing.
+// seenHit returns the candidate range along b, whose direction falls in
+// pixel (ox, oy) of im: the nearest exact hit on the meshes seen in the
+// 3x3 pixels around it (on that one triangle where all nine saw the same),
+// +Inf where none is hit. The exact caster confirms or overrules it.
 func (f *surfaceFrame) seenHit(im *surfaceImage, ox, oy int, b mgl64.Vec3) float64 {
 	w, h := im.view.w, im.view.h
 	var draws [9]int
@@ -304,11 +285,7 @@ func (f *surfaceFrame) seenHit(im *surfaceImage, ox, oy int, b mgl64.Vec3) float
 			best = t
 		}
 	}
-	if !math.IsInf(best, 1) && !f.passesBehind(im, ox, oy, b, best) {
-		return best
-	}
-	f.exactBeams.Add(1)
-	return f.castExact(b, best)
+	return best
 }
 
 // pixel returns the draw (-1 for none) and triangle an ID pixel saw (and
@@ -323,49 +300,6 @@ func (f *surfaceFrame) pixel(im *surfaceImage, px, py int) (draw, tri, tri2 int,
 	return id - 1, tri, tri2, float64(im.pixels[k+2])
 }
 
-// passesBehind reports whether a pixel around (ox, oy) saw, nearer than
-// the beam's hit at range t, a surface that does not continue into the hit
-// (whose plane the hit point is not on): the beam then passes behind that
-// surface's edge, and whatever shows through between the edge and the
-// beam, narrower than a pixel, no pixel saw. A surface seen farther than
-// the hit, or the hit's own (or a coplanar) surface seen nearer on a
-// slope, leaves nothing hidden.
-func (f *surfaceFrame) passesBehind(im *surfaceImage, ox, oy int, b mgl64.Vec3, t float64) bool {
-	w, h := im.view.w, im.view.h
-	hit := b.Mul(t)
-	for py := max(oy-1, 0); py <= min(oy+1, h-1); py++ {
-		for px := max(ox-1, 0); px <= min(ox+1, w-1); px++ {
-			di, tri, tri2, r := f.pixel(im, px, py)
-			if di < 0 || r >= t {
-				continue
-			}
-			dr := &f.draws[di]
-			p := dr.modelFromSensor.Mul4x1(hit.Vec4(1)).Vec3()
-			if !onPlane(dr.geom, tri, p, t) && (tri2 < 0 || !onPlane(dr.geom, tri2, p, t)) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// onPlane reports whether p (model coordinates) lies on the plane of
-// triangle i, a hit at range t.
-func onPlane(g *raycast.Geometry, i int, p mgl64.Vec3, t float64) bool {
-	v0, v1, v2, ok := g.Triangle(i)
-	n := v1.Sub(v0).Cross(v2.Sub(v0))
-	if !ok || n.Len() == 0 {
-		return false
-	}
-	// Float32 vertices leave faces that are meant to be one plane up to
-	// micrometers apart.
-	return math.Abs(n.Normalize().Dot(p.Sub(v0))) <= coplanar*(1+t)
-}
-
-// coplanar is how far (meters, per meter of range beyond the first) a hit
-// may lie off a neighbouring triangle's plane and still count as on it.
-const coplanar = 1e-5
-
 // nearHit intersects the beam's first tmax meters with the meshes that
 // reach into the near region.
 func (f *surfaceFrame) nearHit(b mgl64.Vec3, tmax float64) (float64, bool) {
@@ -378,68 +312,6 @@ func (f *surfaceFrame) nearHit(b mgl64.Vec3, tmax float64) (float64, bool) {
 		}
 	}
 	return best, hit
-}
-
-// castExact casts b with the exact caster over every draw of the frame (in
-// the sensor frame), placing them on first use in a frame (beams may be
-// measured from several goroutines); tmax is a hit
-// already known (+Inf if none), which prunes the search.
-func (f *surfaceFrame) castExact(b mgl64.Vec3, tmax float64) float64 {
-	f.place.Do(func() {
-		if f.exact == nil {
-			f.exact = raycast.New()
-		}
-		if f.rigid && f.sameWorld() {
-			return
-		}
-		f.placements = f.placements[:0]
-		f.inWorld = f.inWorld[:0]
-		for i := range f.draws {
-			d := &f.draws[i]
-			if f.rigid {
-				f.placements = append(f.placements, raycast.Placement{Geom: d.geom, FromLocal: d.world, ToLocal: d.world.Inv()})
-				f.inWorld = append(f.inWorld, drawRecord{geom: d.geom, world: d.world})
-				continue
-			}
-			f.placements = append(f.placements, raycast.Placement{Geom: d.geom, FromLocal: d.sensorFromModel, ToLocal: d.modelFromSensor})
-		}
-		f.exact.Place(f.placements)
-	})
-	o, dir := mgl64.Vec3{}, b
-	if f.rigid {
-		o, dir = f.sensor.Col(3).Vec3(), f.sensor.Mul4x1(b.Vec4(0)).Vec3()
-	}
-	if t, hit := f.exact.Cast(o, dir, tmax); hit {
-		return t
-	}
-	return tmax
-}
-
-// sameWorld reports whether the exact caster already holds this frame's
-// draws in world coordinates.
-func (f *surfaceFrame) sameWorld() bool {
-	if len(f.inWorld) != len(f.draws) || len(f.inWorld) == 0 {
-		return false
-	}
-	for i := range f.draws {
-		if f.inWorld[i].geom != f.draws[i].geom || f.inWorld[i].world != f.draws[i].world {
-			return false
-		}
-	}
-	return true
-}
-
-// rigid reports whether m's linear part is a rotation (to 1e-12), so that
-// distances in its frame and in the world agree.
-func rigid(m mgl64.Mat4) bool {
-	a := m.Mat3()
-	d := a.Transpose().Mul3(a).Sub(mgl64.Ident3())
-	for _, x := range d {
-		if math.Abs(x) > 1e-12 {
-			return false
-		}
-	}
-	return true
 }
 
 // findNearDraws lists the draws whose bounds reach within radius of the
@@ -661,9 +533,6 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 			f.draws = append(f.draws, d)
 		}
 	}
-	f.place = sync.Once{}
-	f.exactBeams.Store(0)
-	f.sensor, f.rigid = sensorWorld, rigid(sensorWorld)
 	if mode == modeDepth {
 		views = r.depthViews(views)
 	}
@@ -671,7 +540,9 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 	for _, v := range views {
 		reach = math.Max(reach, 1.01*v.near*math.Sqrt(1+v.tanX*v.tanX+v.tanY*v.tanY))
 	}
-	f.findNearDraws(reach)
+	if mode == modeIDs {
+		f.findNearDraws(reach)
+	}
 	program, format, channels := idProgram, gpu.ColorRGBA32F, 4
 	if mode == modeDepth {
 		program, format, channels = depthProgram, gpu.ColorR32F, 1
