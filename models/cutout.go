@@ -39,6 +39,8 @@ const BlendThreshold = 0.5
 //
 //	alpha = baseColorFactor.a * texel.a >= cut
 //
+// (alpha computed in float64, compared in float32 as a shader compares
+// it with a float32 cutoff)
 // with cut the material's alphaCutoff for MASK and BlendThreshold for
 // BLEND; OPAQUE materials stop every beam. The texel is the texture's
 // full-resolution image (a ray has no footprint, so no mipmap level; a GPU
@@ -76,7 +78,7 @@ func (m *Material) Cutout() *Cutout {
 		c.cut = BlendThreshold
 	}
 	if m.BaseColorTexture == nil {
-		if c.factor >= c.cut {
+		if float32(c.factor) >= float32(c.cut) {
 			return nil
 		}
 		return c // cut everywhere
@@ -84,7 +86,7 @@ func (m *Material) Cutout() *Cutout {
 	b := m.BaseColorTexture.Bounds()
 	c.w, c.h = b.Dx(), b.Dy()
 	if c.w == 0 || c.h == 0 {
-		if c.factor >= c.cut {
+		if float32(c.factor) >= float32(c.cut) {
 			return nil
 		}
 		return c
@@ -94,7 +96,7 @@ func (m *Material) Cutout() *Cutout {
 	for _, a := range c.alpha {
 		least = min(least, a)
 	}
-	if c.factor*float64(least)/255 >= c.cut {
+	if float32(c.factor*float64(least)/255) >= float32(c.cut) {
 		return nil // a convex mix of texels is never below the least
 	}
 	s := m.Sampler
@@ -141,7 +143,7 @@ func (c *Cutout) Keeps(u, v float64) bool {
 	if c.alpha == nil {
 		return false
 	}
-	return c.factor*c.Alpha(u, v) >= c.cut
+	return float32(c.factor*c.Alpha(u, v)) >= float32(c.cut)
 }
 
 // Alpha returns the texture's alpha at (u, v) by the rule Cutout gives, in

@@ -157,10 +157,7 @@ func BenchmarkMarvinScan(b *testing.B) {
 // Bench reports, per range sensor, the hit/miss disagreements with the
 // exact caster (none for the 3D scanner whose beams graze a wall's top
 // edge, where the plane of the wall's triangle once gave 5-7 m) and how
-// many edge beams the exact caster resolved: some, a small share (here the
-// layers cross the edge at shallow angles, so that about 4 % of the beams
-// lie within a pixel of it; 1-7 % on MARVIN's scanners, which see much
-// furniture before walls).
+// many GPU candidates the caster overruled.
 func TestBenchReportsHitMiss(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteModel(t, dir, "wall.glb", func(m *models.Model) {
@@ -183,10 +180,12 @@ func TestBenchReportsHitMiss(t *testing.T) {
 	if v.HitMiss == nil || *v.HitMiss != 0 || v.Within1mm != 1 || v.MaxError > 1e-9 {
 		t.Errorf("scanner: hit/miss %v, within 1 mm %v, max error %v; want 0, 1, exact", v.HitMiss, v.Within1mm, v.MaxError)
 	}
-	if v.ExactBeams == 0 || v.ExactBeams > v.Beams/20 {
-		t.Errorf("scanner: %d of %d beams resolved by the exact caster, want some, under 5 %%", v.ExactBeams, v.Beams)
+	// Over the edge, the GPU sees the wall around beams that miss it: their
+	// candidates are none (the exact test on the wall misses), which the
+	// caster confirms; no surface hides from the render here.
+	if v.ExactBeams != 0 {
+		t.Errorf("scanner: the caster overruled %d of %d GPU candidates, want none", v.ExactBeams, v.Beams)
 	}
-	t.Logf("%d of %d beams resolved by the exact caster", v.ExactBeams, v.Beams)
 }
 
 // BenchmarkQuickstartLidar scans a default 3D lidar (16 x 900 beams) on the
