@@ -200,3 +200,27 @@ func wrapIndex(i float64, n int, mode int) int {
 	}
 	return min(max(int(k), 0), n-1)
 }
+
+// Everywhere reports whether the material cuts every point away (no
+// texture, and a factor below the cut).
+func (c *Cutout) Everywhere() bool { return c.alpha == nil }
+
+// CutoutTexture is what a GPU needs to apply a Cutout in a shader: the
+// alpha plane (Width x Height, top row first), sampled at level 0 with
+// the magnification filter (Nearest or linear) and wrap modes, a point
+// kept where the sampled alpha is at least MinAlpha (the cut over the
+// factor).
+type CutoutTexture struct {
+	Alpha         []uint8
+	Width, Height int
+	Nearest       bool
+	WrapS, WrapT  int
+	MinAlpha      float32
+}
+
+// Texture returns the cut-out as a texture for shaders (Alpha nil where
+// Everywhere).
+func (c *Cutout) Texture() CutoutTexture {
+	return CutoutTexture{Alpha: c.alpha, Width: c.w, Height: c.h, Nearest: c.nearest,
+		WrapS: c.wrapS, WrapT: c.wrapT, MinAlpha: float32(c.cut / max(c.factor, 1e-9))}
+}

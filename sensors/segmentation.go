@@ -281,6 +281,7 @@ func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.Mes
 		clip := mat32(v.projection(r.reversedZ).Mul4(glFromSensor))
 		gs.UniformMatrix4fv(st.clipFrom.Location(gs), 1, false, &clip[0])
 		gs.Uniform1f(st.kind.Location(gs), 0)
+		gs.Uniform1i(st.cutAlpha.Location(gs), cutoutUnit)
 		planes := v.frustumPlanes()
 		for _, m := range meshes {
 			id, ok := ids[m.Node.Owner]
@@ -296,6 +297,9 @@ func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.Mes
 				g := st.geometry(gs, p, nil)
 				c := sensorFromModel.Mul4x1(g.center.Vec4(1)).Vec3()
 				if outside(planes, c, g.radius*maxScale(sensorFromModel)) {
+					continue
+				}
+				if !st.useCut(gs, p) {
 					continue
 				}
 				gs.UniformMatrix4fv(st.sensorFrom.Location(gs), 1, false, &m32[0])

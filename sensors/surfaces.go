@@ -51,13 +51,30 @@ import (
 
 const surfaceVertexShader = `
 layout(location = 0) in vec3 VertexPosition;
+layout(location = 1) in vec2 VertexTexcoord;
 uniform mat4 SensorFromModel;
 uniform mat4 ClipFromSensor;
 out vec3 P;
+out vec2 UV;
 void main() {
     vec4 p = SensorFromModel * vec4(VertexPosition, 1.0);
     P = p.xyz;
+    UV = VertexTexcoord;
     gl_Position = ClipFromSensor * p;
+}
+`
+
+// cutoutTest discards what a masked or blended material cuts away
+// (models.Cutout): its alpha at level 0, by the magnification filter,
+// below MinAlpha (0: the material cuts nothing). Segmentation sees the
+// holes this way; for range sensors and depth cameras it only spares the
+// exact caster candidates it would overrule.
+const cutoutTest = `
+uniform sampler2D CutAlpha;
+uniform float MinAlpha;
+in vec2 UV;
+void cutout() {
+    if (MinAlpha > 0.0 && textureLod(CutAlpha, UV, 0.0).r < MinAlpha) discard;
 }
 `
 
@@ -74,7 +91,9 @@ uniform float DrawID;
 uniform float Kind;
 in vec3 P;
 out vec4 ID;
+` + cutoutTest + `
 void main() {
+    cutout();
     ID = vec4(DrawID, float(gl_PrimitiveID), length(P), Kind);
 }
 `
@@ -83,7 +102,9 @@ const depthFragmentShader = `
 precision highp float;
 in vec3 P;
 out vec4 Depth;
+` + cutoutTest + `
 void main() {
+    cutout();
     Depth = vec4(P.x, 0.0, 0.0, 0.0);
 }
 `
@@ -415,6 +436,7 @@ func (r *Renderer) depthViews(views []surfaceView) []surfaceView {
 // gpuGeometry is one primitive's triangles uploaded for surface rendering.
 type gpuGeometry struct {
 	vao, vbo, ebo uint32
+	uvs           uint32 // texture coordinates, 0 if none
 	count         int32
 	edgeVAO       uint32 // the same vertices with edgeEBO: the edge set's lines
 	edgeEBO       uint32
@@ -430,14 +452,94 @@ type surfaceState struct {
 	clipFrom   gls.Uniform
 	drawID     gls.Uniform
 	kind       gls.Uniform
+	cutAlpha   gls.Uniform
+	minAlpha   gls.Uniform
 	geoms      map[[32]byte]*gpuGeometry
+	cuts       map[*models.Material]cutState
+}
+
+// cutState is a material's cut-out as uploaded: its alpha texture and the
+// least alpha kept (0: it cuts nothing), or all: it cuts everything away.
+type cutState struct {
+	tex      uint32
+	minAlpha float32
+	all      bool
+}
+
+// cutoutUnit is the texture unit of the cut-outs' alpha in surface passes.
+const cutoutUnit = 12
+
+// cut returns the cut-out state of a primitive's material, uploaded on
+// first use.
+func (st *surfaceState) cut(gs *gls.GLS, m *models.Material) cutState {
+	if m == nil || m.AlphaMode == models.AlphaOpaque {
+		return cutState{}
+	}
+	if c, ok := st.cuts[m]; ok {
+		return c
+	}
+	var c cutState
+	if co := m.Cutout(); co != nil {
+		if co.Everywhere() {
+			c.all = true
+		} else {
+			ct := co.Texture()
+			c.minAlpha = ct.MinAlpha
+			c.tex = gs.GenTexture()
+			gs.ActiveTexture(gls.TEXTURE0 + cutoutUnit)
+			gs.BindTexture(gls.TEXTURE_2D, c.tex)
+			gpu.SetUnpackAlignment(1) // rows of one byte per texel
+			gs.TexImage2D(gls.TEXTURE_2D, 0, gls.R8, int32(ct.Width), int32(ct.Height), gls.RED, gls.UNSIGNED_BYTE, ct.Alpha)
+			gpu.SetUnpackAlignment(4)
+			filter := int32(gls.LINEAR)
+			if ct.Nearest {
+				filter = gls.NEAREST
+			}
+			gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MIN_FILTER, filter)
+			gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MAG_FILTER, filter)
+			gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_S, glWrap(ct.WrapS))
+			gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_T, glWrap(ct.WrapT))
+			gs.ActiveTexture(gls.TEXTURE0)
+		}
+	}
+	st.cuts[m] = c
+	return c
+}
+
+// glWrap is a glTF wrap mode as GL's (REPEAT where unset).
+func glWrap(mode int) int32 {
+	switch mode {
+	case models.WrapClampToEdge:
+		return gls.CLAMP_TO_EDGE
+	case models.WrapMirroredRepeat:
+		return gls.MIRRORED_REPEAT
+	}
+	return gls.REPEAT
+}
+
+// useCut sets the cut-out uniforms for a primitive's draw; false where
+// its material cuts it all away (nothing to draw).
+func (st *surfaceState) useCut(gs *gls.GLS, p *models.Primitive) bool {
+	c := st.cut(gs, p.Material)
+	if c.all {
+		return false
+	}
+	gs.Uniform1f(st.minAlpha.Location(gs), c.minAlpha)
+	if c.minAlpha > 0 {
+		gs.ActiveTexture(gls.TEXTURE0 + cutoutUnit)
+		gs.BindTexture(gls.TEXTURE_2D, c.tex)
+		gs.ActiveTexture(gls.TEXTURE0)
+	}
+	return true
 }
 
 func (r *Renderer) surfaces(gs *gls.GLS) *surfaceState {
 	if r.surf != nil {
 		return r.surf
 	}
-	st := &surfaceState{geoms: map[[32]byte]*gpuGeometry{}}
+	st := &surfaceState{geoms: map[[32]byte]*gpuGeometry{}, cuts: map[*models.Material]cutState{}}
+	st.cutAlpha.Init("CutAlpha")
+	st.minAlpha.Init("MinAlpha")
 	st.sensorFrom.Init("SensorFromModel")
 	st.clipFrom.Init("ClipFromSensor")
 	st.drawID.Init("DrawID")
@@ -482,6 +584,19 @@ func (st *surfaceState) geometry(gs *gls.GLS, p *models.Primitive, edges *edgeSe
 	gs.BufferData(gls.ARRAY_BUFFER, 4*len(pos), pos, gls.STATIC_DRAW)
 	gs.VertexAttribPointer(0, 3, gls.FLOAT, false, 0, 0)
 	gs.EnableVertexAttribArray(0)
+	if len(p.TexCoords) == len(p.Positions) && len(p.TexCoords) > 0 {
+		// Texture coordinates for cut-outs; without them the attribute
+		// reads (0, 0), as the rule takes it.
+		uv := make([]float32, 0, 2*len(p.TexCoords))
+		for _, t := range p.TexCoords {
+			uv = append(uv, t[0], t[1])
+		}
+		g.uvs = gs.GenBuffer()
+		gs.BindBuffer(gls.ARRAY_BUFFER, g.uvs)
+		gs.BufferData(gls.ARRAY_BUFFER, 4*len(uv), uv, gls.STATIC_DRAW)
+		gs.VertexAttribPointer(1, 2, gls.FLOAT, false, 0, 0)
+		gs.EnableVertexAttribArray(1)
+	}
 	g.ebo = gs.GenBuffer()
 	gs.BindBuffer(gls.ELEMENT_ARRAY_BUFFER, g.ebo)
 	gs.BufferData(gls.ELEMENT_ARRAY_BUFFER, 4*len(p.Indices), p.Indices, gls.STATIC_DRAW)
@@ -500,6 +615,11 @@ func (g *gpuGeometry) uploadEdges(gs *gls.GLS, edges *edgeSet) {
 	gs.BindBuffer(gls.ARRAY_BUFFER, g.vbo)
 	gs.VertexAttribPointer(0, 3, gls.FLOAT, false, 0, 0)
 	gs.EnableVertexAttribArray(0)
+	if g.uvs != 0 {
+		gs.BindBuffer(gls.ARRAY_BUFFER, g.uvs)
+		gs.VertexAttribPointer(1, 2, gls.FLOAT, false, 0, 0)
+		gs.EnableVertexAttribArray(1)
+	}
 	g.edgeEBO = gs.GenBuffer()
 	gs.BindBuffer(gls.ELEMENT_ARRAY_BUFFER, g.edgeEBO)
 	gs.BufferData(gls.ELEMENT_ARRAY_BUFFER, 4*len(edges.indices), edges.indices, gls.STATIC_DRAW)
@@ -563,6 +683,7 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 			return err
 		}
 		defer restore()
+		gs.Uniform1i(st.cutAlpha.Location(gs), cutoutUnit)
 		for i, v := range views {
 			fb, err := r.clearedTarget(gs, v.w, v.h, format)
 			if err != nil {
@@ -600,6 +721,9 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 				for _, di := range f.visible {
 					d := &f.draws[di]
 					g := st.geometry(gs, d.prim, d.edges)
+					if !st.useCut(gs, d.prim) {
+						continue
+					}
 					m32 := mat32(d.sensorFromModel)
 					gs.UniformMatrix4fv(st.sensorFrom.Location(gs), 1, false, &m32[0])
 					if mode == modeIDs {
