@@ -443,3 +443,102 @@ func FuzzExactRanges(f *testing.F) {
 		}
 	})
 }
+
+// A quad of eight vertical stripes, alternately opaque and cut away (a
+// NEAREST mask), 3 m in front of the sensors, a wall at 6 m: every
+// backend's laser and depth camera return the quad on the stripes and the
+// wall through the gaps, to closed forms, and segmentation labels the
+// pixels likewise.
+func TestMaskedStripes(t *testing.T) {
+	dir := t.TempDir()
+	stripes := image.NewNRGBA(image.Rect(0, 0, 8, 1))
+	for i := 0; i < 8; i++ {
+		stripes.Pix[4*i+3] = uint8(255 * ((i + 1) % 2)) // stripes 0, 2, 4, 6 opaque
+	}
+	testkit.WriteModel(t, dir, "stripes.glb", func(m *models.Model) {
+		mat := &models.Material{Name: "stripes", BaseColor: [4]float32{1, 1, 1, 1}, AlphaMode: models.AlphaMask, AlphaCutoff: 0.5,
+			DoubleSided: true, Roughness: 1, BaseColorTexture: stripes,
+			Sampler: models.Sampler{MagFilter: models.FilterNearest, MinFilter: models.FilterNearest}}
+		// In the plane x = 3, y from +1 (u = 0) to -1 (u = 1), z from +1
+		// (v = 0) to -1, around the sensors' height.
+		p := &models.Primitive{Material: mat,
+			Positions: []mgl32.Vec3{{3, 1, 1}, {3, -1, 1}, {3, -1, -1}, {3, 1, -1}},
+			Normals:   []mgl32.Vec3{{-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}},
+			TexCoords: []mgl32.Vec2{{0, 0}, {1, 0}, {1, 1}, {0, 1}},
+			Indices:   []uint32{0, 1, 2, 0, 2, 3}}
+		p.UpdateKey()
+		m.AddNode(nil, "stripes", mgl64.Ident4(), &models.Mesh{Name: "stripes", Primitives: []*models.Primitive{p}})
+	})
+	testkit.WriteModel(t, dir, "wall.glb", func(m *models.Model) {
+		// Its face at x = 6 exactly: float32 vertices at ±0.25, a float64 offset.
+		m.AddNode(nil, "wall", mgl64.Translate3D(6.25, 0, 0), models.Box("wall", 0.5, 20, 10, [4]float32{1, 1, 1, 1}))
+	})
+	opaqueAt := func(y float64) (opaque, clear bool) { // clear: not within a rounding of a border
+		s := (1 - y) / 2 * 8
+		return int(math.Floor(s))%2 == 0, math.Abs(s-math.Round(s)) > 1e-3
+	}
+	for _, backend := range []string{sensors.BackendCPU, sensors.BackendGPU} {
+		s := testkit.LoadXML(t, dir, fmt.Sprintf(`<scene>
+  <part file="stripes.glb" name="STRIPES" pose_offset="0 0 1 0 0 0"/>
+  <part file="wall.glb" name="WALL" pose_offset="0 0 1 0 0 0"/>
+  <sensor type="laser" name="L" pose_offset="0 0 1 0 0 0" angle_min="-15" angle_max="15" resolution="0.1" range_max="20" backend="%[1]s"/>
+  <sensor type="depth" name="D" pose_offset="0 0 1 0 0 0" width="96" height="32" fov="30" range_max="20" backend="%[1]s"/>
+  <sensor type="segmentation" name="S" pose_offset="0 0 1 0 0 0" width="96" height="32" fov="30" far="20"/>
+</scene>`, backend))
+		r := testkit.Renderer(t)
+		l := s.Sensors()[0].Sensor.(*sensors.Laser)
+		sc, err := l.Scan(r, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits := [2]int{}
+		for i, got := range sc.Ranges {
+			a := sc.AngleMin + float64(i)*sc.AngleIncrement
+			opaque, clear := opaqueAt(3 * math.Tan(a))
+			if !clear {
+				continue
+			}
+			want := 6 / math.Cos(a)
+			if opaque {
+				want = 3 / math.Cos(a)
+				hits[0]++
+			} else {
+				hits[1]++
+			}
+			if math.Abs(got-want) > 1e-9 {
+				t.Errorf("%s laser, beam %d (%.2f°): %.9f m, want %.9f (%s)", backend, i, a*180/math.Pi, got, want, map[bool]string{true: "stripe", false: "gap"}[opaque])
+			}
+		}
+		if hits[0] < 100 || hits[1] < 100 {
+			t.Errorf("%s laser: %d beams on stripes, %d through gaps, want both many", backend, hits[0], hits[1])
+		}
+		d := s.Sensors()[1].Sensor.(*sensors.DepthCamera)
+		img, err := d.Depth(r, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := img.Info.Intrinsics
+		sg := s.Sensors()[2].Sensor.(*sensors.Segmentation)
+		seg, err := sg.Segment(r, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, z := range img.Depth {
+			u := float64(k % in.Width)
+			opaque, clear := opaqueAt(-3 * (u - in.Cx) / in.Fx)
+			if !clear {
+				continue
+			}
+			want, part := 6.0, "WALL"
+			if opaque {
+				want, part = 3, "STRIPES"
+			}
+			if math.Abs(float64(z)-want) > 1e-6 {
+				t.Errorf("%s depth, pixel %d: %v m, want %v", backend, k, z, want)
+			}
+			if name := seg.Labels.Instances[fmt.Sprint(seg.Instance[k])].Name; name != part {
+				t.Errorf("segmentation, pixel %d: %q, want %q", k, name, part)
+			}
+		}
+	}
+}
