@@ -5,6 +5,7 @@ import (
 	"image"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -156,11 +157,13 @@ func (rt *refTriangle) refHit(o, d mgl64.Vec3) (t float64, strict, loose bool) {
 	return t, inStrict && ks, kl
 }
 
-// checkBeam holds a range (world meters; ±Inf as a sensor reports them)
-// along the ray to the reference: a loose hit, no nearer than the nearest
-// loose one, no farther than the nearest strict one.
-func checkBeam(tris []refTriangle, o, d mgl64.Vec3, got, rangeMin, rangeMax, tol float64) error {
+// checkBeam holds ranges along the ray (world meters; ±Inf as a sensor
+// reports them), one per backend, to the reference: each a loose hit, no
+// nearer than the nearest loose one, no farther than the nearest strict
+// one.
+func checkBeam(tris []refTriangle, o, d mgl64.Vec3, rangeMin, rangeMax, tol float64, gots ...float64) error {
 	nearStrict, nearLoose := math.Inf(1), math.Inf(1)
+	var loose []float64 // the loose hits' distances
 	for i := range tris {
 		t, s, l := tris[i].refHit(o, d)
 		if s {
@@ -168,6 +171,7 @@ func checkBeam(tris []refTriangle, o, d mgl64.Vec3, got, rangeMin, rangeMax, tol
 		}
 		if l {
 			nearLoose = math.Min(nearLoose, t)
+			loose = append(loose, t)
 		}
 	}
 	// What a sensor reports for a true range r.
@@ -180,28 +184,21 @@ func checkBeam(tris []refTriangle, o, d mgl64.Vec3, got, rangeMin, rangeMax, tol
 		}
 		return r
 	}
-	lo, hi := report(nearLoose), report(nearStrict)
-	switch {
-	case got == lo || got == hi:
-		return nil
-	case math.IsInf(got, 0) || math.IsNaN(got):
-		// A limit between the two readings: rangeMin or rangeMax lies
-		// between the loose and strict hits.
-		if got == report(nearLoose) || got == report(nearStrict) {
-			return nil
+	for _, got := range gots {
+		switch {
+		case got == report(nearLoose) || got == report(nearStrict):
+			continue
+		case math.IsInf(got, 0) || math.IsNaN(got):
+			return fmt.Errorf("got %v, reference %v (loose) .. %v (strict)", got, nearLoose, nearStrict)
+		case got < nearLoose-tol || got > nearStrict+tol:
+			return fmt.Errorf("got %.9f, reference %.9f (loose) .. %.9f (strict)", got, nearLoose, nearStrict)
 		}
-		return fmt.Errorf("got %v, reference %v (loose) .. %v (strict)", got, nearLoose, nearStrict)
-	}
-	if got < nearLoose-tol || got > nearStrict+tol {
-		return fmt.Errorf("got %.9f, reference %.9f (loose) .. %.9f (strict)", got, nearLoose, nearStrict)
-	}
-	// It must be a hit itself.
-	for i := range tris {
-		if t, _, l := tris[i].refHit(o, d); l && math.Abs(t-got) <= tol {
-			return nil
+		// It must be a hit itself.
+		if !slices.ContainsFunc(loose, func(t float64) bool { return math.Abs(t-got) <= tol }) {
+			return fmt.Errorf("got %.9f, which is no hit (reference %.9f .. %.9f)", got, nearLoose, nearStrict)
 		}
 	}
-	return fmt.Errorf("got %.9f, which is no hit (reference %.9f .. %.9f)", got, nearLoose, nearStrict)
+	return nil
 }
 
 // trickyScene writes a model of surfaces that test a range's definition,
@@ -374,7 +371,7 @@ func checkSensors(t *testing.T, s *scene.Scene, label string) int {
 			}
 			for i, got := range sc.Ranges {
 				a := sc.AngleMin + float64(i)*sc.AngleIncrement
-				if err := checkBeam(tris, o, toWorld(mgl64.Vec3{math.Cos(a), math.Sin(a), 0}), got, sc.RangeMin, sc.RangeMax, 1e-9); err != nil {
+				if err := checkBeam(tris, o, toWorld(mgl64.Vec3{math.Cos(a), math.Sin(a), 0}), sc.RangeMin, sc.RangeMax, 1e-9, got); err != nil {
 					fail(se.Name, i, err)
 				}
 				checked++
@@ -388,7 +385,7 @@ func checkSensors(t *testing.T, s *scene.Scene, label string) int {
 				// Layers from -10° every 5°, columns from -60° every 1°.
 				el, az := (-10+5*float64(i/cl.Width))*math.Pi/180, (-60+float64(i%cl.Width))*math.Pi/180
 				d := mgl64.Vec3{math.Cos(el) * math.Cos(az), math.Cos(el) * math.Sin(az), math.Sin(el)}
-				if err := checkBeam(tris, o, toWorld(d), got, 0.02, 8, 1e-9); err != nil {
+				if err := checkBeam(tris, o, toWorld(d), 0.02, 8, 1e-9, got); err != nil {
 					fail(se.Name, i, err)
 				}
 				checked++
@@ -407,7 +404,7 @@ func checkSensors(t *testing.T, s *scene.Scene, label string) int {
 					got *= body.Len() // depth along x -> range along the ray
 				}
 				// float32 depths: a few parts in 1e7.
-				if err := checkBeam(tris, o, toWorld(body), got, 0.02*body.Len(), 8*body.Len(), 1e-6*(1+got)); err != nil {
+				if err := checkBeam(tris, o, toWorld(body), 0.02*body.Len(), 8*body.Len(), 1e-6*(1+got), got); err != nil {
 					fail(se.Name, i, err)
 				}
 				checked++
@@ -540,5 +537,80 @@ func TestMaskedStripes(t *testing.T) {
 				t.Errorf("segmentation, pixel %d: %q, want %q", k, name, part)
 			}
 		}
+	}
+}
+
+// RAVON's 3D lidar through its bushes and tree crowns: every beam that
+// meets a leaf card (as a whole quad) returns a leaf where the mask keeps
+// one and what lies behind through the gaps, on both backends, equal to
+// the brute-force reference; both kinds occur by the hundred.
+func TestRavonLidarThroughLeaves(t *testing.T) {
+	s := loadRavon(t)
+	tris := refScene(t, s)
+	var cards []refTriangle
+	for _, rt := range tris {
+		if rt.mat != nil && rt.mat.AlphaMode == models.AlphaMask {
+			whole := rt
+			whole.mat = nil // the card as a whole quad
+			cards = append(cards, whole)
+		}
+	}
+	if len(cards) == 0 {
+		t.Fatal("no masked leaf cards in the RAVON scene")
+	}
+	r := testkit.Renderer(t)
+	backends := []string{sensors.BackendCPU, sensors.BackendGPU}
+	var scans [2][]float64
+	for b, backend := range backends {
+		for _, se := range s.Sensors() {
+			if se.Name == "LIDAR" {
+				if err := sensors.SetBackend(se.Sensor, backend); err != nil {
+					t.Fatal(err)
+				}
+				cl, err := se.Sensor.(*sensors.Laser3D).Scan(r, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				scans[b] = cl.Ranges
+			}
+		}
+	}
+	world, err := s.Transform("LIDAR", scene.WorldFrame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := world.Col(3).Vec3()
+	const columns = 900
+	leaves, through, bad := 0, 0, 0
+	for i, got := range scans[0] {
+		// 16 layers from -15° every 2°, 900 columns from -180° every 0.4°.
+		el, az := (-15+2*float64(i/columns))*math.Pi/180, (-180+0.4*float64(i%columns))*math.Pi/180
+		d := world.Mul4x1(mgl64.Vec3{math.Cos(el) * math.Cos(az), math.Cos(el) * math.Sin(az), math.Sin(el)}.Vec4(0)).Vec3().Normalize()
+		card := math.Inf(1)
+		for k := range cards {
+			if t, strict, _ := cards[k].refHit(o, d); strict {
+				card = math.Min(card, t)
+			}
+		}
+		if math.IsInf(card, 1) || card > 100 {
+			continue // no leaf card on this beam within range
+		}
+		if err := checkBeam(tris, o, d, 0.05, 100, 1e-9, got, scans[1][i]); err != nil {
+			bad++
+			if bad <= 10 {
+				t.Errorf("LIDAR beam %d (cpu %v, gpu %v): %v", i, got, scans[1][i], err)
+			}
+			continue
+		}
+		switch {
+		case math.Abs(got-card) <= 1e-9:
+			leaves++
+		case got > card:
+			through++
+		}
+	}
+	t.Logf("%d beams meet a leaf card: %d return a leaf, %d pass through a gap", leaves+through+bad, leaves, through)
+	if leaves < 100 || through < 100 {
+		t.Errorf("%d beams return leaves and %d pass through gaps, want both by the hundred", leaves, through)
 	}
 }
