@@ -19,7 +19,8 @@ import (
 // front of a red wall (its face at x = 2.5). The card's alpha-masked
 // texture is opaque green below its middle and transparent above. A
 // foliage element LEAVES scopes the card; a laser at the origin, 0.3 m up,
-// looks through the card's transparent half.
+// looks through the card's transparent half, another 0.3 m down at its
+// leaves.
 func foliageScene(t *testing.T) *scene.Scene {
 	t.Helper()
 	dir := t.TempDir()
@@ -43,26 +44,29 @@ func foliageScene(t *testing.T) *scene.Scene {
   <part file="card.glb" name="CARD"/>
   <element type="foliage" name="LEAVES" insert_at="CARD"/>
   <sensor type="laser" name="L" pose_offset="0 0 0.3 0 0 0" angle_min="-1" angle_max="1" resolution="1"/>
+  <sensor type="laser" name="LOW" pose_offset="0 0 -0.3 0 0 0" angle_min="-1" angle_max="1" resolution="1"/>
 </scene>`)
 }
 
 // The foliage opacity: at 1 a pixel on the leaves shows them and one on
 // the texture's transparent half the wall behind; at 0 both show the
 // wall; at 0.5 the leaves are blended over it. Range sensors see the
-// card's whole triangles until the foliage is switched off at 0.
+// leaves cut out by their mask (the wall through the transparent half)
+// until the foliage is switched off at 0.
 func TestFoliageOpacity(t *testing.T) {
 	s := foliageScene(t)
 	leaf, hole := image.Pt(32, 40), image.Pt(32, 23) // 0.31 m below and above the card's middle
-	l := s.Sensors()[0].Sensor.(*sensors.Laser)
+	high := s.Sensors()[0].Sensor.(*sensors.Laser)
+	low := s.Sensors()[1].Sensor.(*sensors.Laser)
 	for _, c := range []struct {
-		opacity     float64
-		leaf, hole  func(color.RGBA) bool
-		laserRange  float64
-		description string
+		opacity           float64
+		leaf, hole        func(color.RGBA) bool
+		lowRange, hiRange float64
+		description       string
 	}{
-		{1, func(c color.RGBA) bool { return dominant(c, 1) }, func(c color.RGBA) bool { return dominant(c, 0) }, 2, "leaves as modeled"},
-		{0.5, func(c color.RGBA) bool { return c.R > 40 && c.G > 40 && c.B < 20 }, func(c color.RGBA) bool { return dominant(c, 0) }, 2, "blended"},
-		{0, func(c color.RGBA) bool { return dominant(c, 0) }, func(c color.RGBA) bool { return dominant(c, 0) }, 2.5, "no leaves"},
+		{1, func(c color.RGBA) bool { return dominant(c, 1) }, func(c color.RGBA) bool { return dominant(c, 0) }, 2, 2.5, "leaves as modeled"},
+		{0.5, func(c color.RGBA) bool { return c.R > 40 && c.G > 40 && c.B < 20 }, func(c color.RGBA) bool { return dominant(c, 0) }, 2, 2.5, "blended"},
+		{0, func(c color.RGBA) bool { return dominant(c, 0) }, func(c color.RGBA) bool { return dominant(c, 0) }, 2.5, 2.5, "no leaves"},
 	} {
 		set(t, s, "LEAVES", "opacity", c.opacity)
 		img := lookAt(t, s, scene.Pose{}, 64, 64, false)
@@ -72,12 +76,17 @@ func TestFoliageOpacity(t *testing.T) {
 		if got := img.RGBAAt(hole.X, hole.Y); !c.hole(got) {
 			t.Errorf("opacity %g (%s): pixel through the mask is %v, want the red wall", c.opacity, c.description, got)
 		}
-		sc, err := l.Scan(testkit.Renderer(t), s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := sc.Ranges[1]; math.Abs(got-c.laserRange) > 1e-6 {
-			t.Errorf("opacity %g: laser range %v, want %v", c.opacity, got, c.laserRange)
+		for _, l := range []struct {
+			laser *sensors.Laser
+			want  float64
+		}{{low, c.lowRange}, {high, c.hiRange}} {
+			sc, err := l.laser.Scan(testkit.Renderer(t), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sc.Ranges[1]; math.Abs(got-l.want) > 1e-6 {
+				t.Errorf("opacity %g: laser %s range %v, want %v", c.opacity, sc.Sensor, got, l.want)
+			}
 		}
 	}
 }

@@ -9,14 +9,17 @@
 //	psd           one beam, one distance
 //	segmentation  per-pixel instance and class ids, 16-bit PNGs and labels
 //
-// Every sensor looks along its frame's +x axis with +z up. Range sensors
-// report the range along each beam's exact direction: the GPU finds which
-// meshes each beam may meet and the beam is intersected with them exactly
-// (surfaces.go explains how); backend "cpu" uses the ray caster of package
-// raycast for every beam; backend "auto" (the default but for psd) times
-// both on the first frames and keeps the faster. Capture writes sensor outputs, Bench measures
-// rates and accuracy. RenderFrames renders a simulation cycle's sensors,
-// the CPU backend's beams of all of them cast together on all cores.
+// Every sensor looks along its frame's +x axis with +z up. A range has
+// one definition on every backend: the distance, in float64, to the
+// nearest sensed triangle that the beam meets at a texel its material does
+// not cut away (models.Cutout: alpha masks, and blending below one half),
+// as the exact ray caster of package raycast finds it. Backend "cpu" casts
+// every beam; backend "gpu" renders which meshes each beam may meet and
+// proposes a candidate hit, which bounds the caster's search (surfaces.go
+// explains how); backend "auto" (the default but for psd) times both on
+// the first frames and keeps the faster. Capture writes sensor outputs,
+// Bench measures rates and accuracy. RenderFrames renders a simulation
+// cycle's sensors, the beams of all of them cast together on all cores.
 //
 // Cameras and depth cameras use the pinhole convention of OpenCV, Open3D
 // and ROS sensor_msgs/CameraInfo: pixel centers at integer coordinates,
@@ -58,8 +61,9 @@
 // instance ids to {name, class, class_id, pixels} and class ids to class
 // names (Labels). Like every sensor it does not see sensed="false"
 // geometry; like the range sensors it sees surfaces from both sides and
-// whole triangles (a color element's opacity and alpha-textured cut-outs
-// do not hide them). At most 65535 instances (MaxInstances).
+// through what materials cut away (models.Cutout, sampled by its shader),
+// whatever a color element's opacity. At most 65535 instances
+// (MaxInstances).
 //
 // Poses are {x, y, z, roll, pitch, yaw}: meters and degrees, the rotation
 // Rz(yaw) Ry(pitch) Rx(roll) as in pose_offset and URDF, frame -> world.

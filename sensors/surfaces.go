@@ -418,9 +418,10 @@ const reversedZNear = 1e-3
 // where the context has reversed-Z float depth. A depth view's values are
 // interpolated, not read from the depth buffer, which only decides what is
 // in front; with float depth reversed, its precision hardly depends on the
-// near plane, so it can sit 1 mm ahead and leave only surfaces that close
-// to be found by casting (nearSurfaces), instead of everything within half
-// of range_min, often a robot's own body around its camera.
+// near plane, so it can sit 1 mm ahead: the candidates of pixels behind
+// a robot's own body around its camera are then the body, not what lies
+// beyond it (the caster finds what the near plane clipped either way, but
+// a near candidate bounds its search tighter).
 func (r *Renderer) depthViews(views []surfaceView) []surfaceView {
 	if !r.reversedZ {
 		return views

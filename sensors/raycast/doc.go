@@ -7,7 +7,11 @@
 // the backend that backend="auto" picks for most range sensors on a CPU
 // machine. Triangles are hit from both sides, as a laser hits a surface
 // whatever the winding of its triangles; triangles of no area are never
-// hit.
+// hit; a hit where the primitive's material cuts the surface away
+// (models.Cutout: an alpha mask, or blending below one half) is no hit,
+// and the ray passes on. Rays may carry a bound each (Rays.Bounds): a hit
+// known already, which prunes the search, as the GPU backend of the range
+// sensors proposes one.
 //
 // Speed without giving up exactness (docs/performance.md): the instance
 // hierarchy is rebuilt only when something moved, so the sensors of a
@@ -19,7 +23,8 @@
 // box tests are widened against rounding, and every hit is computed in
 // float64 on the real triangle. On amd64 with AVX2 the tests run four
 // lanes at a time in assembly (traverse_amd64.s), operation for operation
-// the scalar Go tests (no fused multiply-adds), and the beams of a sensor
+// the scalar Go tests (no fused multiply-adds; geometries with cut-outs
+// take the Go traversal, which tests each hit's texel), and the beams of a sensor
 // (one origin) go down the hierarchies in packets of four; elsewhere the
 // same traversal runs in Go. CastAll spreads chunks of neighbouring beams
 // over persistent helpers, CastBatch does so for many sensors' rays in one
