@@ -489,23 +489,27 @@ func (c *Caster) castHinted(origin, dir [3]float64, tmax float64, h *hint, st *t
 // four where the CPU has the vector tests, else one by one, each beam
 // trying the triangle its neighbour hit first.
 func (c *Caster) castRun(origin [3]float64, dirs []mgl64.Vec3, tmax float64, bounds []float64, out []float64, st *traversal) {
-	bound := func(i int) float64 {
-		if bounds != nil {
-			return bounds[i]
-		}
-		return tmax
-	}
 	if useAVX2 {
+		tm := [packLanes]float64{tmax, tmax, tmax, tmax}
 		for i := 0; i < len(dirs); i += packLanes {
 			hi := min(i+packLanes, len(dirs))
-			var tm [packLanes]float64
-			for l := range tm {
-				tm[l] = bound(min(i+l, hi-1))
+			if bounds != nil {
+				for l := range tm {
+					tm[l] = bounds[min(i+l, hi-1)]
+				}
 			}
 			c.castPacket(origin, dirs[i:hi], tm, out[i:hi], st)
 		}
-		for i, t := range out {
-			if t >= bound(i) {
+		if bounds == nil {
+			for i, t := range out[:len(dirs)] {
+				if t >= tmax {
+					out[i] = math.Inf(1)
+				}
+			}
+			return
+		}
+		for i, t := range out[:len(dirs)] {
+			if t >= bounds[i] {
 				out[i] = math.Inf(1)
 			}
 		}
@@ -513,7 +517,10 @@ func (c *Caster) castRun(origin [3]float64, dirs []mgl64.Vec3, tmax float64, bou
 	}
 	var h hint
 	for i, d := range dirs {
-		b := bound(i)
+		b := tmax
+		if bounds != nil {
+			b = bounds[i]
+		}
 		if t := c.castHinted(origin, d, b, &h, st); t < b {
 			out[i] = t
 		} else {
