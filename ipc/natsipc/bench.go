@@ -132,7 +132,9 @@ func (res *BenchResult) writeRates(target string, pub *Publisher, d time.Duratio
 		go func() {
 			defer wg.Done()
 			n := int64(0)
-			for v := 1.0; time.Since(start) < d; v++ {
+			// At least one write each, however late the client starts on
+			// a loaded machine: the rates then rest on something sent.
+			for v := 1.0; n == 0 || time.Since(start) < d; v++ {
 				if err := c.Set(i, v); err != nil {
 					errs <- err
 					return
@@ -154,19 +156,34 @@ func (res *BenchResult) writeRates(target string, pub *Publisher, d time.Duratio
 		}
 	}
 	sendTime := time.Since(start)
-	// The host has taken every write once applied+dropped stops growing.
-	last, stable := uint64(0), 0
-	for stable < 20 {
-		time.Sleep(5 * time.Millisecond)
+	// The host has taken every write once it has applied or dropped as many
+	// as were sent; writes the server itself lost (a slow consumer) are
+	// never counted, so a count that stops growing ends the wait too, but
+	// only once it has started: on a loaded machine the host may take its
+	// first write late.
+	total := uint64(sent.Load())
+	last, stable, lastGrowth := uint64(0), 0, time.Now()
+	for deadline := time.Now().Add(time.Minute); ; {
 		a, dr := pub.Stats()
-		if a+dr == last {
+		taken := a + dr - applied0 - dropped0
+		if taken >= total || (taken > 0 && stable >= 20) {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the host took %d of %d writes within a minute", taken, total)
+		}
+		time.Sleep(5 * time.Millisecond)
+		if taken == last {
 			stable++
 		} else {
-			last, stable = a+dr, 0
+			last, stable, lastGrowth = taken, 0, time.Now()
 		}
 	}
 	applied, dropped := pub.Stats()
-	took := time.Since(start) - 20*5*time.Millisecond
+	took := lastGrowth.Sub(start)
+	if stable == 0 {
+		took = time.Since(start)
+	}
 	res.Sent = float64(sent.Load()) / sendTime.Seconds()
 	res.Applied = float64(applied-applied0) / took.Seconds()
 	res.Dropped = dropped - dropped0
@@ -198,7 +215,7 @@ func (res *BenchResult) latencies(target string, rate float64, h *ipc.Host) erro
 	var mu sync.Mutex
 	appliedAt := map[float64]time.Duration{}
 	var lat, lag []time.Duration
-	var seen atomic.Int64
+	var seen, lags atomic.Int64
 	defer ipc.OnProbe(h.Scene, func(v float64) {
 		now := time.Since(start)
 		mu.Lock()
@@ -225,11 +242,14 @@ func (res *BenchResult) latencies(target string, rate float64, h *ipc.Host) erro
 			if v, _ := mirror.Scene().Value("PROBE", "t"); v != last && v != 0 {
 				now := time.Since(start)
 				mu.Lock()
+				// A value the host's callback has not recorded yet is
+				// looked at again next time.
 				if at, ok := appliedAt[v]; ok {
 					lag = append(lag, now-at)
+					lags.Add(1)
+					last = v
 				}
 				mu.Unlock()
-				last = v
 			}
 			time.Sleep(200 * time.Microsecond) // a Go sleep: it leaves the processor to others
 		}
@@ -243,10 +263,13 @@ func (res *BenchResult) latencies(target string, rate float64, h *ipc.Host) erro
 			close(done)
 			return err
 		}
-		for deadline := time.Now().Add(5 * time.Second); seen.Load() != int64(t); {
+		// Each probe is applied and then held by the mirror before the
+		// next is written, so that every sample yields both figures
+		// whatever the machine's load.
+		for deadline := time.Now().Add(5 * time.Second); seen.Load() != int64(t) || lags.Load() <= int64(i); {
 			if time.Now().After(deadline) {
 				close(done)
-				return fmt.Errorf("the host did not apply a probe write within 5 s")
+				return fmt.Errorf("probe %d: the host (applied: %v) or the mirror (samples: %d) did not take it within 5 s", i, seen.Load() == int64(t), lags.Load())
 			}
 			time.Sleep(50 * time.Microsecond)
 		}
