@@ -488,10 +488,10 @@ func init() {
 	var ff foxgloveFlags
 	var lf limitFlags
 	var rf recordFlags
-	var window bool
+	var window, replace bool
 	var wf windowFlags
 	commands = append(commands, &command{
-		name: "serve", args: "SCENE [--shm NAME] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [--record FILE.mcap [--realtime]] [NATS flags] [--foxglove ADDR [Foxglove flags]] [budget flags]",
+		name: "serve", args: "SCENE [--shm NAME] [--replace] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [--record FILE.mcap [--realtime]] [NATS flags] [--foxglove ADDR [Foxglove flags]] [budget flags]",
 		short: "run a scene as a host that other processes drive and mirror",
 		summary: "Run the scene as a host: publish its elements and values in shared memory\n" +
 			"(/dev/shm/simvis-NAME, layout in ipc/LAYOUT.md) and over NATS (an embedded server on\n" +
@@ -507,6 +507,7 @@ func init() {
 			"log) and sensor frame goes into an MCAP recording (docs/recordings.md). Ctrl-C stops it.",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&shm, "shm", defaultShm(), shmHelp)
+			fs.BoolVar(&replace, "replace", false, "take the name of a host that another process runs (refused otherwise)")
 			fs.Float64Var(&rate, "rate", 30, "host cycles per second")
 			fs.BoolVar(&fast, "fast", false, "run cycles as fast as possible (data generation)")
 			fs.IntVar(&cycles, "cycles", 0, "stop after N cycles (0: run until interrupted)")
@@ -552,7 +553,7 @@ func init() {
 			defer stop()
 			sizes := ipc.DefaultSizes
 			sizes.LogBytes = logMiB << 20
-			h, err := newHost(ipc.Path(shm), path, ipc.HostOptions{Sizes: sizes, Rate: rate, Fast: fast, Warnings: warnings, Limits: lim})
+			h, err := newHost(ipc.Path(shm), path, ipc.HostOptions{Sizes: sizes, Rate: rate, Fast: fast, Warnings: warnings, Limits: lim, Replace: replace})
 			if err != nil {
 				return withLimitHint(err)
 			}

@@ -46,6 +46,10 @@ type HostOptions struct {
 	// Command names the program in warnings (default "simvis serve"):
 	// play is a host too.
 	Command string
+	// Replace lets the host take the name of a host that another live
+	// process runs (whose clients then learn it was replaced). Without it
+	// NewHost refuses with a *HostRunningError.
+	Replace bool
 }
 
 // Host runs a scene and serves it through a region: the paper's SimVis3D
@@ -116,6 +120,9 @@ func NewHost(path, sceneFile string, opts HostOptions) (*Host, error) {
 	}
 	if opts.Warnings == nil {
 		opts.Warnings = os.Stderr
+	}
+	if pid := RunningHost(path); pid != 0 && !opts.Replace {
+		return nil, &HostRunningError{Path: path, PID: pid}
 	}
 	cmds, err := scene.ReadCommands(sceneFile)
 	if err != nil {
