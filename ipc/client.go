@@ -222,6 +222,70 @@ func (c *Client) Set(i int, v float64) error {
 // if it refused it.
 func (c *Client) Get(i int) (float64, error) { return c.conn.Get(i) }
 
+// ValueWrite is one value for SetConfirmed.
+type ValueWrite struct {
+	Index int
+	Value float64
+}
+
+// Confirmer is a Conn that tells how many cycles the host had completed
+// when its values were last read, and the host's last refusal of values:
+// what SetConfirmed needs. Both transports implement it.
+type Confirmer interface {
+	HostCycles() uint64
+	LastRejection() (Rejection, bool)
+}
+
+// SetConfirmed writes the values and waits (at most timeout) until the host
+// has completed a cycle that started after them, then returns a
+// *RefusedError for the first one it did not take, with the host's reason
+// where the host's last refusal covers it. A value another client
+// overwrote in between reads as not taken. flush, if not nil, runs after
+// the writes (a network transport's wait for its server).
+func (c *Client) SetConfirmed(writes []ValueWrite, timeout time.Duration, flush func() error) error {
+	cf, ok := c.conn.(Confirmer)
+	if !ok {
+		return fmt.Errorf("ipc: %T cannot confirm values", c.conn)
+	}
+	start := cf.HostCycles()
+	for _, w := range writes {
+		if err := c.Set(w.Index, w.Value); err != nil {
+			return err
+		}
+	}
+	if flush != nil {
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	// A cycle under way when the values were written may have read the
+	// table before them: the one after it has taken them.
+	for deadline := time.Now().Add(timeout); cf.HostCycles() < start+2; {
+		if err := c.Check(); err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the host completed no cycle within %v (it took %d since the values were written)", timeout, cf.HostCycles()-start)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for _, w := range writes {
+		now, err := c.Get(w.Index)
+		if err != nil {
+			return err
+		}
+		if math.Float64bits(now) == math.Float64bits(w.Value) {
+			continue
+		}
+		e := &RefusedError{Index: w.Index, Value: w.Value, Now: now}
+		if x, ok := cf.LastRejection(); ok && x.Cycle > start && w.Index >= x.First && w.Index < x.First+x.Count {
+			e.Reason = x.Reason
+		}
+		return e
+	}
+	return nil
+}
+
 // Request sends one XML command (a part, element or sensor) to the host and
 // waits until it was executed: it returns the command's change-log
 // sequence number, or a *RequestError with the host's error text, or

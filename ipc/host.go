@@ -62,6 +62,8 @@ type Host struct {
 
 	requests  requestLog       // the host's own view of the request log
 	rejected  uint64           // values refused since the start
+	// lastRejection is the last refusal, as the region's header shows it.
+	lastRejection Rejection
 	repairs   uint64           // damage to the region found and repaired
 	cycles    uint64           // cycles completed
 	now       func() time.Time // the clock (tests set their own)
@@ -105,6 +107,11 @@ func (h *Host) Warn(kind, format string, args ...any) { h.warn(kind, format, arg
 func NewHost(path, sceneFile string, opts HostOptions) (*Host, error) {
 	if opts.Sizes == (Sizes{}) {
 		opts.Sizes = DefaultSizes
+		// The descriptor table holds as many elements as the scene may
+		// (scene.Limits.Elements, --max-elements).
+		if n := opts.Limits.Elements; n > 0 {
+			opts.Sizes.Elements = min(n, 1<<24)
+		}
 	}
 	if opts.Rate == 0 {
 		opts.Rate = 30
@@ -182,7 +189,17 @@ func (h *Host) execute(c *scene.Command, source string) error {
 func (h *Host) reject(e *scene.RejectedError) {
 	h.rejected += uint64(e.Values)
 	h.warn("rejected", "rejected %d value(s) of element %q: %v", e.Values, e.Element, e.Err)
+	x := Rejection{Cycle: h.cycles + 1, Reason: e.Error()}
+	if el, ok := h.Scene.Element(e.Element); ok {
+		x.First, x.Count = el.Start, len(el.Params)
+	}
+	h.lastRejection = x
+	h.Region.putRejection(x)
 }
+
+// LastRejection returns the last values the host refused (Cycle 0: none
+// yet), for transports to tell their clients.
+func (h *Host) LastRejection() Rejection { return h.lastRejection }
 
 // warn prints a report at most once a second per kind, counting the rest.
 func (h *Host) warn(kind, format string, args ...any) { h.warnings.Warn(kind, format, args...) }

@@ -52,7 +52,12 @@ const (
 	offCycle     = 168
 	offPeriod    = 176
 	offCycleAt   = 184
-	headerUsed   = 192 // bytes of the header page that hold fields
+	offRejCycle  = 192 // the host's last refusal of values (rejection_*)
+	offRejFirst  = 200
+	offRejCount  = 204
+	offRejLen    = 208
+	offRejText   = 216
+	headerUsed   = offRejText + RejectionTextBytes // bytes of the header page that hold fields
 
 	stateRunning  = 1
 	stateStopped  = 2
@@ -72,7 +77,7 @@ var hostFields = [][2]int{
 	{offValuesOff, 8}, {offValuesCap, 4}, {76, 4}, {offReqOff, 8}, {offReqSlots, 4}, {offReqSize, 4},
 	{offLogOff, 8}, {offLogCap, 8}, {offLogUsed, 8}, {offLogCount, 8}, {offDescSeq, 4}, {offDescCount, 4},
 	{offValuesUse, 4}, {offNamesUsed, 4}, {offRejected, 8}, {offReqDone, 8}, {offCycle, 8}, {offPeriod, 8},
-	{offCycleAt, 8},
+	{offCycleAt, 8}, {offRejCycle, 8}, {offRejFirst, 4}, {offRejCount, 4}, {offRejLen, 4}, {212, 4},
 }
 
 // Sizes fixes a region's capacities when a host creates it.

@@ -43,6 +43,10 @@ func (r *Region) reassert() []string {
 		r.store32(off, want)
 		fixed = append(fixed, fmt.Sprintf("header field at %d (%d, want %d)", off, got, want))
 	}
+	if text := r.mem[offRejText:headerUsed]; !bytes.Equal(text, o.hdr[offRejText:headerUsed]) {
+		copy(text, o.hdr[offRejText:headerUsed])
+		fixed = append(fixed, "the text of the last refusal")
+	}
 	if !bytes.Equal(r.mem[r.lay.descOff:r.lay.descOff+len(o.desc)], o.desc) ||
 		!bytes.Equal(r.mem[r.lay.namesOff:r.lay.namesOff+len(o.names)], o.names) {
 		r.writeDescriptors(r.hget32(offValuesUse))

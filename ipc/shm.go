@@ -216,3 +216,9 @@ func zombie(pid int) bool {
 	i := bytes.LastIndexByte(b, ')')
 	return i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X')
 }
+
+// HostCycles is the number of cycles the host has completed.
+func (c *shmConn) HostCycles() uint64 { return c.region.get64(offCycle) }
+
+// LastRejection is the host's last refusal of values, from the header.
+func (c *shmConn) LastRejection() (Rejection, bool) { return c.region.LastRejection() }

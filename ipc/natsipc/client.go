@@ -43,6 +43,8 @@ type Conn struct {
 	log      []ipc.LogRecord
 	logErr   error
 	valSub   *nats.Subscription
+	rejSub   *nats.Subscription
+	lastRej  ipc.Rejection // the host's last refusal of values heard (Cycle 0: none)
 
 	followMu    sync.Mutex // guards consume
 	consume     jetstream.ConsumeContext
@@ -172,6 +174,9 @@ func (c *Conn) start() error {
 	c.apply(snap)
 	c.mu.Unlock()
 	if c.valSub, err = c.nc.Subscribe(subject(c.name, "values"), c.onValues); err != nil {
+		return fmt.Errorf("natsipc: %w", err)
+	}
+	if c.rejSub, err = c.nc.Subscribe(subject(c.name, "rejected"), c.onRejected); err != nil {
 		return fmt.Errorf("natsipc: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
@@ -434,6 +439,41 @@ func (c *Conn) stopFollowing() {
 		c.valSub.Unsubscribe()
 		c.valSub = nil
 	}
+	if c.rejSub != nil {
+		c.rejSub.Unsubscribe()
+		c.rejSub = nil
+	}
+}
+
+// onRejected keeps the host's last refusal of values (NATS.md,
+// simvis.NAME.rejected); a message that does not decode is dropped.
+func (c *Conn) onRejected(m *nats.Msg) {
+	if strings.HasPrefix(m.Reply, "$JS.") || len(m.Data) > 4*ipc.RejectionTextBytes {
+		return
+	}
+	var x rejectedMsg
+	if json.Unmarshal(m.Data, &x) != nil || x.Cycle == 0 || x.First < 0 || x.Count < 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if x.Cycle > c.lastRej.Cycle {
+		c.lastRej = ipc.Rejection{Cycle: x.Cycle, First: x.First, Count: x.Count, Reason: strings.ToValidUTF8(x.Reason, "?")}
+	}
+}
+
+// HostCycles is the host cycle of the values last heard.
+func (c *Conn) HostCycles() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cycle
+}
+
+// LastRejection is the host's last refusal of values heard.
+func (c *Conn) LastRejection() (ipc.Rejection, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastRej, c.lastRej.Cycle != 0
 }
 
 // Close disconnects.

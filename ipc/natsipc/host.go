@@ -53,6 +53,7 @@ type Publisher struct {
 	replies     []reply         // request outcomes, sent once their record is in the stream
 	unpublished []ipc.LogRecord // change-log records not stored in the stream yet
 	remote      uint64          // remote requests received
+	rejSent     uint64          // the cycle of the last refusal of values published
 
 	applied, dropped atomic.Uint64 // value writes taken into the table, dropped
 
@@ -304,6 +305,16 @@ func (p *Publisher) after() error {
 	p.last = append(p.last[:0], values...)
 	if err := p.nc.Publish(subject(p.name, "values"), msg.encode()); err != nil {
 		p.h.Warn("nats", "publishing values: %v", err)
+	}
+	if x := p.h.LastRejection(); x.Cycle > p.rejSent {
+		p.rejSent = x.Cycle
+		data, err := json.Marshal(rejectedMsg{Cycle: x.Cycle, First: x.First, Count: x.Count, Reason: x.Reason})
+		if err == nil {
+			err = p.nc.Publish(subject(p.name, "rejected"), data)
+		}
+		if err != nil {
+			p.h.Warn("nats", "publishing a refusal: %v", err)
+		}
 	}
 	p.mu.Lock()
 	describes, snapshots := p.describes, p.snapshots

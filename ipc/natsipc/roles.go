@@ -49,7 +49,7 @@ var (
 		"$JS.API.CONSUMER.DELETE.*.*",
 		"$JS.API.CONSUMER.MSG.NEXT.*.*",
 	}
-	readSubscribe = []string{"simvis.*.values", "simvis.*.sensor.>", "_INBOX.>"}
+	readSubscribe = []string{"simvis.*.values", "simvis.*.rejected", "simvis.*.sensor.>", "_INBOX.>"}
 	drivePublish  = []string{"simvis.*.set", "simvis.*.request"}
 	hostPublish   = []string{"simvis.>", "$JS.API.>", "_INBOX.>"}
 	hostSubscribe = []string{"simvis.>", "_INBOX.>"}

@@ -167,3 +167,12 @@ type requestReply struct {
 	Error string `json:"error,omitempty"` // why it was refused
 	Full  bool   `json:"full,omitempty"`  // refused because the host's queue was full
 }
+
+// rejectedMsg is what the host publishes on simvis.NAME.rejected: its
+// refusal of an element's values (ipc.Rejection).
+type rejectedMsg struct {
+	Cycle  uint64 `json:"cycle"`
+	First  int    `json:"first"`
+	Count  int    `json:"count"`
+	Reason string `json:"reason"`
+}
