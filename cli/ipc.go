@@ -725,20 +725,23 @@ func init() {
 
 func init() {
 	var hf hostFlags
+	var setTimeout time.Duration
 	commands = append(commands, &command{
-		name: "set", args: "[--shm NAME | --connect URL] ELEMENT.PARAM=VALUE ...",
+		name: "set", args: "[--shm NAME | --connect URL] [--timeout D] ELEMENT.PARAM=VALUE ...",
 		short:   "write parameter values of a running host",
-		summary: "Write parameter values into a running host's value array; its next cycle applies them.",
+		summary: "Write parameter values into a running host's value array and wait until a host cycle\n" +
+			"has applied them: a value the host refuses (beyond a joint's range, say) fails with the\n" +
+			"host's reason and exit status 1.",
 		flags: func(fs *flag.FlagSet) {
 			hf.register(fs)
+			fs.DurationVar(&setTimeout, "timeout", 5*time.Second, "how long to wait for the host's cycle")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			if len(args) == 0 {
 				return usagef("no ELEMENT.PARAM=VALUE given")
 			}
-			type write struct {
-				index int
-				v     float64
+			if !(setTimeout > 0) {
+				return usagef("--timeout %v: want a positive duration", setTimeout)
 			}
 			c, err := hf.open()
 			if err != nil {
@@ -746,7 +749,7 @@ func init() {
 			}
 			defer c.Close()
 			// Look every argument up first: all are written or none.
-			var writes []write
+			var writes []ipc.ValueWrite
 			for _, a := range args {
 				e, p, v, err := parseSet("", a)
 				if err != nil {
@@ -756,23 +759,29 @@ func init() {
 				if err != nil {
 					return fmt.Errorf("%s: %w", a, err)
 				}
-				writes = append(writes, write{i, v})
-			}
-			for _, x := range writes {
-				if err := c.Set(x.index, x.v); err != nil {
-					return hf.gone(err)
-				}
+				writes = append(writes, ipc.ValueWrite{Index: i, Value: v})
 			}
 			// Over NATS the server may refuse the writes (a viewer's
 			// credentials): wait for its word rather than succeed.
+			var flush func() error
 			if fl, ok := c.Conn().(interface{ Flush() error }); ok {
-				if err := fl.Flush(); err != nil {
-					return err
+				flush = fl.Flush
+			}
+			err = c.SetConfirmed(writes, setTimeout, flush)
+			var refused *ipc.RefusedError
+			if errors.As(err, &refused) {
+				for k, x := range writes {
+					if x.Index == refused.Index {
+						return fmt.Errorf("%s: %w", args[k], err)
+					}
 				}
 			}
-			// Values written into the region of a host that is gone are
-			// lost: say so rather than succeed.
-			return hf.check(c)
+			if err != nil {
+				// Values written into the region of a host that is gone
+				// are lost: say so rather than succeed.
+				return hf.gone(err)
+			}
+			return nil
 		},
 	})
 }
