@@ -728,7 +728,7 @@ func init() {
 	var setTimeout time.Duration
 	commands = append(commands, &command{
 		name: "set", args: "[--shm NAME | --connect URL] [--timeout D] ELEMENT.PARAM=VALUE ...",
-		short:   "write parameter values of a running host",
+		short: "write parameter values of a running host",
 		summary: "Write parameter values into a running host's value array and wait until a host cycle\n" +
 			"has applied them: a value the host refuses (beyond a joint's range, say) fails with the\n" +
 			"host's reason and exit status 1.",
