@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/beevik/etree"
 )
@@ -48,21 +49,47 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.File != "" {
-		b.WriteString(e.File)
+		b.WriteString(clip(e.File, maxEchoName))
 		if e.Line > 0 {
 			fmt.Fprintf(&b, ":%d", e.Line)
 		}
 		b.WriteString(": ")
 	}
 	if e.What != "" {
-		b.WriteString(e.What)
+		b.WriteString(clip(e.What, maxEchoName))
 		b.WriteString(": ")
 	}
 	if e.Attr != "" {
-		fmt.Fprintf(&b, "attribute %q: ", e.Attr)
+		fmt.Fprintf(&b, "attribute %q: ", clip(e.Attr, maxEchoName))
 	}
-	b.WriteString(e.Err.Error())
+	b.WriteString(clip(e.Err.Error(), maxEchoText))
 	return b.String()
+}
+
+// Errors echo what they refuse, but never more than these many bytes of
+// it: a 10 MB attribute value must not become a 10 MB error line (in a
+// host's log, a request's outcome, a client's terminal).
+const (
+	maxEchoName = 256  // a file, command or attribute name
+	maxEchoText = 1024 // the rest of the message
+)
+
+// clip shortens s to about max bytes, keeping its start and its end (where
+// messages name the budget or flag that applies) around a note of how much
+// was left out, cut at character boundaries.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	head, tail := max/2, max/4
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	start := len(s) - tail
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return fmt.Sprintf("%s[... %d bytes left out ...]%s", s[:head], start-head, s[start:])
 }
 
 func (e *Error) Unwrap() error { return e.Err }

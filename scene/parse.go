@@ -45,6 +45,8 @@ func readSceneFile(path string) ([]byte, error) {
 // ParseCommands parses scene XML held in memory. file names the source in
 // errors; dir is what relative file= paths resolve against.
 func ParseCommands(data []byte, file, dir string) ([]*Command, error) {
+	// A UTF-8 byte-order mark, which some editors write, is no content.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	// etree keeps no positions, so a first pass with encoding/xml checks the
 	// syntax and records the line of every start tag in document order.
 	lines, err := startLines(data, file)
