@@ -394,6 +394,7 @@ type natsFlags struct {
 	url, listen, name     string
 	token, user, password string
 	tlsCert, tlsKey       string
+	consumers             int
 }
 
 func (f *natsFlags) register(fs *flag.FlagSet) {
@@ -407,6 +408,7 @@ func (f *natsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.password, "password", "", "password for --user (default $SIMVIS_NATS_PASSWORD)")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate file of the embedded server (with --tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "TLS key file of the embedded server")
+	fs.IntVar(&f.consumers, "max-consumers", 256, "consumers the change-log stream may have (each client and mirror uses one)")
 }
 
 // start publishes h over NATS: through an embedded server unless --nats
@@ -442,7 +444,14 @@ func (f *natsFlags) start(h *ipc.Host, shm string) (*natsipc.Publisher, string, 
 		}
 		return nil, "", nil, fmt.Errorf("connecting to NATS: %w", err)
 	}
-	pub, err := natsipc.Publish(h, nc, name, natsipc.Limits{})
+	if f.consumers <= 0 {
+		nc.Close()
+		if srv != nil {
+			srv.Close()
+		}
+		return nil, "", nil, usagef("--max-consumers %d: want at least 1", f.consumers)
+	}
+	pub, err := natsipc.Publish(h, nc, name, natsipc.Limits{Consumers: f.consumers})
 	if err != nil {
 		nc.Close()
 		if srv != nil {

@@ -25,7 +25,18 @@ import (
 type Limits struct {
 	PendingValues   int // value writes queued between two cycles (default 1,000,000)
 	PendingRequests int // change requests queued (default 256)
+	// Consumers bounds the consumers of the change-log stream (default
+	// 256): every client and mirror follows the log with one ordered
+	// (ephemeral) consumer, which the server removes seconds after its
+	// client leaves. Durable consumers, which no simvis client makes, are
+	// removed by the host every SweepEvery.
+	Consumers int
 }
+
+// SweepEvery is how often a host looks for durable consumers on its
+// change log (a viewer may create them; they would outlive it) and removes
+// them.
+var SweepEvery = 2 * time.Second
 
 // Publisher serves a host's scene over NATS: it is the host's side of the
 // transport, running in the host's cycles (ipc.Host.AddHook).
@@ -56,6 +67,10 @@ type Publisher struct {
 	rejSent     uint64          // the cycle of the last refusal of values published
 
 	applied, dropped atomic.Uint64 // value writes taken into the table, dropped
+
+	stopSweep context.CancelFunc
+	swept     atomic.Uint64 // durable consumers removed from the change log
+	sweptSaid uint64        // swept as last reported
 
 	outageMu  sync.Mutex
 	lostAt    time.Time // when the connection to the server was lost; zero while connected
@@ -91,6 +106,9 @@ func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher
 	}
 	if limits.PendingRequests <= 0 {
 		limits.PendingRequests = 256
+	}
+	if limits.Consumers <= 0 {
+		limits.Consumers = 256
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -137,7 +155,47 @@ func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher
 		return nil, fmt.Errorf("natsipc: %w", err)
 	}
 	h.AddHook(ipc.CycleHook{Before: p.before, After: p.after})
+	ctx, stop := context.WithCancel(context.Background())
+	p.stopSweep = stop
+	go p.sweep(ctx)
 	return p, nil
+}
+
+// sweep removes durable consumers from the change-log stream every
+// SweepEvery until ctx ends: simvis clients follow the log with ordered
+// consumers, which the server removes once unused, so a durable one was
+// made by something else and would hold server memory for ever. How many
+// went is reported on the host's goroutine (after).
+func (p *Publisher) sweep(ctx context.Context) {
+	t := time.NewTicker(SweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if !p.nc.IsConnected() {
+			continue
+		}
+		c, cancel := context.WithTimeout(ctx, time.Second)
+		st, err := p.js.Stream(c, streamName(p.name))
+		if err == nil {
+			list := st.ListConsumers(c)
+			var durable []string
+			for info := range list.Info() {
+				if info.Config.Durable != "" {
+					durable = append(durable, info.Name)
+				}
+			}
+			for _, name := range durable {
+				if st.DeleteConsumer(c, name) == nil {
+					p.swept.Add(1)
+				}
+			}
+		}
+		cancel()
+	}
 }
 
 // fromClients drops messages JetStream delivers: a client may create a
@@ -277,6 +335,10 @@ func sanitize(s string) string {
 // request outcomes, descriptions and snapshots.
 func (p *Publisher) after() error {
 	p.checkStream()
+	if n := p.swept.Load(); n != p.sweptSaid {
+		p.h.Warn("nats-durable", "removed %d durable consumer(s) from the change log (%d in all): simvis clients make none", n-p.sweptSaid, n)
+		p.sweptSaid = n
+	}
 	if !p.nc.IsConnected() {
 		// Nothing to publish to: records wait in the host's log, values
 		// go out whole to clients that ask for a snapshot when back.
@@ -376,6 +438,7 @@ func (p *Publisher) createStream(timeout time.Duration) error {
 	cfg := jetstream.StreamConfig{
 		Name: streamName(p.name), Subjects: []string{subject(p.name, "log")},
 		Storage: jetstream.FileStorage, Discard: jetstream.DiscardNew,
+		MaxConsumers: p.limits.Consumers,
 	}
 	if _, ok := embedded.Load(p.nc.ConnectedServerId()); ok {
 		cfg.Storage = jetstream.MemoryStorage // the server lives and dies with this process
@@ -674,6 +737,9 @@ const (
 
 // Close tells clients the host stopped and stops serving.
 func (p *Publisher) Close() error {
+	if p.stopSweep != nil {
+		p.stopSweep()
+	}
 	for _, s := range p.subs {
 		s.Unsubscribe()
 	}
