@@ -616,12 +616,15 @@ func init() {
 			if len(rest) == 0 {
 				names = s.FrameNames()
 			}
-			var out []framePose
-			for _, n := range names {
-				m, err := s.Transform(n, ref)
-				if err != nil {
-					return err
-				}
+			// Every world transform from one pass over the graph: a deep
+			// chain of parts costs its length, not its length squared.
+			ms, err := s.Transforms(names, ref)
+			if err != nil {
+				return err
+			}
+			out := make([]framePose, 0, len(names))
+			for i, n := range names {
+				m := ms[i]
 				fp := framePose{Frame: n, Relative: ref, Pose: scene.PoseFromMatrix(m)}
 				for r := 0; r < 4; r++ {
 					for c := 0; c < 4; c++ {

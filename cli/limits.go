@@ -17,6 +17,11 @@ type limitFlags struct {
 	parts, nodes        int
 	vertices, triangles int64
 	modelMiB, imageMpx  float64
+	// The whole scene's budgets (scene.Limits' Scene* fields,
+	// SensorSamples and Elements).
+	sceneParts, sceneNodes, sceneSensors, elements int
+	sceneVertices, sceneTriangles                  int64
+	sceneModelMiB, sceneImageMpx, sensorMpx        float64
 }
 
 // The flags' names, for messages that point at them.
@@ -27,6 +32,10 @@ const (
 	flagMaxNodes     = "--max-nodes"
 	flagMaxModelMiB  = "--max-model-mib"
 	flagMaxImageMpx  = "--max-image-mpixels"
+
+	flagMaxSceneModelMiB = "--max-scene-model-mib"
+	flagMaxSceneImageMpx = "--max-scene-image-mpixels"
+	flagMaxSensorMpx     = "--max-sensor-mpixels"
 )
 
 func (f *limitFlags) register(fs *flag.FlagSet) {
@@ -40,6 +49,16 @@ func (f *limitFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.nodes, "max-nodes", 0, fmt.Sprintf("most scene nodes one command may add, a mesh primitive counting as one (default %d), and one model file hold (default %d); <0: no limit", d.Nodes, d.Model.Nodes))
 	fs.Float64Var(&f.modelMiB, "max-model-mib", 0, fmt.Sprintf("most MiB one model file, and all the model files one command loads, may read, buffers and images included (default %g; <0: no limit)", float64(d.Model.FileBytes)/(1<<20)))
 	fs.Float64Var(&f.imageMpx, "max-image-mpixels", 0, fmt.Sprintf("most image pixels one model file, and all the model files one command loads, may decode, in units of 2^20 (default %g, one 8192x8192; <0: no limit)", float64(d.Model.ImagePixels)/(1<<20)))
+	// The whole scene, however many commands and requests built it.
+	fs.IntVar(&f.sceneParts, "max-scene-parts", 0, fmt.Sprintf("most parts the whole scene may hold, requests included (default %d; <0: no limit)", d.SceneParts))
+	fs.IntVar(&f.sceneNodes, "max-scene-nodes", 0, fmt.Sprintf("most scene nodes the whole scene may hold, counted as for --max-nodes (default %d; <0: no limit)", d.SceneNodes))
+	fs.Int64Var(&f.sceneVertices, "max-scene-vertices", 0, fmt.Sprintf("most vertices the whole scene may instantiate (default %d; <0: no limit)", d.SceneVertices))
+	fs.Int64Var(&f.sceneTriangles, "max-scene-triangles", 0, fmt.Sprintf("most triangles the whole scene may instantiate (default %d; <0: no limit)", d.SceneTriangles))
+	fs.Float64Var(&f.sceneModelMiB, "max-scene-model-mib", 0, fmt.Sprintf("most MiB the distinct model files of the whole scene may read together (default %g; <0: no limit)", float64(d.SceneModelBytes)/(1<<20)))
+	fs.Float64Var(&f.sceneImageMpx, "max-scene-image-mpixels", 0, fmt.Sprintf("most image pixels the distinct model files of the whole scene may decode together, in units of 2^20 (default %g; <0: no limit)", float64(d.SceneImagePixels)/(1<<20)))
+	fs.IntVar(&f.sceneSensors, "max-scene-sensors", 0, fmt.Sprintf("most sensors the whole scene may hold (default %d; <0: no limit)", d.SceneSensors))
+	fs.Float64Var(&f.sensorMpx, "max-sensor-mpixels", 0, fmt.Sprintf("most pixels and beams all sensors of the scene may have together (a camera width x height, a laser its beams), in units of 2^20 (default %g; <0: no limit)", float64(d.SensorSamples)/(1<<20)))
+	fs.IntVar(&f.elements, "max-elements", 0, fmt.Sprintf("most elements the whole scene may hold; a host's shared descriptor table holds as many (default %d; <0: no limit)", d.Elements))
 }
 
 // limits returns the budgets the flags give. A per-command count given on
@@ -50,7 +69,18 @@ func (f *limitFlags) limits() (scene.Limits, error) {
 	var l scene.Limits
 	l.Parts, l.Vertices, l.Triangles, l.Nodes = f.parts, f.vertices, f.triangles, f.nodes
 	l.Model.Vertices, l.Model.Triangles, l.Model.Nodes = f.vertices, f.triangles, f.nodes
+	l.SceneParts, l.SceneNodes, l.SceneSensors, l.Elements = f.sceneParts, f.sceneNodes, f.sceneSensors, f.elements
+	l.SceneVertices, l.SceneTriangles = f.sceneVertices, f.sceneTriangles
 	var err error
+	if l.SceneModelBytes, err = scaled(flagMaxSceneModelMiB, f.sceneModelMiB); err != nil {
+		return l, err
+	}
+	if l.SceneImagePixels, err = scaled(flagMaxSceneImageMpx, f.sceneImageMpx); err != nil {
+		return l, err
+	}
+	if l.SensorSamples, err = scaled(flagMaxSensorMpx, f.sensorMpx); err != nil {
+		return l, err
+	}
 	if l.Model.FileBytes, err = scaled(flagMaxModelMiB, f.modelMiB); err != nil {
 		return l, err
 	}

@@ -21,7 +21,19 @@ type NodeInfo struct {
 	Off       bool        `json:"off,omitempty"`        // switched off
 	NotSensed bool        `json:"not_sensed,omitempty"` // sensed="false"
 	Children  []*NodeInfo `json:"children,omitempty"`
+	// Continued, where not 0, says that the node's children are those of
+	// Info.Subtrees[Continued-1], the same node: nesting stops every
+	// MaxGraphNesting levels (see Info.Subtrees).
+	Continued int `json:"continued,omitempty"`
+	// Depth is the node's depth in the graph (the scene root 0), given on
+	// the nodes that start a subtree (Info.Subtrees).
+	Depth int `json:"depth,omitempty"`
 }
+
+// MaxGraphNesting bounds how deep Info.Graph, and each of Info.Subtrees,
+// nests: JSON readers refuse deep nesting (encoding/json at 10,000 levels,
+// two per node), and a chain of 2,500 parts is 10,000 nodes deep.
+const MaxGraphNesting = 64
 
 // ElementInfo is the JSON form of an element.
 type ElementInfo struct {
@@ -44,7 +56,13 @@ type SensorInfo struct {
 
 // Info is the whole scene as inspect shows it.
 type Info struct {
-	Graph    *NodeInfo      `json:"graph"`
+	Graph *NodeInfo `json:"graph"`
+	// Subtrees continue the graph where it nests deeper than
+	// MaxGraphNesting levels: a node at that depth with children is shown
+	// in its parent's Children without them and with Continued = i+1, and
+	// Subtrees[i] is that node again, with its children (nesting at most
+	// as deep again, and so on). Absent for every graph of ordinary depth.
+	Subtrees []*NodeInfo    `json:"subtrees,omitempty"`
 	Elements []ElementInfo  `json:"elements"`
 	Sensors  []SensorInfo   `json:"sensors"`
 	Meshes   MeshStats      `json:"meshes"`
@@ -53,11 +71,13 @@ type Info struct {
 
 // Inspect describes the scene: its graph like the paper's Fig. 2, elements
 // with their parameter table runs, sensors, and how much geometry is shared.
+// Its work and memory are linear in the scene's size whatever its depth.
 func (s *Scene) Inspect() (*Info, error) {
 	if err := s.Update(); err != nil {
 		return nil, err
 	}
-	info := &Info{Graph: s.nodeInfo(s.top, attachments(s.top)), Meshes: s.MeshStats(), Models: map[string]int{}}
+	info := &Info{Meshes: s.MeshStats(), Models: map[string]int{}}
+	info.Graph, info.Subtrees = s.graphInfo(attachments(s.top))
 	for _, e := range s.elements {
 		ei := ElementInfo{Name: e.Name, Type: e.Type, At: e.At, Start: e.Start}
 		for i, p := range e.Params {
@@ -66,9 +86,14 @@ func (s *Scene) Inspect() (*Info, error) {
 		}
 		info.Elements = append(info.Elements, ei)
 	}
-	for _, se := range s.sensors {
+	frames := make([]*Node, len(s.sensors))
+	for i, se := range s.sensors {
+		frames[i] = se.Frame
+	}
+	worlds := s.worlds(frames)
+	for i, se := range s.sensors {
 		info.Sensors = append(info.Sensors, SensorInfo{Name: se.Name, Type: se.Type, At: se.At,
-			World: PoseFromMatrix(se.Frame.World()), Settings: se.Sensor.Describe()})
+			World: PoseFromMatrix(worlds[i]), Settings: se.Sensor.Describe()})
 	}
 	for _, p := range s.parts {
 		info.Models[p.File]++
@@ -76,7 +101,54 @@ func (s *Scene) Inspect() (*Info, error) {
 	return info, nil
 }
 
-func (s *Scene) nodeInfo(n *Node, attached map[*Node]bool) *NodeInfo {
+// graphInfo describes the graph below the top group, without recursion,
+// cutting its nesting into pieces of MaxGraphNesting levels.
+func (s *Scene) graphInfo(attached map[*Node]bool) (*NodeInfo, []*NodeInfo) {
+	type frame struct {
+		n     *Node
+		ni    *NodeInfo
+		depth int // in the graph
+		level int // in the piece of nesting it belongs to
+	}
+	var subtrees []*NodeInfo
+	top := s.describeNode(s.top)
+	stack := []frame{{s.top, top, 0, 0}}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		// A model's own nodes are shown only where something is attached
+		// inside them; the model line summarises the rest.
+		var shown []*Node
+		for _, c := range f.n.children {
+			if c.Kind != KindModelNode || attached[c] {
+				shown = append(shown, c)
+			}
+		}
+		if len(shown) == 0 {
+			continue
+		}
+		level, holder := f.level, f.ni
+		if level >= MaxGraphNesting {
+			// The node's children go on in a subtree of their own.
+			cont := *f.ni
+			cont.Depth = f.depth
+			subtrees = append(subtrees, &cont)
+			f.ni.Continued = len(subtrees)
+			level, holder = 0, &cont
+		}
+		holder.Children = make([]*NodeInfo, len(shown))
+		for i, c := range shown {
+			holder.Children[i] = s.describeNode(c)
+		}
+		for i := len(shown) - 1; i >= 0; i-- {
+			stack = append(stack, frame{shown[i], holder.Children[i], f.depth + 1, level + 1})
+		}
+	}
+	return top, subtrees
+}
+
+// describeNode is n's NodeInfo without its children.
+func (s *Scene) describeNode(n *Node) *NodeInfo {
 	ni := &NodeInfo{Kind: n.Kind.String(), Name: n.Name, Owner: n.Owner}
 	if ni.Owner == ni.Name {
 		ni.Owner = ""
@@ -90,14 +162,6 @@ func (s *Scene) nodeInfo(n *Node, attached map[*Node]bool) *NodeInfo {
 		ni.File = n.model.Path
 		ni.Meshes = len(n.model.Meshes)
 		ni.Triangles = n.model.TriangleCount()
-	}
-	for _, c := range n.children {
-		// A model's own nodes are shown only where something is attached
-		// inside them; the model line summarises the rest.
-		if c.Kind == KindModelNode && !attached[c] {
-			continue
-		}
-		ni.Children = append(ni.Children, s.nodeInfo(c, attached))
 	}
 	return ni
 }
@@ -116,44 +180,97 @@ func isIdentity(n *Node) bool {
 }
 
 // attachments returns the model nodes whose subtrees hold something other
-// than model nodes, found in one pass (asking each node would cost the
-// depth of deep models each).
+// than model nodes, found in one pass without recursion (asking each node
+// would cost the depth of deep models each).
 func attachments(top *Node) map[*Node]bool {
 	attached := map[*Node]bool{}
-	var walk func(n *Node) bool
-	walk = func(n *Node) bool {
-		found := n.Kind != KindModelNode
-		for _, c := range n.children {
-			if walk(c) {
-				found = true
+	// Post order: a node is finished after its children, and marks its
+	// parent when it is, or holds, something other than a model node.
+	type frame struct {
+		n    *Node
+		next int
+	}
+	found := map[*Node]bool{}
+	stack := []frame{{top, 0}}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.next < len(f.n.children) {
+			f.next++
+			stack = append(stack, frame{f.n.children[f.next-1], 0})
+			continue
+		}
+		n := f.n
+		stack = stack[:len(stack)-1]
+		if n.Kind != KindModelNode || found[n] {
+			if n.Kind == KindModelNode {
+				attached[n] = true
+			}
+			if n.parent != nil {
+				found[n.parent] = true
 			}
 		}
-		if found && n.Kind == KindModelNode {
-			attached[n] = true
-		}
-		return found
+		delete(found, n)
 	}
-	walk(top)
 	return attached
 }
 
-// WriteTree prints the scene graph as an indented tree.
+// maxTreeIndent bounds the indentation of WriteTree's lines: deeper nodes
+// are printed at that indentation, marked with their depth, so a chain of
+// 10,000 parts prints in linear time and space instead of 40,000 lines of
+// growing indentation.
+const maxTreeIndent = 40
+
+// WriteTree prints the scene graph as an indented tree, following the
+// graph's continuations (Info.Subtrees). Lines nested deeper than 40
+// levels keep the 40th level's indentation and start with "[depth N]".
 func (info *Info) WriteTree(w io.Writer) {
-	var walk func(n *NodeInfo, indent string, last bool, top bool)
-	walk = func(n *NodeInfo, indent string, last, top bool) {
-		branch, next := "├─ ", "│  "
-		if last {
-			branch, next = "└─ ", "   "
+	children := func(n *NodeInfo) []*NodeInfo {
+		if n.Continued > 0 && n.Continued <= len(info.Subtrees) {
+			return info.Subtrees[n.Continued-1].Children
 		}
-		if top {
-			branch, next = "", ""
+		return n.Children
+	}
+	type frame struct {
+		n     *NodeInfo
+		depth int
+		last  bool // its parent's last child
+	}
+	// last[d] tells whether the node printed at depth d was its parent's
+	// last child: it decides the rule drawn below it.
+	var last []bool
+	var line strings.Builder
+	stack := []frame{{info.Graph, 0, true}}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		last = append(last[:min(f.depth, len(last))], f.last)
+		line.Reset()
+		shown := min(f.depth, maxTreeIndent)
+		for d := 1; d < shown; d++ {
+			if last[d] {
+				line.WriteString("   ")
+			} else {
+				line.WriteString("│  ")
+			}
 		}
-		fmt.Fprintf(w, "%s%s%s\n", indent, branch, n.line())
-		for i, c := range n.Children {
-			walk(c, indent+next, i == len(n.Children)-1, false)
+		if f.depth > 0 {
+			if !f.last {
+				line.WriteString("├─ ")
+			} else {
+				line.WriteString("└─ ")
+			}
+		}
+		if f.depth >= maxTreeIndent {
+			fmt.Fprintf(&line, "[depth %d] ", f.depth)
+		}
+		line.WriteString(f.n.line())
+		line.WriteByte('\n')
+		io.WriteString(w, line.String())
+		cs := children(f.n)
+		for i := len(cs) - 1; i >= 0; i-- {
+			stack = append(stack, frame{cs[i], f.depth + 1, i == len(cs)-1})
 		}
 	}
-	walk(info.Graph, "", true, true)
 }
 
 func (n *NodeInfo) line() string {

@@ -129,6 +129,45 @@ func (n *Node) World() mgl64.Mat4 {
 	return m
 }
 
+// worlds returns the world transforms of nodes (in their order), computed
+// in one top-down pass over the graph, composed as World composes them:
+// asking World of each frame of a deep chain would cost its depth each.
+func (s *Scene) worlds(nodes []*Node) []mgl64.Mat4 {
+	out := make([]mgl64.Mat4, len(nodes))
+	if len(nodes) == 0 {
+		return out
+	}
+	want := make(map[*Node][]int, len(nodes))
+	for i, n := range nodes {
+		want[n] = append(want[n], i)
+	}
+	type frame struct {
+		n     *Node
+		world mgl64.Mat4
+	}
+	stack := []frame{{s.top, s.top.local}}
+	for len(stack) > 0 && len(want) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if is, ok := want[f.n]; ok {
+			for _, i := range is {
+				out[i] = f.world
+			}
+			delete(want, f.n)
+		}
+		for _, c := range f.n.children {
+			stack = append(stack, frame{c, f.world.Mul4(c.local)})
+		}
+	}
+	// Nodes not in the graph (none that a scene lists) compose their own.
+	for n, is := range want {
+		for _, i := range is {
+			out[i] = n.World()
+		}
+	}
+	return out
+}
+
 // maxCoordinate bounds every entry of local and world transforms: beyond
 // it the float32 matrices that renderers use overflow to infinity.
 const maxCoordinate = math.MaxFloat32
@@ -205,12 +244,16 @@ func (n *Node) detach() {
 
 // Walk visits n and its descendants depth-first in traversal order.
 func (n *Node) Walk(fn func(*Node) error) error {
-	if err := fn(n); err != nil {
-		return err
-	}
-	for _, c := range n.children {
-		if err := c.Walk(fn); err != nil {
+	// Its own stack: a chain of parts is as deep as it is long.
+	stack := []*Node{n}
+	for len(stack) > 0 {
+		m := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if err := fn(m); err != nil {
 			return err
+		}
+		for i := len(m.children) - 1; i >= 0; i-- {
+			stack = append(stack, m.children[i])
 		}
 	}
 	return nil

@@ -18,7 +18,34 @@ var registry = struct {
 	sync.RWMutex
 	elements map[string]ElementFactory
 	sensors  map[string]SensorFactory
-}{elements: map[string]ElementFactory{}, sensors: map[string]SensorFactory{}}
+	costs    map[string]SensorCost
+}{elements: map[string]ElementFactory{}, sensors: map[string]SensorFactory{}, costs: map[string]SensorCost{}}
+
+// SensorCost returns, from a sensor command's attributes alone, how many
+// pixels and beams the sensor will render each time (a camera width x
+// height, a laser its beams), and the attribute that sets most of them,
+// for refusals. The scene charges it against Limits.SensorSamples before
+// the sensor's factory runs, so an oversized sensor never allocates. It
+// may return the errors the factory would for bad attributes.
+type SensorCost func(c *Command) (samples int64, attr string, err error)
+
+// RegisterSensorCost gives a sensor type its cost (see SensorCost). Types
+// without one count no pixels or beams. A second registration panics.
+func RegisterSensorCost(typ string, f SensorCost) {
+	registry.Lock()
+	defer registry.Unlock()
+	if _, dup := registry.costs[typ]; dup {
+		panic(fmt.Sprintf("scene: sensor cost of type %q registered twice", typ))
+	}
+	registry.costs[typ] = f
+}
+
+func sensorCost(typ string) (SensorCost, bool) {
+	registry.RLock()
+	defer registry.RUnlock()
+	f, ok := registry.costs[typ]
+	return f, ok
+}
 
 // RegisterElement makes an element type available to element commands with
 // type=typ. Call it from an init function, like image.RegisterFormat; a

@@ -51,13 +51,16 @@ type Options struct {
 	// Limits bound what one command may add: each model's own limits
 	// (file sizes, image pixels, vertices, triangles, nodes) and, over the
 	// command and every command embedded in what it loads, the parts,
-	// vertices, triangles and nodes it instantiates. Zero fields take the
-	// defaults (DefaultLimits).
+	// vertices, triangles and nodes it instantiates; and what the whole
+	// scene may hold (the Scene* fields, SensorSamples, Elements), however
+	// many commands or requests built it. Zero fields take the defaults
+	// (DefaultLimits).
 	Limits Limits
 }
 
-// Limits bound the cost of one command (see Options.Limits). Zero fields
-// take DefaultLimits' values; negative fields mean no limit.
+// Limits bound the cost of one command and of the whole scene (see
+// Options.Limits). Zero fields take DefaultLimits' values; negative fields
+// mean no limit.
 //
 // Model limits are checked by the loader (models.LoadWith) for each model
 // file; the bytes and image pixels of the files one command loads are
@@ -71,7 +74,10 @@ type Options struct {
 // refused with an error that names it (file, line, attribute "file" for
 // parts) and the limit; nothing it added stays. The simvis command sets
 // them with --max-parts, --max-vertices, --max-triangles, --max-nodes,
-// --max-model-mib and --max-image-mpixels.
+// --max-model-mib and --max-image-mpixels, the whole-scene budgets with
+// --max-scene-parts, --max-scene-nodes, --max-scene-vertices,
+// --max-scene-triangles, --max-scene-model-mib, --max-scene-image-mpixels,
+// --max-scene-sensors, --max-sensor-mpixels and --max-elements.
 type Limits struct {
 	// Model bounds each model file (default models.DefaultLimits), and
 	// its FileBytes and ImagePixels also what all the model files one
@@ -86,18 +92,57 @@ type Limits struct {
 	// 2 per sensor, and what elements add; and one per mesh primitive
 	// instantiated, each a g3n mesh of its own (default 200,000).
 	Nodes int
+
+	// The whole scene: what every command executed so far holds, plus
+	// what the running command adds, counted like the per-command
+	// budgets above and checked before anything is built (see
+	// DefaultLimits for the defaults and docs/trust.md). Requests add up
+	// one at a time; these bound where they stop.
+	SceneParts     int   // parts (default 10,000)
+	SceneNodes     int   // scene graph nodes, counted as Nodes (default 1,000,000)
+	SceneVertices  int64 // vertices instantiated (default 64 Mi)
+	SceneTriangles int64 // triangles instantiated (default 64 Mi)
+	// SceneModelBytes and SceneImagePixels bound what the distinct model
+	// files the scene loaded read and decode (each counted once, however
+	// many parts use it): default 1 GiB and 256 Mi pixels.
+	SceneModelBytes  int64
+	SceneImagePixels int64
+	SceneSensors     int // sensors (default 1024)
+	// SensorSamples bounds the pixels and beams of all sensors together
+	// (a camera counts width x height, a laser its beams), what each
+	// render cycle holds and draws (default 64 Mi). It is checked from
+	// the command's attributes before the sensor is built.
+	SensorSamples int64
+	// Elements bounds the scene's elements (default 4096): a host's
+	// shared descriptor table is sized from it.
+	Elements int
 }
 
 // DefaultLimits are the limits of a scene whose Options leave them zero.
 // Instances of one model share its memory (bounded per file by Model), so
 // the vertex and triangle budgets bound what one command adds to every
-// render, and the parts and nodes budgets the graph it builds.
+// render, and the parts and nodes budgets the graph it builds. The
+// whole-scene defaults hold every bundled scene and the generated benchmark
+// scenes (marvin50, mesh1m) with room to spare; a scene graph node costs
+// about 1.5-3 KB, so SceneNodes keeps the graph within a few GB however
+// many requests arrive, and SensorSamples keeps a cycle's render targets
+// near 64 Mi x (4 color + 4 depth) bytes.
 var DefaultLimits = Limits{
 	Model:     models.DefaultLimits,
 	Parts:     1000,
 	Vertices:  32 << 20,
 	Triangles: 32 << 20,
 	Nodes:     200000,
+
+	SceneParts:       10000,
+	SceneNodes:       1000000,
+	SceneVertices:    64 << 20,
+	SceneTriangles:   64 << 20,
+	SceneModelBytes:  1 << 30,
+	SceneImagePixels: 256 << 20,
+	SceneSensors:     1024,
+	SensorSamples:    64 << 20,
+	Elements:         4096,
 }
 
 // RejectedError reports parameter values Update refused and put back to the
@@ -139,6 +184,7 @@ type Scene struct {
 
 	limits Limits  // resolved: no zero fields
 	spent  spent   // what the running command added so far
+	total  spent   // what the commands executed so far added (whole-scene budgets)
 	moved  []*Node // nodes inserted or moved since the last world check
 	stack  []*Node // the checks' work list, kept to spare Update allocations
 	checks uint64  // world checks so far (Node.visit)
@@ -275,6 +321,7 @@ func (s *Scene) ExecVerified(c *Command, verify func() error) error {
 		return err
 	}
 	s.undo = s.undo[:0]
+	s.total.add(&s.spent)
 	s.log = append(s.log, c)
 	return nil
 }
@@ -648,6 +695,9 @@ func (s *Scene) execElement(c *Command, prefix string) error {
 	if err != nil {
 		return err
 	}
+	if err := s.chargeElement(c); err != nil {
+		return err
+	}
 	ctx := &Context{Scene: s, Command: c, Name: name, At: at, sensed: sensed}
 	el, err := factory(ctx)
 	if err != nil {
@@ -678,6 +728,7 @@ func (s *Scene) execElement(c *Command, prefix string) error {
 	s.applied = append(s.applied, initial...)
 	s.elements = append(s.elements, entry)
 	s.byName[name] = entry
+	s.spent.elements++
 	s.claim(name, "element "+quote(name))
 	s.undo = append(s.undo, func() {
 		s.values = s.values[:entry.Start]
@@ -705,6 +756,10 @@ func (s *Scene) execSensor(c *Command, prefix string) error {
 	if err != nil {
 		return err
 	}
+	samples, err := s.chargeSensor(c, typ)
+	if err != nil {
+		return err
+	}
 	sep := s.newNode(KindSeparator, name, name, offset.Matrix())
 	frame := s.newNode(KindSensor, name, name, mgl64.Ident4())
 	sep.appendChild(frame)
@@ -721,6 +776,8 @@ func (s *Scene) execSensor(c *Command, prefix string) error {
 		return err
 	}
 	s.claim(name, "sensor "+quote(name))
+	s.spent.sensors++
+	s.spent.samples += samples
 	s.sensors = append(s.sensors, &SensorEntry{Name: name, Type: typ, At: at.Name, Command: c, Frame: frame, Sensor: sensor, Rate: rate})
 	s.undo = append(s.undo, func() { s.sensors = s.sensors[:len(s.sensors)-1] })
 	return nil
@@ -963,6 +1020,56 @@ func (s *Scene) Transform(of, rel string) (mgl64.Mat4, error) {
 		return mgl64.Mat4{}, fmt.Errorf("the transform of %q relative to %q is out of range (is %q scaled nearly to zero?)", of, rel, rel)
 	}
 	return m, nil
+}
+
+// Transforms is Transform for many frames relative to one: every world
+// transform comes from one top-down pass over the graph, so listing every
+// frame of a chain of parts costs its length, not its length squared.
+func (s *Scene) Transforms(of []string, rel string) ([]mgl64.Mat4, error) {
+	if err := s.Update(); err != nil {
+		return nil, err
+	}
+	sensors := make(map[string]*Node, len(s.sensors))
+	for _, se := range s.sensors {
+		if _, dup := sensors[se.Name]; !dup {
+			sensors[se.Name] = se.Frame
+		}
+	}
+	frame := func(name string) (*Node, error) {
+		if ip, ok := s.points[name]; ok {
+			return ip, nil
+		}
+		if f, ok := sensors[name]; ok {
+			return f, nil
+		}
+		return s.Frame(name) // the world frame, or the error naming the frames
+	}
+	nodes := make([]*Node, 0, len(of)+1)
+	for _, name := range append(of[:len(of):len(of)], rel) {
+		n, err := frame(name)
+		if err != nil {
+			return nil, err
+		}
+		nodes = append(nodes, n)
+	}
+	worlds := s.worlds(nodes)
+	ref := nodes[len(of)]
+	inv, ok := mgl64.Ident4(), true
+	if ref != s.top { // the world frame's inverse is the identity
+		inv, ok = InvertAffine(worlds[len(of)])
+	}
+	out := make([]mgl64.Mat4, len(of))
+	for i, name := range of {
+		m := worlds[i]
+		if ref != s.top {
+			m = inv.Mul4(m)
+		}
+		if !ok || !inRange(&m) {
+			return nil, fmt.Errorf("the transform of %q relative to %q is out of range (is %q scaled nearly to zero?)", name, rel, rel)
+		}
+		out[i] = m
+	}
+	return out, nil
 }
 
 // InvertAffine inverts a transform whose last row is 0 0 0 1 (every
