@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +28,12 @@ type foxgloveFlags struct {
 	addr, token, viewerToken string
 	tlsCert, tlsKey, origins string
 	maxClients               int
+	tokenless                bool
+	maxMessageKiB, maxQueue  int
+	maxQueueMiB, maxPending  int
+	maxSetEntries            int
+	maxPendingSets           int
+	maxSceneMiB              int
 }
 
 func (f *foxgloveFlags) register(fs *flag.FlagSet) {
@@ -37,7 +45,29 @@ func (f *foxgloveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tlsKey, "foxglove-tls-key", "", "TLS key file")
 	fs.StringVar(&f.origins, "foxglove-origins", "", "browser origins to accept besides Foxglove's app and localhost, comma-separated host patterns ('*': any)")
 	fs.IntVar(&f.maxClients, "foxglove-max-clients", 16, "Foxglove clients connected at once")
+	fs.BoolVar(&f.tokenless, "foxglove-tokenless-driving", false, "let loopback clients without a token drive (every local user); default: they watch, driving takes the driver token")
+	fs.IntVar(&f.maxMessageKiB, "foxglove-max-message-kib", 1024, "largest message a Foxglove client may send, KiB")
+	fs.IntVar(&f.maxQueue, "foxglove-max-queue", 1024, "control messages queued for one Foxglove client before it is disconnected")
+	fs.IntVar(&f.maxQueueMiB, "foxglove-max-queue-mib", 64, "MiB of control messages queued for one Foxglove client before it is disconnected")
+	fs.IntVar(&f.maxPending, "foxglove-max-pending", 64, "setParameters messages and service calls of one Foxglove connection waiting for the host (each)")
+	fs.IntVar(&f.maxSetEntries, "foxglove-max-set-entries", 1024, "entries of one Foxglove setParameters message")
+	fs.IntVar(&f.maxPendingSets, "foxglove-max-pending-sets", 4096, "parameter writes of all Foxglove clients waiting for the host to show them")
+	fs.IntVar(&f.maxSceneMiB, "foxglove-max-scene-mib", 256, "MiB of models kept encoded for Foxglove's scene channel (one copy per distinct model)")
 }
+
+// loopbackHost reports whether host is a loopback name or address.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// tokenPath is where a Foxglove server of the region at regionPath keeps
+// its driver token for this user's tools: beside the region and its NATS
+// credentials (/dev/shm/simvis-NAME.foxglove).
+func foxgloveTokenPath(regionPath string) string { return regionPath + ".foxglove" }
 
 // foxgloveLive publishes one scene to Foxglove clients: sensor frames as
 // ROS 2 messages (emit), and after every cycle or sync the transforms, the
@@ -52,11 +82,15 @@ type foxgloveLive struct {
 	last     int64 // the last cycle's scene time, ns
 
 	closeDriver func() error
+	removeToken func()
 }
 
 // start listens for Foxglove clients; drv takes drivers' writes and
-// requests to the host (nil: none).
-func (f *foxgloveFlags) start(drv foxglove.Driver, name string, warn func(kind, format string, args ...any)) (*foxgloveLive, error) {
+// requests to the host (nil: none). Without --foxglove-token (or
+// $SIMVIS_FOXGLOVE_TOKEN) and --foxglove-tokenless-driving, a driver token
+// is made up, written to tokenPath (0600) and printed on standard error
+// for the user who started the command; clients without a token watch.
+func (f *foxgloveFlags) start(drv foxglove.Driver, name, tokenPath string, warn func(kind, format string, args ...any)) (*foxgloveLive, error) {
 	if f.token == "" {
 		f.token = os.Getenv("SIMVIS_FOXGLOVE_TOKEN")
 	}
@@ -66,8 +100,40 @@ func (f *foxgloveFlags) start(drv foxglove.Driver, name string, warn func(kind, 
 	if f.maxClients < 1 || f.maxClients > 1000 {
 		return nil, usagef("--foxglove-max-clients %d: want 1 to 1000", f.maxClients)
 	}
+	for _, b := range []struct {
+		name   string
+		v, max int
+	}{
+		{"--foxglove-max-message-kib", f.maxMessageKiB, 1 << 20}, {"--foxglove-max-queue", f.maxQueue, 1 << 24},
+		{"--foxglove-max-queue-mib", f.maxQueueMiB, 1 << 16}, {"--foxglove-max-pending", f.maxPending, 1 << 20},
+		{"--foxglove-max-set-entries", f.maxSetEntries, 1 << 24}, {"--foxglove-max-pending-sets", f.maxPendingSets, 1 << 24},
+		{"--foxglove-max-scene-mib", f.maxSceneMiB, 1 << 20},
+	} {
+		if b.v < 1 || b.v > b.max {
+			return nil, usagef("%s %d: want 1 to %d", b.name, b.v, b.max)
+		}
+	}
+	if f.tokenless && f.token != "" {
+		return nil, usagef("--foxglove-tokenless-driving excludes a driver token (--foxglove-token, $SIMVIS_FOXGLOVE_TOKEN)")
+	}
+	if host, _, err := net.SplitHostPort(f.addr); err == nil && f.token == "" && f.viewerToken == "" && !loopbackHost(host) {
+		// A made-up driver token does not open other addresses: those
+		// are the user's decision, with tokens of their own.
+		return nil, usagef("--foxglove %s is not a loopback address: give --foxglove-token or --foxglove-viewer-token ($SIMVIS_FOXGLOVE_TOKEN, $SIMVIS_FOXGLOVE_VIEWER_TOKEN)", f.addr)
+	}
+	generated := false
+	if f.token == "" && !f.tokenless {
+		tok, err := foxglove.NewToken()
+		if err != nil {
+			return nil, fmt.Errorf("foxglove: %w", err)
+		}
+		f.token, generated = tok, true
+	}
 	opts := foxglove.Options{Addr: f.addr, Name: name, DriverToken: f.token, ViewerToken: f.viewerToken,
-		TLSCert: f.tlsCert, TLSKey: f.tlsKey, MaxClients: f.maxClients, Warn: warn}
+		TLSCert: f.tlsCert, TLSKey: f.tlsKey, MaxClients: f.maxClients, Warn: warn,
+		AnonymousDrivers: f.tokenless, MaxMessage: int64(f.maxMessageKiB) << 10, MaxQueue: f.maxQueue,
+		MaxQueueBytes: f.maxQueueMiB << 20, MaxPending: f.maxPending, MaxSetEntries: f.maxSetEntries,
+		MaxPendingSets: f.maxPendingSets, MaxSceneBytes: int64(f.maxSceneMiB) << 20}
 	if f.origins != "" {
 		opts.Origins = append(append([]string(nil), foxglove.DefaultOrigins...), strings.Split(f.origins, ",")...)
 	}
@@ -79,6 +145,16 @@ func (f *foxgloveFlags) start(drv foxglove.Driver, name string, warn func(kind, 
 		return nil, fmt.Errorf("--foxglove %s: %w", f.addr, err)
 	}
 	l := &foxgloveLive{srv: srv, warn: warn, channels: map[string]uint32{}}
+	if generated {
+		remove, err := foxglove.WriteTokenFile(tokenPath, foxglove.TokenFile{URL: srv.URL(), Driver: f.token})
+		if err != nil {
+			srv.Close()
+			return nil, err
+		}
+		l.removeToken = remove
+		fmt.Fprintf(os.Stderr, "%s: Foxglove clients without a token watch; to drive, connect to %s/?token=%s (kept in %s, readable by you only; --foxglove-tokenless-driving lets every local user drive)\n",
+			name, srv.URL(), f.token, tokenPath)
+	}
 	schema := func(typ string) string {
 		b, _ := ros2.Schema(typ)
 		return string(b)
@@ -102,7 +178,7 @@ func (f *foxgloveFlags) startHost(h *ipc.Host, name string, clock func() time.Du
 	if err != nil {
 		return nil, nil, fmt.Errorf("foxglove: attaching to the host's region: %w", err)
 	}
-	l, err := f.start(c, name, warnings)
+	l, err := f.start(c, name, foxgloveTokenPath(h.Region.Path()), warnings)
 	if err != nil {
 		c.Close()
 		return nil, nil, err
@@ -237,7 +313,10 @@ func (f *foxgloveFlags) startMirror(hf *hostFlags) (*foxgloveLive, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := f.start(&reopening{c: c}, "simvis mirror", ipc.NewWarnings(warnings, "simvis mirror").Warn)
+	// A mirror has no region of its own: its token file is named by its
+	// process, in the same directory.
+	tokenPath := filepath.Join(foxglove.TokenDir, fmt.Sprintf("simvis-mirror-%d.foxglove", os.Getpid()))
+	l, err := f.start(&reopening{c: c}, "simvis mirror", tokenPath, ipc.NewWarnings(warnings, "simvis mirror").Warn)
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -248,6 +327,9 @@ func (f *foxgloveFlags) startMirror(hf *hostFlags) (*foxgloveLive, error) {
 
 func (l *foxgloveLive) close() {
 	l.srv.Close()
+	if l.removeToken != nil {
+		l.removeToken()
+	}
 	if l.closeDriver != nil {
 		l.closeDriver()
 	}

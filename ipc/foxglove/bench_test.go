@@ -107,7 +107,7 @@ func benchFrames(b *testing.B, size, clients int) {
 // RAVON scene's parts: the foliage opacity changes every iteration (the clock past
 // StyleInterval each time), so each one recolors and encodes the leaves'
 // model anew (its textures encoded as PNG again, most of the time) and
-// marshals every part. It reports the message's size; a client moving the
+// marshals every part. It reports the size of a message with every entity (what a new subscriber gets); a client moving the
 // slider gets at most 4 of these a second.
 //
 //	go test -run XXX -bench Restyle ./ipc/foxglove/
@@ -157,10 +157,19 @@ func BenchmarkRestyle(b *testing.B) {
 		}
 		clock = clock.Add(time.Second)
 		s.Update(sc, uint64(i+1))
+		s.flushScene() // the builder encodes off the host's goroutine
 		if f, _ := s.latest(s.scene.ids[0]); f == nil || f.ts != uint64(i+1) {
 			b.Fatal("no scene message for the change")
 		}
 	}
-	f, _ := s.latest(s.scene.ids[0])
-	b.ReportMetric(float64(len(f.data))/1e6, "MB/msg")
+	s.mu.RLock()
+	var size int
+	for _, e := range s.snap.entities {
+		size += len(e.prefix) + len(e.suffix)
+		if e.blob != nil {
+			size += len(e.blob.b64)
+		}
+	}
+	s.mu.RUnlock()
+	b.ReportMetric(float64(size)/1e6, "MB/msg")
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 )
@@ -35,9 +36,11 @@ type client struct {
 	order     []uint32          // channels with a waiting frame, oldest first
 	params    map[string]float64
 	closed    bool
-	dropped   uint64    // frames replaced before this client took them
-	told      uint64    // drops already told to the client
-	toldAt    time.Time // when it was last told
+	sceneSent map[string]string // scene entity id -> the key of its content as this client has it
+	sceneOff  string            // the deletions last sent
+	dropped   uint64            // frames replaced before this client took them
+	told      uint64            // drops already told to the client
+	toldAt    time.Time         // when it was last told
 
 	wake   chan struct{}
 	ctx    context.Context
@@ -47,6 +50,10 @@ type client struct {
 type outMsg struct {
 	typ  websocket.MessageType
 	data []byte
+	// scene: the scene channel's turn (subscription sub): the writer sends
+	// what this client lacks of the latest scene (writeScene).
+	scene bool
+	sub   uint32
 }
 
 func newClient(s *Server, conn *websocket.Conn, role Role, remote string) *client {
@@ -83,7 +90,7 @@ func (c *client) send(typ websocket.MessageType, data []byte) {
 		return
 	}
 	c.queued += len(data)
-	c.control = append(c.control, outMsg{typ, data})
+	c.control = append(c.control, outMsg{typ: typ, data: data})
 	c.mu.Unlock()
 	c.signal()
 }
@@ -97,7 +104,7 @@ func (c *client) sendJSON(v any) {
 }
 
 func (c *client) status(level int, msg string) {
-	c.sendJSON(map[string]any{"op": "status", "level": level, "message": msg})
+	c.sendJSON(map[string]any{"op": "status", "level": level, "message": clip(msg)})
 }
 
 // offer makes f the channel's waiting frame if the client subscribed to
@@ -108,9 +115,11 @@ func (c *client) offer(ch uint32, f *frame) {
 		c.mu.Unlock()
 		return
 	}
-	if _, waiting := c.frames[ch]; waiting {
-		c.s.dropped.Add(1)
-		c.dropped++
+	if old, waiting := c.frames[ch]; waiting {
+		if !old.scene { // the scene's turn covers every change since
+			c.s.dropped.Add(1)
+			c.dropped++
+		}
 	} else {
 		c.order = append(c.order, ch)
 	}
@@ -162,7 +171,7 @@ func (c *client) next() (outMsg, bool) {
 		data, _ := json.Marshal(map[string]any{"op": "status", "level": 1, "id": "simvis-drops",
 			"message": fmt.Sprintf("%d messages dropped since the last notice: this connection takes them slower than they come (the latest per channel is kept)", c.dropped-c.told)})
 		c.told, c.toldAt = c.dropped, time.Now()
-		return outMsg{websocket.MessageText, data}, true
+		return outMsg{typ: websocket.MessageText, data: data}, true
 	}
 	if len(c.params) > 0 {
 		names := make([]string, 0, len(c.params))
@@ -176,7 +185,7 @@ func (c *client) next() (outMsg, bool) {
 		}
 		clear(c.params)
 		data, _ := json.Marshal(map[string]any{"op": "parameterValues", "parameters": list})
-		return outMsg{websocket.MessageText, data}, true
+		return outMsg{typ: websocket.MessageText, data: data}, true
 	}
 	for len(c.order) > 0 {
 		ch := c.order[0]
@@ -187,11 +196,14 @@ func (c *client) next() (outMsg, bool) {
 		if !ok || !subscribed {
 			continue
 		}
+		if f.scene {
+			return outMsg{scene: true, sub: sub}, true
+		}
 		hdr := make([]byte, 13, 13+len(f.data))
 		hdr[0] = 1 // message data
 		binary.LittleEndian.PutUint32(hdr[1:], sub)
 		binary.LittleEndian.PutUint64(hdr[5:], f.ts)
-		return outMsg{websocket.MessageBinary, append(hdr, f.data...)}, true
+		return outMsg{typ: websocket.MessageBinary, data: append(hdr, f.data...)}, true
 	}
 	return outMsg{}, false
 }
@@ -207,6 +219,13 @@ func (c *client) writeLoop() {
 			m, ok := c.next()
 			if !ok {
 				break
+			}
+			if m.scene {
+				if err := c.writeScene(m.sub); err != nil {
+					c.close(websocket.StatusPolicyViolation, "too slow")
+					return
+				}
+				continue
 			}
 			ctx, cancel := context.WithTimeout(c.ctx, c.s.opts.WriteTimeout)
 			err := c.conn.Write(ctx, m.typ, m.data)
@@ -237,6 +256,22 @@ func (c *client) readLoop() {
 			c.binaryMessage(data)
 			continue
 		}
+		if !utf8.Valid(data) {
+			// RFC 6455 8.1: a text message must be UTF-8; the endpoint
+			// fails the connection with 1007.
+			c.s.opts.Warn("foxglove-utf8", "foxglove: disconnected %s: a text message of %d bytes is not valid UTF-8", c, len(data))
+			c.mu.Lock()
+			already := c.closed
+			c.closed = true
+			c.mu.Unlock()
+			if !already {
+				// The close handshake first: cancelling the context
+				// would drop the connection without the code.
+				c.conn.Close(websocket.StatusInvalidFramePayloadData, "text message is not valid UTF-8")
+				c.cancel()
+			}
+			return
+		}
 		c.textMessage(data)
 	}
 }
@@ -262,7 +297,7 @@ func (c *client) textMessage(data []byte) {
 	}
 	var id string
 	if len(m.ID) > 0 && json.Unmarshal(m.ID, &id) != nil {
-		c.status(2, fmt.Sprintf("%s: id must be a string", m.Op))
+		c.status(2, fmt.Sprintf("%s: id must be a string", echo(m.Op)))
 		return
 	}
 	switch m.Op {
@@ -276,13 +311,20 @@ func (c *client) textMessage(data []byte) {
 				delete(c.subs, sid)
 				delete(c.bySub, ch)
 				delete(c.frames, ch)
+				if ch == c.s.sceneChan.Load() {
+					c.sceneSent, c.sceneOff = nil, "" // a new subscription gets the whole scene
+				}
 			} else {
 				unknown = append(unknown, sid)
 			}
 		}
 		c.mu.Unlock()
 		if len(unknown) > 0 {
-			c.status(1, fmt.Sprintf("unsubscribe: no subscription %v", unknown))
+			if len(unknown) > 8 {
+				c.status(1, fmt.Sprintf("unsubscribe: no subscription %v ... (%d ids)", unknown[:8], len(unknown)))
+			} else {
+				c.status(1, fmt.Sprintf("unsubscribe: no subscription %v", unknown))
+			}
 		}
 	case "getParameters":
 		c.s.getParameters(c, m.ParameterNames, id)
@@ -295,7 +337,7 @@ func (c *client) textMessage(data []byte) {
 	case "advertise", "unadvertise":
 		c.status(2, "this server does not take client publications (no clientPublish capability)")
 	default:
-		c.status(1, fmt.Sprintf("unsupported op %q", m.Op))
+		c.status(1, fmt.Sprintf("unsupported op %q", echo(m.Op)))
 	}
 }
 

@@ -36,6 +36,8 @@ type paramState struct {
 	values  []float64
 	known   int // elements named so far
 	pending []*pendingSet
+	waiting int    // items of pending not yet settled
+	gen     uint64 // Updates so far
 }
 
 func (p *paramState) init() { p.index = map[string]int{} }
@@ -44,11 +46,11 @@ func (p *paramState) init() { p.index = map[string]int{} }
 // it wrote shows in the scene (accepted) or does not after Settle and two
 // updates (refused: the host reset it).
 type pendingSet struct {
-	c       *client
-	id      string
-	items   []pendingItem
-	updates int
-	since   time.Time
+	c     *client
+	id    string
+	items []pendingItem
+	gen0  uint64 // paramState.gen when it was written
+	since time.Time
 }
 
 type pendingItem struct {
@@ -104,10 +106,18 @@ func (s *Server) getParameters(c *client, names []string, id string) {
 }
 
 func quoteList(names []string) string {
-	if len(names) > 5 {
-		names = append(names[:5:5], "...")
+	n := len(names)
+	if n > 5 {
+		names = names[:5]
 	}
-	return fmt.Sprintf("%q", names)
+	list := make([]string, len(names), len(names)+1)
+	for i, name := range names {
+		list[i] = echo(name)
+	}
+	if n > 5 {
+		list = append(list, fmt.Sprintf("... (%d names)", n))
+	}
+	return fmt.Sprintf("%q", list)
 }
 
 // maxUnknownParamSubs bounds the names of parameters that do not exist
@@ -165,6 +175,10 @@ func (s *Server) subscribeParameters(c *client, names []string, on bool) {
 func (s *Server) refuseSet(c *client, params []rawParameter, id, why string) {
 	s.setsRefused.Add(uint64(len(params)))
 	c.status(2, "setParameters refused: "+why)
+	if len(params) > s.opts.MaxSetEntries {
+		s.reply(c, id, []parameter{}) // too many to look up
+		return
+	}
 	names := make([]string, len(params))
 	for i, prm := range params {
 		names[i] = prm.Name
@@ -184,39 +198,41 @@ func (s *Server) setParameters(c *client, params []rawParameter, id string) {
 	case s.drv == nil:
 		refuse("this server cannot drive the host")
 		return
+	case len(params) > s.opts.MaxSetEntries:
+		s.opts.Warn("foxglove-set", "foxglove: %s: setParameters of %d entries refused (budget %d a message)", c, len(params), s.opts.MaxSetEntries)
+		refuse(fmt.Sprintf("%d entries, over the budget of %d a message (raise it with --foxglove-max-set-entries)", len(params), s.opts.MaxSetEntries))
+		return
 	}
-	select {
-	case s.sets <- setRequest{c, params, id}:
-	default:
-		refuse(fmt.Sprintf("%d parameter writes are waiting for the host already", s.opts.MaxPending))
+	if n, ok := s.sets.push(c, setRequest{c, params, id}, s.opts.MaxPending); !ok {
+		s.opts.Warn("foxglove-pending", "foxglove: %s: setParameters refused: %d of its messages wait, the budget per connection", c, n)
+		refuse(fmt.Sprintf("%d setParameters messages of this connection wait for the host already, the budget per connection (raise it with --foxglove-max-pending)", n))
 	}
 }
 
-// setWorker checks each write and hands it to the driver; Update decides
-// whether the host took it.
+// setWorker checks each write and hands it to the driver, connections in
+// turn; the settle worker decides whether the host took it.
 func (s *Server) setWorker() {
 	defer s.wg.Done()
-	for {
-		select {
-		case <-s.done:
-			return
-		case r := <-s.sets:
-			s.set(r)
-		}
-	}
+	s.sets.run(s.done, s.set)
 }
 
 func (s *Server) set(r setRequest) {
 	p := &s.params
 	p.mu.Lock()
-	full := len(p.pending) >= s.opts.MaxPending
+	waiting := p.waiting
+	if waiting+len(r.params) <= s.opts.MaxPendingSets {
+		p.waiting += len(r.params) // reserved; given back below for what is not pending
+	}
+	gen := p.gen
 	p.mu.Unlock()
-	if full {
+	if waiting+len(r.params) > s.opts.MaxPendingSets {
 		// Nothing was written: the host has not settled the earlier ones.
-		s.refuseSet(r.c, r.params, r.id, fmt.Sprintf("%d parameter writes are waiting for the host already", s.opts.MaxPending))
+		s.opts.Warn("foxglove-pending", "foxglove: %s: setParameters refused: %d writes wait for the host (budget %d)", r.c, waiting, s.opts.MaxPendingSets)
+		s.refuseSet(r.c, r.params, r.id, fmt.Sprintf("%d parameter writes of all clients wait for the host already; %d more would pass the budget of %d (raise it with --foxglove-max-pending-sets)", waiting, len(r.params), s.opts.MaxPendingSets))
 		return
 	}
-	ps := &pendingSet{c: r.c, id: r.id, since: time.Now()}
+	reserved := len(r.params)
+	ps := &pendingSet{c: r.c, id: r.id, since: time.Now(), gen0: gen}
 	var refused []string
 	var problems []string
 	for _, prm := range r.params {
@@ -230,8 +246,8 @@ func (s *Server) set(r setRequest) {
 			why = "no such parameter (names are ELEMENT.PARAM)"
 		case prm.Type != "" && prm.Type != "float64":
 			why = fmt.Sprintf("type %q: parameters are float64", prm.Type)
-		case len(prm.Value) == 0 || json.Unmarshal(prm.Value, &v) != nil:
-			why = fmt.Sprintf("value %.40s is not a number", string(prm.Value))
+		case !number(prm.Value, &v):
+			why = fmt.Sprintf("value %s is not a number", echo(string(prm.Value)))
 		case math.IsInf(v, 0) || math.IsNaN(v):
 			why = "value not finite"
 		}
@@ -242,17 +258,23 @@ func (s *Server) set(r setRequest) {
 		}
 		if why != "" {
 			refused = append(refused, prm.Name)
-			problems = append(problems, fmt.Sprintf("%s: %s", prm.Name, why))
+			if len(problems) < 8 {
+				problems = append(problems, fmt.Sprintf("%s: %s", echo(prm.Name), why))
+			} else if len(problems) == 8 {
+				problems = append(problems, "...")
+			}
 			continue
 		}
 		ps.items = append(ps.items, pendingItem{name: prm.Name, index: index, want: v})
 	}
-	if len(problems) > 0 {
-		s.setsRefused.Add(uint64(len(problems)))
-		r.c.status(2, "setParameters refused: "+strings.Join(problems, "; "))
+	if len(refused) > 0 {
+		s.setsRefused.Add(uint64(len(refused)))
+		r.c.status(2, fmt.Sprintf("setParameters refused %d of %d: %s", len(refused), len(r.params), strings.Join(problems, "; ")))
 	}
 	p.mu.Lock()
+	p.waiting -= reserved
 	if len(ps.items) > 0 {
+		p.waiting += len(ps.items)
 		// The refused names are answered with the rest once the host
 		// decided; their values stay as they were.
 		for _, n := range refused {
@@ -285,13 +307,6 @@ func (s *Server) updateParams(sc *scene.Scene) {
 		v    float64
 	}
 	var changes []change
-	type answer struct {
-		c       *client
-		id      string
-		list    []parameter
-		refused []string
-	}
-	var answers []answer
 	p.mu.Lock()
 	for _, e := range els[p.known:] {
 		for i, prm := range e.Params {
@@ -313,11 +328,54 @@ func (s *Server) updateParams(sc *scene.Scene) {
 		}
 	}
 	p.values = append(p.values[:0], vals...)
+	p.gen++
+	p.mu.Unlock()
+	// Pending writes are settled off the host's goroutine.
+	select {
+	case s.settle <- struct{}{}:
+	default:
+	}
+	if len(changes) > 0 {
+		s.mu.RLock()
+		for c := range s.clients {
+			for _, ch := range changes {
+				c.paramUpdate(ch.name, ch.v)
+			}
+		}
+		s.mu.RUnlock()
+	}
+}
+
+// settleWorker settles pending writes after each Update: a write whose
+// value shows is accepted; one that does not after Settle and two updates
+// was refused by the host.
+func (s *Server) settleWorker() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-s.settle:
+			s.settlePending()
+		}
+	}
+}
+
+func (s *Server) settlePending() {
+	p := &s.params
+	type answer struct {
+		c       *client
+		id      string
+		list    []parameter
+		refused []string
+	}
+	var answers []answer
+	p.mu.Lock()
+	vals := p.values
 	now := time.Now()
 	kept := p.pending[:0]
 	for _, ps := range p.pending {
-		ps.updates++
-		settled := ps.updates >= 2 && now.Sub(ps.since) >= s.opts.Settle
+		settled := p.gen-ps.gen0 >= 2 && now.Sub(ps.since) >= s.opts.Settle
 		all := true
 		var refused []string
 		for k := range ps.items {
@@ -327,12 +385,15 @@ func (s *Server) updateParams(sc *scene.Scene) {
 			}
 			if it.index < len(vals) && vals[it.index] == it.want {
 				it.done = true
+				p.waiting--
 			} else if it.index >= len(vals) {
 				// A new scene (a mirror rebuilt) without that value.
 				it.done = true
+				p.waiting--
 				refused = append(refused, fmt.Sprintf("%s = %g (the scene was replaced)", it.name, it.want))
 			} else if settled {
 				it.done = true
+				p.waiting--
 				refused = append(refused, fmt.Sprintf("%s = %g (it stays %g)", it.name, it.want, vals[it.index]))
 			} else {
 				all = false
@@ -364,13 +425,16 @@ func (s *Server) updateParams(sc *scene.Scene) {
 			s.reply(a.c, a.id, a.list)
 		}
 	}
-	if len(changes) > 0 {
-		s.mu.RLock()
-		for c := range s.clients {
-			for _, ch := range changes {
-				c.paramUpdate(ch.name, ch.v)
-			}
-		}
-		s.mu.RUnlock()
+}
+
+// number reads a JSON number: null, strings and the rest are refused (a
+// null would otherwise read as 0).
+func number(raw json.RawMessage, v *float64) bool {
+	var x any
+	if len(raw) == 0 || json.Unmarshal(raw, &x) != nil {
+		return false
 	}
+	f, ok := x.(float64)
+	*v = f
+	return ok
 }

@@ -1,7 +1,6 @@
 package foxglove
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -139,8 +138,6 @@ func poseOf(m mgl64.Mat4) fgPose {
 // sceneState is what Update last published on the scene channels.
 type sceneState struct {
 	ids                    [3]uint32 // scene, overlays, values channels
-	glb                    map[glbKey]string
-	glbErr                 map[glbKey]bool
 	looks                  []look    // each part's appearance, as last sent
 	styleSent              time.Time // when a scene message went out last
 	now                    func() time.Time
@@ -166,9 +163,9 @@ func (s *Server) Update(sc *scene.Scene, ts uint64) {
 			Schema: sceneUpdateSchema, SchemaEncoding: "jsonschema"})
 		st.ids[1] = s.Advertise(Channel{Topic: TopicOverlays, Encoding: "json", SchemaName: "foxglove.SceneUpdate",
 			Schema: sceneUpdateSchema, SchemaEncoding: "jsonschema"})
+		s.sceneChan.Store(st.ids[0])
 		st.ids[2] = s.Advertise(Channel{Topic: TopicValues, Encoding: "json", SchemaName: "simvis.Values",
 			Schema: valuesSchema, SchemaEncoding: "jsonschema"})
-		st.glb, st.glbErr = map[glbKey]string{}, map[glbKey]bool{}
 		if st.now == nil {
 			st.now = time.Now
 		}
@@ -234,41 +231,13 @@ func (s *Server) publishParts(sc *scene.Scene, ts uint64) {
 		return // sent by a later Update, with the look then
 	}
 	st.parts, st.partPoses, st.looks, st.styleSent = len(parts), poses, looks, now
-	up := fgSceneUpdate{Deletions: []any{}, Entities: []fgEntity{}}
-	used := map[glbKey]bool{}
+	// The host's goroutine only describes the scene; the builder encodes
+	// models and entities (sceneWorker).
+	job := &sceneJob{ts: ts, parts: make([]scenePart, len(parts))}
 	for i, p := range parts {
-		id := "part:" + p.Name
-		if !looks[i].shown {
-			// Every message names every part off, so one that is
-			// dropped or comes first to a new subscriber loses nothing.
-			up.Deletions = append(up.Deletions, fgDeletion{Timestamp: stampOf(ts), Type: 0, ID: id})
-			continue
-		}
-		e := newEntity(id, p.Name, ts)
-		e.Metadata = append(e.Metadata, fgKV{"file", p.File}, fgKV{"insert_at", p.At})
-		if models[i] != nil {
-			k := glbKey{m: models[i], colored: looks[i].colored, color: looks[i].color}
-			used[k] = true
-			if data, ok := s.modelData(k); ok {
-				e.Models = append(e.Models, fgModel{Pose: poseOf(poses[i]), Scale: fgVec3{1, 1, 1},
-					Color: fgColor{1, 1, 1, 1}, MediaType: "model/gltf-binary", Data: data})
-			}
-		}
-		up.Entities = append(up.Entities, e)
+		job.parts[i] = scenePart{name: p.Name, file: p.File, at: p.At, m: models[i], pose: poses[i], look: looks[i]}
 	}
-	// Recolored encodings are kept while in use only: a slider leaves
-	// one per model, not one per color it passed.
-	for k := range st.glb {
-		if k.colored && !used[k] {
-			delete(st.glb, k)
-		}
-	}
-	for k := range st.glbErr {
-		if k.colored && !used[k] {
-			delete(st.glbErr, k)
-		}
-	}
-	s.publishJSON(st.ids[0], ts, up)
+	s.build.submit(job)
 }
 
 // partModel finds a part's model and its pose relative to the part's own
@@ -320,32 +289,6 @@ type glbKey struct {
 	m       *models.Model
 	colored bool
 	color   [4]float32
-}
-
-// modelData returns a model, recolored as the scene draws it where k says
-// so (scene.Recolor, as simvis export writes it), as base64 binary glTF,
-// encoded once per key.
-func (s *Server) modelData(k glbKey) (string, bool) {
-	st := &s.scene
-	if d, ok := st.glb[k]; ok {
-		return d, true
-	}
-	if st.glbErr[k] {
-		return "", false
-	}
-	m := k.m
-	if k.colored {
-		m = scene.Recolor(m, k.color)
-	}
-	b, err := models.GLB(m)
-	if err != nil {
-		st.glbErr[k] = true
-		s.opts.Warn("foxglove-model", "foxglove: model %s not sent: %v", m.Name, err)
-		return "", false
-	}
-	d := base64.StdEncoding.EncodeToString(b)
-	st.glb[k] = d
-	return d, true
 }
 
 func (s *Server) publishJSON(id uint32, ts uint64, v any) {

@@ -49,17 +49,24 @@ type Options struct {
 	Addr string // host:port to listen on (port 0: any free port)
 	Name string // serverInfo name
 
-	// DriverToken and ViewerToken, when set, are required of every
-	// client, as the query parameter token=... or an "Authorization:
-	// Bearer ..." header. Without any token the server accepts anyone as
-	// a driver, which Listen allows on loopback addresses only.
+	// DriverToken and ViewerToken: a client gives one as the query
+	// parameter token=... or an "Authorization: Bearer ..." header. On a
+	// loopback address without a viewer token, a client that gives no
+	// token may watch (the viewer role), so that opening Foxglove just
+	// works; driving needs the driver token. Off loopback every client
+	// needs a token (Listen refuses to start without one).
 	DriverToken, ViewerToken string
+	// AnonymousDrivers makes clients without a token drivers (loopback
+	// only): every local user then drives the host. Off by default.
+	AnonymousDrivers bool
 	// TLSCert and TLSKey (PEM files) serve wss:// instead of ws://.
 	TLSCert, TLSKey string
-	// Origins are the browser origins (host patterns, as
-	// websocket.AcceptOptions.OriginPatterns) accepted besides the
-	// server's own host [DefaultOrigins]; "*" accepts any. Clients that
-	// send no Origin header (not browsers) are not affected.
+	// Origins are the browser origins accepted besides the server's own
+	// host [DefaultOrigins]: host patterns (HOST, HOST:PORT, HOST:* for
+	// any port; "*" in a host matches any characters, "*" alone any
+	// origin), compared case-insensitively, IPv6 literals in brackets
+	// ("[::1]:*"). Clients that send no Origin header (not browsers) are
+	// not affected.
 	Origins []string
 
 	MaxClients int // connected clients [16]; more are refused with 503
@@ -75,7 +82,19 @@ type Options struct {
 	MaxQueueBytes int
 	MaxMessage    int64         // largest message a client may send [1 MiB]
 	WriteTimeout  time.Duration // a client that takes longer to take one message is disconnected [10 s]
-	MaxPending    int           // setParameters and service calls waiting for the host [256]
+	// MaxPending bounds, per connection, the setParameters messages and
+	// the service calls waiting for the host [64 each]: connections are
+	// served in turn, so one driver cannot starve the others.
+	MaxPending int
+	// MaxSetEntries bounds the entries of one setParameters message
+	// [1024]; MaxPendingSets the parameter writes of all clients waiting
+	// for the host to show them [4096].
+	MaxSetEntries, MaxPendingSets int
+	// MaxSceneBytes bounds the models kept encoded for the scene channel
+	// (base64 binary glTF, one copy per distinct content) [256 MiB]; a
+	// model that does not fit is not sent (its part's entity comes
+	// without it) and a warning names the budget.
+	MaxSceneBytes int64
 	// Settle is how long, and at least two updates, a parameter write
 	// waits for the value to show before it counts as refused [100 ms].
 	Settle time.Duration
@@ -111,7 +130,16 @@ func (o *Options) defaults() {
 		o.WriteTimeout = 10 * time.Second
 	}
 	if o.MaxPending <= 0 {
-		o.MaxPending = 256
+		o.MaxPending = 64
+	}
+	if o.MaxSetEntries <= 0 {
+		o.MaxSetEntries = 1024
+	}
+	if o.MaxPendingSets <= 0 {
+		o.MaxPendingSets = 4096
+	}
+	if o.MaxSceneBytes <= 0 {
+		o.MaxSceneBytes = 256 << 20
 	}
 	if o.Settle <= 0 {
 		o.Settle = 100 * time.Millisecond
@@ -155,8 +183,9 @@ type channel struct {
 }
 
 type frame struct {
-	ts   uint64
-	data []byte
+	ts    uint64
+	data  []byte
+	scene bool // the scene channel's turn: the writer sends what the client lacks (writeScene)
 }
 
 // Stats counts what the server did since it started.
@@ -186,13 +215,18 @@ type Server struct {
 	services []*service
 	nextID   int
 
-	params paramState
-	scene  sceneState
+	params    paramState
+	scene     sceneState
+	build     sceneBuilder
+	snap      *sceneSnap    // the scene as the builder last made it (under mu)
+	sceneChan atomic.Uint32 // the scene channel's id, once advertised
 
-	sets  chan setRequest
-	calls chan callRequest
-	done  chan struct{}
-	wg    sync.WaitGroup
+	anonymous bool // clients without a token are accepted (loopback, no viewer token)
+	sets      fairQueue[setRequest]
+	calls     fairQueue[callRequest]
+	settle    chan struct{} // wakes the settle worker after an Update
+	done      chan struct{}
+	wg        sync.WaitGroup
 
 	sent, dropped, slow, refused, setsRefused, callsRefused atomic.Uint64
 	reported                                                uint64 // drops already warned about (Update's goroutine)
@@ -213,6 +247,9 @@ func Listen(opts Options, drv Driver) (*Server, error) {
 	if !loopback(host) && opts.DriverToken == "" && opts.ViewerToken == "" {
 		return nil, fmt.Errorf("foxglove: address %q: %w", opts.Addr, ErrTokenRequired)
 	}
+	if opts.AnonymousDrivers && !loopback(host) {
+		return nil, fmt.Errorf("foxglove: address %q: drivers without a token are allowed on a loopback address only", opts.Addr)
+	}
 	if opts.DriverToken != "" && opts.DriverToken == opts.ViewerToken {
 		return nil, errors.New("foxglove: the driver and viewer tokens must differ")
 	}
@@ -220,9 +257,12 @@ func Listen(opts Options, drv Driver) (*Server, error) {
 		return nil, errors.New("foxglove: TLS needs both a certificate and a key file")
 	}
 	s := &Server{opts: opts, drv: drv, clients: map[*client]bool{},
-		epoch: fmt.Sprintf("%d", time.Now().UnixNano()),
-		sets:  make(chan setRequest, opts.MaxPending), calls: make(chan callRequest, opts.MaxPending),
-		done: make(chan struct{})}
+		epoch:     fmt.Sprintf("%d", time.Now().UnixNano()),
+		anonymous: loopback(host) && opts.ViewerToken == "",
+		settle:    make(chan struct{}, 1), done: make(chan struct{})}
+	s.sets.init()
+	s.calls.init()
+	s.build.init()
 	s.params.init()
 	var tlsConf *tls.Config
 	if opts.TLSCert != "" {
@@ -254,19 +294,21 @@ func Listen(opts Options, drv Driver) (*Server, error) {
 	s.url = scheme + "://" + net.JoinHostPort(host, port)
 	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	s.addServices()
-	s.wg.Add(3)
+	s.wg.Add(5)
 	go func() {
 		defer s.wg.Done()
 		s.http.Serve(ln)
 	}()
 	go s.setWorker()
 	go s.callWorker()
+	go s.settleWorker()
+	go s.sceneWorker()
 	return s, nil
 }
 
 func loopback(host string) bool {
-	if host == "localhost" {
-		return true
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+		return true // host names are case-insensitive
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
@@ -327,32 +369,41 @@ func token(r *http.Request) string {
 // same compares a token a client sent with one configured (empty: none).
 func same(a, b string) bool { return b != "" && secretcmp.Equal(a, b) }
 
-// role decides what a connection may do from its token.
-func (s *Server) role(r *http.Request) (Role, bool) {
+// role decides what a connection may do from its token; anonymous
+// reports a connection without one.
+func (s *Server) role(r *http.Request) (role Role, anonymous, ok bool) {
 	t := token(r)
 	switch {
 	case same(t, s.opts.DriverToken):
-		return RoleDriver, true
+		return RoleDriver, false, true
 	case same(t, s.opts.ViewerToken):
-		return RoleViewer, true
-	case s.opts.DriverToken == "" && s.opts.ViewerToken == "":
-		return RoleDriver, true // loopback without tokens (Listen checked)
+		return RoleViewer, false, true
+	case t == "" && s.opts.AnonymousDrivers:
+		return RoleDriver, true, true // asked for: loopback (Listen checked)
+	case t == "" && s.anonymous:
+		return RoleViewer, true, true
 	}
-	return 0, false
+	return 0, false, false
 }
 
 // ServeHTTP accepts a WebSocket connection: token, client limit, then the
 // subprotocol.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.opts.DriverToken == "" && s.opts.ViewerToken == "" && !loopbackHost(r.Host) {
-		// Without tokens only loopback names reach the server: a page
+	role, anonymous, ok := s.role(r)
+	if ok && anonymous && !loopbackHost(r.Host) {
+		// Without a token only loopback names reach the server: a page
 		// whose own name was rebound to 127.0.0.1 (DNS rebinding) passes
 		// the origin check, but not this one.
 		s.refused.Add(1)
-		http.Error(w, "without tokens the server answers loopback host names only", http.StatusForbidden)
+		http.Error(w, "without a token the server answers loopback host names only", http.StatusForbidden)
 		return
 	}
-	role, ok := s.role(r)
+	if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, r.Host, s.opts.Origins) {
+		s.refused.Add(1)
+		s.opts.Warn("foxglove-origin", "foxglove: refused %s: origin %s is not among the accepted (--foxglove-origins)", r.RemoteAddr, echo(o))
+		http.Error(w, fmt.Sprintf("origin %s is not accepted (the server's --foxglove-origins)", echo(o)), http.StatusForbidden)
+		return
+	}
 	if !ok {
 		s.refused.Add(1)
 		s.opts.Warn("foxglove-auth", "foxglove: refused %s: missing or wrong token", r.RemoteAddr)
@@ -368,8 +419,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("the server takes at most %d clients", s.opts.MaxClients), http.StatusServiceUnavailable)
 		return
 	}
+	// The origin was checked above (originAllowed: hosts compared
+	// case-insensitively, IPv6 literals as such, not as glob patterns).
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{Subprotocol},
-		OriginPatterns: s.opts.Origins, CompressionMode: websocket.CompressionDisabled})
+		InsecureSkipVerify: true, CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
 		s.refused.Add(1)
 		return // Accept answered the request
@@ -400,6 +453,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	delete(s.clients, c)
 	s.mu.Unlock()
+	s.sets.drop(c)
+	s.calls.drop(c)
 	c.close(websocket.StatusNormalClosure, "")
 }
 

@@ -56,7 +56,7 @@ type callRequest struct {
 
 func (s *Server) failCall(c *client, svc, call uint32, msg string) {
 	s.callsRefused.Add(1)
-	c.sendJSON(map[string]any{"op": "serviceCallFailure", "serviceId": svc, "callId": call, "message": msg})
+	c.sendJSON(map[string]any{"op": "serviceCallFailure", "serviceId": svc, "callId": call, "message": clip(msg)})
 }
 
 // callService checks a call and queues it for the call worker.
@@ -78,7 +78,7 @@ func (s *Server) callService(c *client, svcID, call uint32, enc string, payload 
 		s.failCall(c, svcID, call, sv.name+": this server cannot drive the host")
 		return
 	case enc != "json":
-		s.failCall(c, svcID, call, fmt.Sprintf("%s: encoding %q: the server takes json", sv.name, enc))
+		s.failCall(c, svcID, call, fmt.Sprintf("%s: encoding %q: the server takes json", sv.name, echo(enc)))
 		return
 	}
 	var req struct {
@@ -93,14 +93,13 @@ func (s *Server) callService(c *client, svcID, call uint32, enc string, payload 
 			if err == nil {
 				err = fmt.Errorf("a <%s> command", kind)
 			}
-			s.failCall(c, svcID, call, fmt.Sprintf("%s takes one <%s> command, not %v", sv.name, sv.kind, err))
+			s.failCall(c, svcID, call, fmt.Sprintf("%s takes one <%s> command, not %s", sv.name, sv.kind, echo(err.Error())))
 			return
 		}
 	}
-	select {
-	case s.calls <- callRequest{c: c, svc: sv, callID: call, xml: *req.XML}:
-	default:
-		s.failCall(c, svcID, call, fmt.Sprintf("%s: %d calls are waiting for the host already", sv.name, s.opts.MaxPending))
+	if n, ok := s.calls.push(c, callRequest{c: c, svc: sv, callID: call, xml: *req.XML}, s.opts.MaxPending); !ok {
+		s.opts.Warn("foxglove-pending", "foxglove: %s: call refused: %d of its calls wait for the host, the budget per connection", c, n)
+		s.failCall(c, svcID, call, fmt.Sprintf("%s: refused: %d calls of this connection wait for the host already, the budget per connection (raise it with --foxglove-max-pending)", sv.name, n))
 	}
 }
 
@@ -121,28 +120,24 @@ func commandKind(text string) (string, error) {
 	}
 }
 
-// callWorker runs calls one at a time through the driver: Request waits
-// for the host's outcome (a cycle), never on the host's goroutine.
+// callWorker runs calls one at a time through the driver, connections in
+// turn: Request waits for the host's outcome (a cycle), never on the
+// host's goroutine.
 func (s *Server) callWorker() {
 	defer s.wg.Done()
-	for {
-		select {
-		case <-s.done:
+	s.calls.run(s.done, func(r callRequest) {
+		seq, err := s.drv.Request(r.xml)
+		if err != nil {
+			s.failCall(r.c, r.svc.id, r.callID, fmt.Sprintf("%s: %v", r.svc.name, err))
 			return
-		case r := <-s.calls:
-			seq, err := s.drv.Request(r.xml)
-			if err != nil {
-				s.failCall(r.c, r.svc.id, r.callID, fmt.Sprintf("%s: %v", r.svc.name, err))
-				continue
-			}
-			body, _ := json.Marshal(map[string]uint64{"seq": seq})
-			msg := make([]byte, 13, 13+4+len(body))
-			msg[0] = 3 // service call response
-			binary.LittleEndian.PutUint32(msg[1:], r.svc.id)
-			binary.LittleEndian.PutUint32(msg[5:], r.callID)
-			binary.LittleEndian.PutUint32(msg[9:], 4)
-			msg = append(append(msg, "json"...), body...)
-			r.c.send(websocket.MessageBinary, msg)
 		}
-	}
+		body, _ := json.Marshal(map[string]uint64{"seq": seq})
+		msg := make([]byte, 13, 13+4+len(body))
+		msg[0] = 3 // service call response
+		binary.LittleEndian.PutUint32(msg[1:], r.svc.id)
+		binary.LittleEndian.PutUint32(msg[5:], r.callID)
+		binary.LittleEndian.PutUint32(msg[9:], 4)
+		msg = append(append(msg, "json"...), body...)
+		r.c.send(websocket.MessageBinary, msg)
+	})
 }

@@ -200,8 +200,9 @@ func TestStyleChangesAreRateLimited(t *testing.T) {
 	if s.scene.styleSent != clock || s.scene.looks[1].color != [4]float32{0.7, 1, 1, 1} {
 		t.Fatalf("pending look not sent: %v %+v", s.scene.styleSent, s.scene.looks)
 	}
+	s.flushScene()
 	colored := 0
-	for k := range s.scene.glb {
+	for k := range s.build.glb {
 		if k.colored {
 			colored++
 			if k.color != [4]float32{0.7, 1, 1, 1} {
