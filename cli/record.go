@@ -41,6 +41,50 @@ func (f *recordFlags) register(fs *flag.FlagSet, name string) {
 	fs.BoolVar(&f.realtime, "realtime", false, "stamp the recording with the wall clock, not scene time")
 }
 
+// readFlags are the bounds of reading a recording (play, info):
+// record.ReadOptions in MiB; zero keeps the default, a negative value
+// lifts the bound.
+type readFlags struct {
+	record, change, values, labels, kept, attachments float64
+	messages                                          int
+}
+
+func (f *readFlags) register(fs *flag.FlagSet) {
+	*f = readFlags{}
+	mib := func(v *float64, name string, def int64, what string) {
+		fs.Float64Var(v, strings.TrimPrefix(name, "--"), 0, fmt.Sprintf("%s, MiB (default %g; <0: no limit)", what, float64(def)/(1<<20)))
+	}
+	mib(&f.record, record.FlagRecordMiB, record.MaxRecordBytes, "largest record of a recording read, a message that play republishes included")
+	mib(&f.change, record.FlagChangeMiB, record.MaxChangeBytes, "largest recorded "+record.TopicChanges+" message (one command)")
+	mib(&f.values, record.FlagValuesMiB, record.MaxValuesBytes, "largest recorded "+record.TopicValues+" message")
+	mib(&f.labels, record.FlagLabelsMiB, record.MaxLabelsBytes, "largest recorded segmentation labels message")
+	mib(&f.kept, record.FlagRecordingMiB, record.MaxKeptBytes, "most of a recording's change log, values, labels, schemas and channels held at once")
+	mib(&f.attachments, record.FlagAttachmentsMiB, record.MaxAttachmentBytes, "most attachment bytes of a recording (its model files) read")
+	fs.IntVar(&f.messages, strings.TrimPrefix(record.FlagMessages, "--"), 0, fmt.Sprintf("most change, values and labels messages of a recording held (default %d; <0: no limit)", record.MaxJSONMessages))
+}
+
+func (f *readFlags) options() (record.ReadOptions, error) {
+	var o record.ReadOptions
+	for _, b := range []struct {
+		v   float64
+		to  *int64
+		flg string
+	}{{f.record, &o.RecordBytes, record.FlagRecordMiB}, {f.change, &o.ChangeBytes, record.FlagChangeMiB},
+		{f.values, &o.ValuesBytes, record.FlagValuesMiB}, {f.labels, &o.LabelsBytes, record.FlagLabelsMiB},
+		{f.kept, &o.KeptBytes, record.FlagRecordingMiB}, {f.attachments, &o.AttachmentBytes, record.FlagAttachmentsMiB}} {
+		switch {
+		case math.IsNaN(b.v) || math.IsInf(b.v, 0) || b.v > 1<<40:
+			return o, usagef("%s %v: want MiB (<0: no limit)", b.flg, b.v)
+		case b.v < 0:
+			*b.to = -1
+		case b.v > 0:
+			*b.to = max(1, int64(b.v*(1<<20)))
+		}
+	}
+	o.Messages = f.messages
+	return o, nil
+}
+
 // open starts the recording, or returns nil without a path.
 func (f *recordFlags) open(sceneFile string, rate float64) (*recorder, error) {
 	if f.path == "" {
@@ -421,8 +465,9 @@ func init() {
 	var ff foxgloveFlags
 	var lf limitFlags
 	var rf recordFlags
+	var rdf readFlags
 	commands = append(commands, &command{
-		name: "play", args: "FILE.mcap [--rate X] [--start T] [--loop] [--paused] [--fast] [--rerender [-o DIR] [--record FILE.mcap]] [--shm NAME] [NATS flags] [--foxglove ADDR [Foxglove flags]] [budget flags]",
+		name: "play", args: "FILE.mcap [--rate X] [--start T] [--loop] [--paused] [--fast] [--rerender [-o DIR] [--record FILE.mcap]] [--shm NAME] [NATS flags] [--foxglove ADDR [Foxglove flags]] [budget flags] [recording bounds]",
 		short: "run a recording as a host: its scene, values and change log at their times",
 		summary: "Rebuild the scene of a simvis MCAP recording (its change log, model files from its\n" +
 			"attachments written to a private temporary directory) and run it as a host, as serve\n" +
@@ -445,6 +490,7 @@ func init() {
 			ff.register(fs)
 			lf.register(fs)
 			rf.register(fs, "record")
+			rdf.register(fs)
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			if len(args) != 1 {
@@ -463,7 +509,11 @@ func init() {
 			if err != nil {
 				return err
 			}
-			rec, err := record.Read(args[0], nil)
+			ropts, err := rdf.options()
+			if err != nil {
+				return err
+			}
+			rec, err := record.ReadWith(args[0], nil, ropts)
 			if err != nil {
 				return err
 			}
@@ -484,6 +534,7 @@ func init() {
 			if err := writePlayAttachments(dir, rec); err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}
+			rec.Attachments = nil // on disk now: not held while playing
 			// Recorded scenes: a Reset change starts the next one.
 			var bounds []int
 			for i, c := range rec.Changes {
@@ -520,7 +571,7 @@ func init() {
 					seg++
 				}
 				b0, b1 := bounds[seg], bounds[seg+1]
-				sceneFile, err := writePlayScene(dir, rec.Changes[b0:b1])
+				sceneFile, err := writePlayScene(dir, rec.Changes[b0:b1], lim)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", args[0], err)
 				}
@@ -704,9 +755,20 @@ func writePlayAttachments(dir string, rec *record.Recording) error {
 // at the time of the first one: the scene file, or the replica a mirror
 // rebuilt) as a scene file in dir (which holds the attachments) and
 // returns its path.
-func writePlayScene(dir string, changes []record.Timed[record.Change]) (string, error) {
+//
+// The commands are the recording's, as hostile as a request: they follow
+// the request rule (docs/trust.md), with everything they pull in. Before
+// the host loads the scene file, each runs confined to dir, as a request
+// runs (scene.Command.Confined: no absolute path, no .. or symbolic link
+// leading out, models' buffer and image URIs and embedded commands
+// likewise, only regular files), into a scene of its own that is then
+// dropped: a command that names anything outside dir is refused, naming
+// the command, before any file outside is opened. The host then loads the
+// same files from dir, which play alone writes.
+func writePlayScene(dir string, changes []record.Timed[record.Change], lim scene.Limits) (string, error) {
 	var b strings.Builder
 	b.WriteString("<scene>\n")
+	check := scene.New(scene.Options{Limits: lim, NoDefaultLights: true})
 	for _, c := range changes {
 		if c.Time != changes[0].Time {
 			break
@@ -714,8 +776,13 @@ func writePlayScene(dir string, changes []record.Timed[record.Change]) (string, 
 		if c.Msg.Dir != "." {
 			return "", fmt.Errorf("recorded change %d (%s) resolves files in %s: play rebuilds scenes whose commands all resolve in the scene's directory", c.Msg.Seq, c.Msg.Source, c.Msg.Dir)
 		}
-		if _, err := scene.ParseCommand(c.Msg.XML, fmt.Sprintf("recorded change %d (%s)", c.Msg.Seq, c.Msg.Source), dir); err != nil {
+		cmd, err := scene.ParseCommand(c.Msg.XML, fmt.Sprintf("recorded change %d (%s)", c.Msg.Seq, c.Msg.Source), dir)
+		if err != nil {
 			return "", err // one command each, as recorded, or the file was altered
+		}
+		cmd.Confined, cmd.Root = true, dir
+		if err := check.Exec(cmd); err != nil {
+			return "", err // it names the recorded change, its attribute and why
 		}
 		// The text was one command when recorded; the scene parser checks it
 		// again and names this file and line on error.
@@ -738,20 +805,28 @@ func printable(s string) string {
 
 func init() {
 	var asJSON bool
+	var rdf readFlags
 	commands = append(commands, &command{
-		name: "info", args: "FILE.mcap [--json]",
+		name: "info", args: "FILE.mcap [--json] [recording bounds]",
 		short: "describe a recording: topics, message counts, duration",
 		summary: "Read a recording (any MCAP file; a file cut short is read up to its last whole\n" +
 			"chunk) and print its profile, duration, each topic with its schema, message count\n" +
 			"and rate, the attachments and simvis's metadata.",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
+			rdf.register(fs)
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			if len(args) != 1 {
 				return usagef("want one FILE.mcap")
 			}
-			rec, err := record.Read(args[0], nil)
+			ropts, err := rdf.options()
+			if err != nil {
+				return err
+			}
+			// Counted from the summary and message indexes, or read as a
+			// stream: no message or attachment data is held.
+			rec, err := record.Info(args[0], ropts)
 			if err != nil {
 				return err
 			}
@@ -779,7 +854,7 @@ func init() {
 				Attachments []attachment `json:"attachments"`
 				Meta        *record.Meta `json:"simvis,omitempty"`
 			}{File: args[0], Profile: rec.Profile, Complete: rec.Complete, Truncation: rec.Truncation,
-				Start: float64(rec.Start) / 1e9, Duration: float64(rec.End-rec.Start) / 1e9, Messages: rec.Messages, Changes: len(rec.Changes)}
+				Start: float64(rec.Start) / 1e9, Duration: float64(rec.End-rec.Start) / 1e9, Messages: rec.Messages, Changes: rec.ChangeMessages}
 			if rec.HasMeta {
 				info.Meta = &rec.Meta
 			}
@@ -791,7 +866,7 @@ func init() {
 				info.Topics = append(info.Topics, topic{t.Topic, t.Schema, t.Encoding, t.Messages, hz})
 			}
 			for _, a := range rec.Attachments {
-				info.Attachments = append(info.Attachments, attachment{a.Name, len(a.Data)})
+				info.Attachments = append(info.Attachments, attachment{a.Name, int(a.Size)})
 			}
 			sort.Slice(info.Attachments, func(i, j int) bool { return info.Attachments[i].Name < info.Attachments[j].Name })
 			if asJSON {
@@ -807,7 +882,7 @@ func init() {
 				state = "incomplete: " + rec.Truncation
 			}
 			fmt.Fprintf(w, "%s: profile %q, %s\n", args[0], rec.Profile, state)
-			fmt.Fprintf(w, "start %.9f s, duration %.3f s, %d messages, %d change-log commands\n", info.Start, info.Duration, rec.Messages, len(rec.Changes))
+			fmt.Fprintf(w, "start %.9f s, duration %.3f s, %d messages, %d change-log commands\n", info.Start, info.Duration, rec.Messages, rec.ChangeMessages)
 			if info.Meta != nil {
 				fmt.Fprintf(w, "simvis: scene %s, %g Hz, epoch %d ns, realtime %v\n", printable(info.Meta.Scene), info.Meta.Rate, info.Meta.EpochNs, info.Meta.Realtime)
 			}

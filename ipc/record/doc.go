@@ -14,9 +14,13 @@
 // process killed mid-recording leaves a file readable up to its last
 // chunk; Close adds the summary and index readers seek with.
 //
-// Reading treats a file as hostile: Read (one pass, for info and play)
-// bounds records, attachments and messages, and checks the change log's
-// directories and segmentation labels; Cursor hands play's republishers the messages up to a
-// playback position. A panic of the MCAP library on a malformed file is
-// turned into an error (FuzzRead found one).
+// Reading treats a file as hostile and streams it with its own scanner
+// (scan.go; chunks decompressed as a stream, a record's body read only when
+// kept): ReadWith (one pass, for play) bounds each kind of message, what
+// it keeps in all, records and attachments (ReadOptions), and checks the
+// change log's directories and segmentation labels; Info (for info) keeps
+// no message data and reads a complete file's index instead of its
+// chunks; Cursor hands play's republishers the messages up to a playback
+// position, one at a time. A panic of the MCAP library's record parsers
+// on a malformed file is turned into an error (FuzzRead found one).
 package record

@@ -30,16 +30,31 @@ func malformed(file string, r any) error {
 }
 
 // Messages iterates over a recording's messages (play's republishers).
-// Its errors do not name the file: the callers do.
+// Its errors do not name the file: the callers do. Chunks are
+// decompressed as a stream; one message's data is held at a time, at most
+// MaxRecordBytes (ReadOptions.RecordBytes).
 type Messages struct {
-	f  *os.File
-	it mcap.MessageIterator
+	f        *os.File
+	s        *scanner
+	from     uint64
+	limit    int64
+	schemas  map[uint16]*mcap.Schema
+	channels map[uint16]*mcap.Channel
+	done     bool
 }
 
-// OpenMessages reads file's messages logged at or after from (ns): in log
-// time order through the file's index when indexed (a complete file), in
-// file order without the index otherwise (a file that ends early has none).
-func OpenMessages(file string, indexed bool, from int64) (m *Messages, err error) {
+// OpenMessages reads file's messages logged at or after from (ns) in file
+// order (simvis writes log times that never decrease). A complete file
+// (indexed) starts at the first chunk that its index says holds a message
+// logged at or after from, with the schemas and channels of its summary; a
+// file that ends early (it has no index) is read from its start.
+func OpenMessages(file string, indexed bool, from int64) (*Messages, error) {
+	return OpenMessagesWith(file, indexed, from, ReadOptions{})
+}
+
+// OpenMessagesWith is OpenMessages within opts' RecordBytes.
+func OpenMessagesWith(file string, indexed bool, from int64, opts ReadOptions) (m *Messages, err error) {
+	opts = opts.withDefaults()
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
@@ -51,29 +66,93 @@ func OpenMessages(file string, indexed bool, from int64) (m *Messages, err error
 		}
 	}()
 	defer guard("", &err)
-	rd, err := mcap.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	opts := []mcap.ReadOpt{mcap.AfterNanos(uint64(max(from, 0)))}
+	m = &Messages{f: f, from: uint64(max(from, 0)), limit: opts.RecordBytes,
+		schemas: map[uint16]*mcap.Schema{}, channels: map[uint16]*mcap.Channel{}}
+	start, end := int64(0), int64(-1)
 	if indexed {
-		opts = append(opts, mcap.InOrder(mcap.LogTimeOrder))
-	} else {
-		opts = append(opts, mcap.UsingIndex(false))
+		st, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		sm, err := readSummary(f, st.Size(), opts)
+		if err != nil {
+			return nil, err
+		}
+		if sm != nil && len(sm.chunks) > 0 {
+			m.schemas, m.channels, end = sm.schemas, sm.channels, sm.dataEnd
+			start = end
+			for _, c := range sm.chunks {
+				if c.MessageEndTime >= m.from {
+					start = int64(c.ChunkStartOffset)
+					break
+				}
+			}
+		}
 	}
-	it, err := rd.Messages(opts...)
-	if err != nil {
-		return nil, err
+	m.s = newScanner(f, start, end)
+	if start == 0 {
+		if err := m.s.magic(); err != nil {
+			return nil, err
+		}
 	}
-	return &Messages{f: f, it: it}, nil
+	return m, nil
 }
 
 // Next returns the next message with its channel and schema (nil for a
 // channel without one); io.EOF at the end. The message is the caller's.
 func (m *Messages) Next() (sc *mcap.Schema, ch *mcap.Channel, msg *mcap.Message, err error) {
 	defer guard("", &err)
-	sc, ch, msg, err = m.it.NextInto(nil)
-	return sc, ch, msg, err
+	for !m.done {
+		op, _, err := m.s.next()
+		if err != nil {
+			m.done = true
+			if err == errTruncated {
+				err = io.EOF // a file cut short: everything whole was read
+			}
+			return nil, nil, nil, err
+		}
+		switch op {
+		case mcap.OpSchema:
+			v, err := parseRecord(m.s, m.limit, mcap.ParseSchema)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			m.schemas[v.ID] = v
+		case mcap.OpChannel:
+			v, err := parseRecord(m.s, m.limit, mcap.ParseChannel)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			m.channels[v.ID] = v
+		case mcap.OpMessage:
+			msg, err := m.s.messageHeader()
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			ch := m.channels[msg.ChannelID]
+			if ch == nil {
+				return nil, nil, nil, fmt.Errorf("a message on channel %d, which is not defined before it", msg.ChannelID)
+			}
+			if msg.LogTime < m.from {
+				continue // next skips its data
+			}
+			if m.s.left() > m.limit {
+				return nil, nil, nil, fmt.Errorf("%s message %d (log time %.9f s): %d bytes, %s", ch.Topic, msg.Sequence,
+					float64(msg.LogTime)/1e9, m.s.left(), over("one record", m.limit, "RecordBytes", FlagRecordMiB))
+			}
+			if msg.Data, err = m.s.rest(); err != nil {
+				m.done = true
+				if err == errTruncated {
+					err = io.EOF
+				}
+				return nil, nil, nil, err
+			}
+			return m.schemas[ch.SchemaID], ch, msg, nil
+		case mcap.OpFooter, mcap.OpDataEnd:
+			m.done = true
+		}
+	}
+	return nil, nil, nil, io.EOF
 }
 
 // Close closes the file; m may be nil.
@@ -81,6 +160,7 @@ func (m *Messages) Close() error {
 	if m == nil || m.f == nil {
 		return nil
 	}
+	m.s.close()
 	err := m.f.Close()
 	m.f = nil
 	return err

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,10 +17,13 @@ import (
 	"github.com/foxglove/mcap/go/mcap"
 )
 
-// Read bounds: a recording is hostile input like any other file.
+// Read bounds: a recording is hostile input like any other file. These
+// are the defaults of ReadOptions (docs/recordings.md, "Reading is
+// bounded").
 const (
-	// MaxRecordBytes bounds one record (a chunk, decompressed or not, or
-	// an attachment).
+	// MaxRecordBytes bounds one record: a message (a sensor message that
+	// play republishes is held one at a time), a schema, channel or
+	// metadata record, an index record.
 	MaxRecordBytes = 512 << 20
 	// MaxAttachmentBytes bounds all attachments together, which Read
 	// holds in memory.
@@ -27,7 +31,75 @@ const (
 	// MaxJSONMessages bounds the change, values and labels messages Read
 	// holds.
 	MaxJSONMessages = 10_000_000
+	// MaxChangeBytes bounds one /simvis/changes message (one command).
+	MaxChangeBytes = 1 << 20
+	// MaxValuesBytes bounds one /simvis/values message.
+	MaxValuesBytes = 16 << 20
+	// MaxLabelsBytes bounds one segmentation labels message.
+	MaxLabelsBytes = 16 << 20
+	// MaxKeptBytes bounds what Read keeps of the messages it decodes and
+	// the definitions it reads (schemas, channels, metadata), counted as
+	// their bytes in the file plus keptOverhead for each message and each
+	// value or label in one.
+	MaxKeptBytes = 1 << 30
 )
+
+// keptOverhead is what a decoded message, and each value or label in it,
+// costs beyond its bytes in the file (Go's map and slice headers).
+const keptOverhead = 64
+
+// ReadOptions bound what a reader holds (zero fields take the Max*
+// defaults, negative ones lift a bound). Each refusal names the field and
+// the simvis play/info flag that raises it.
+type ReadOptions struct {
+	RecordBytes     int64 // one record (--max-mcap-record-mib)
+	ChangeBytes     int64 // one /simvis/changes message (--max-change-mib)
+	ValuesBytes     int64 // one /simvis/values message (--max-values-mib)
+	LabelsBytes     int64 // one labels message (--max-labels-mib)
+	KeptBytes       int64 // everything kept (--max-recording-mib)
+	AttachmentBytes int64 // all attachments (--max-attachments-mib)
+	Messages        int   // change, values and labels messages kept (--max-recording-messages)
+
+	countOnly bool // Info: count messages and attachments, keep none
+}
+
+// The flags of simvis play and info that raise the bounds.
+const (
+	FlagRecordMiB      = "--max-mcap-record-mib"
+	FlagChangeMiB      = "--max-change-mib"
+	FlagValuesMiB      = "--max-values-mib"
+	FlagLabelsMiB      = "--max-labels-mib"
+	FlagRecordingMiB   = "--max-recording-mib"
+	FlagAttachmentsMiB = "--max-attachments-mib"
+	FlagMessages       = "--max-recording-messages"
+)
+
+func bound(v, def int64) int64 {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return math.MaxInt64
+	}
+	return v
+}
+
+// withDefaults fills zero fields and makes negative ones unlimited.
+func (o ReadOptions) withDefaults() ReadOptions {
+	o.RecordBytes = bound(o.RecordBytes, MaxRecordBytes)
+	o.ChangeBytes = bound(o.ChangeBytes, MaxChangeBytes)
+	o.ValuesBytes = bound(o.ValuesBytes, MaxValuesBytes)
+	o.LabelsBytes = bound(o.LabelsBytes, MaxLabelsBytes)
+	o.KeptBytes = bound(o.KeptBytes, MaxKeptBytes)
+	o.AttachmentBytes = bound(o.AttachmentBytes, MaxAttachmentBytes)
+	o.Messages = int(bound(int64(o.Messages), MaxJSONMessages))
+	return o
+}
+
+// over names a bound and what raises it.
+func over(what string, limit int64, field, flag string) string {
+	return fmt.Sprintf("over the bound of %d bytes for %s (raise it with record.ReadOptions.%s / %s)", limit, what, field, flag)
+}
 
 // Timed is a change or values message with its log time (ns).
 type Timed[T any] struct {
@@ -38,7 +110,8 @@ type Timed[T any] struct {
 // Attachment is one attached file, named DIR/PATH (see Change.Dir).
 type Attachment struct {
 	Name string
-	Data []byte
+	Size int64  // bytes
+	Data []byte // nil from Info
 }
 
 // TopicStats counts one topic's messages.
@@ -62,6 +135,9 @@ type Recording struct {
 	Topics      []TopicStats // sorted by topic
 	Start, End  int64        // first and last log time, ns
 	Messages    int
+	// ChangeMessages counts the /simvis/changes messages (Info keeps no
+	// Changes).
+	ChangeMessages int
 	// Complete is true for a file read to its footer; false for one that
 	// ends early (a recorder killed mid-file): everything up to its last
 	// whole chunk was read, and Truncation says so.
@@ -119,11 +195,17 @@ func (l *Labels) check() error {
 // schema name and message encoding. Its data is valid during the call.
 type MessageFunc func(topic, schema, encoding string, m *mcap.Message) error
 
-// Read reads a recording in one pass (no index needed, so a truncated file
-// reads up to its last whole chunk): metadata, simvis's change and values
-// channels, attachments and per-topic counts; fn (may be nil) sees every
-// message.
-func Read(file string, fn MessageFunc) (_ *Recording, err error) {
+// Read reads a recording in one pass under the default ReadOptions.
+func Read(file string, fn MessageFunc) (*Recording, error) { return ReadWith(file, fn, ReadOptions{}) }
+
+// ReadWith reads a recording in one pass (no index needed, so a truncated
+// file reads up to its last whole record): metadata, simvis's change,
+// values and labels channels, attachments and per-topic counts; fn (may be
+// nil) sees every message. Chunks are decompressed as a stream and a
+// message's data is read only when it is kept or fn wants it, within
+// opts: a message over its bound is refused before its data is read.
+func ReadWith(file string, fn MessageFunc, opts ReadOptions) (_ *Recording, err error) {
+	opts = opts.withDefaults()
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
@@ -132,8 +214,8 @@ func Read(file string, fn MessageFunc) (_ *Recording, err error) {
 	rec := &Recording{Start: math.MaxInt64}
 	inFn := false
 	defer func() {
-		// A panic in the MCAP library on the file's bytes is an error (see
-		// guard); one in fn is the caller's and goes on.
+		// A panic on the file's bytes is an error (see guard); one in fn
+		// is the caller's and goes on.
 		if r := recover(); r != nil {
 			if inFn {
 				panic(r)
@@ -141,67 +223,57 @@ func Read(file string, fn MessageFunc) (_ *Recording, err error) {
 			err = malformed(file, r)
 		}
 	}()
-	attBytes := 0
-	var attErr error
-	lex, err := mcap.NewLexer(f, &mcap.LexerOptions{ValidateChunkCRCs: true, MaxDecompressedChunkSize: MaxRecordBytes,
-		MaxRecordSize: MaxRecordBytes,
-		AttachmentCallback: func(ar *mcap.AttachmentReader) error {
-			if ar.DataSize > uint64(MaxAttachmentBytes-attBytes) {
-				attErr = fmt.Errorf("attachments exceed %d bytes", MaxAttachmentBytes)
-				return attErr
-			}
-			data, err := io.ReadAll(ar.Data())
-			if err != nil {
-				return err
-			}
-			attBytes += len(data)
-			rec.Attachments = append(rec.Attachments, Attachment{Name: ar.Name, Data: data})
-			return nil
-		}})
-	if err != nil {
-		return nil, fmt.Errorf("%s: not an MCAP file: %w", file, err)
+	s := newScanner(f, 0, -1)
+	defer s.close()
+	if err := s.magic(); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	defer lex.Close()
 	schemas := map[uint16]*mcap.Schema{}
 	channels := map[uint16]*mcap.Channel{}
 	stats := map[uint16]*TopicStats{}
-	buf := make([]byte, 1<<20)
 	fail := func(format string, args ...any) (*Recording, error) {
 		return nil, fmt.Errorf("%s: %s", file, fmt.Sprintf(format, args...))
 	}
+	var kept, attBytes int64
+	keep := func(n int64) error {
+		if n > opts.KeptBytes-kept {
+			return fmt.Errorf("%s: %d bytes kept and %d more are %s", s.where(), kept, n,
+				over("what a reader keeps of a recording", opts.KeptBytes, "KeptBytes", FlagRecordingMiB))
+		}
+		kept += n
+		return nil
+	}
+	jsonMessages := 0
 	for {
-		tok, data, err := lex.Next(buf)
+		op, _, err := s.next()
 		if err != nil {
-			if attErr != nil {
-				return fail("%v", attErr)
-			}
-			if errors.Is(err, io.EOF) && rec.Complete {
-				break
-			}
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				rec.Truncation = "the file ends before its footer (a recorder stopped mid-file): read up to its last whole chunk"
+			if errors.Is(err, io.EOF) || err == errTruncated {
+				rec.Truncation = "the file ends before its footer (a recorder stopped mid-file): read up to its last whole record"
 				break
 			}
 			return fail("%v", err)
 		}
-		if len(data) > len(buf) {
-			buf = data
-		}
-		switch tok {
-		case mcap.TokenHeader:
-			h, err := mcap.ParseHeader(data)
+		switch op {
+		case mcap.OpHeader:
+			h, err := parseRecord(s, opts.RecordBytes, mcap.ParseHeader)
 			if err != nil {
 				return fail("header: %v", err)
 			}
 			rec.Profile = h.Profile
-		case mcap.TokenSchema:
-			s, err := mcap.ParseSchema(data)
+		case mcap.OpSchema:
+			if err := keep(s.left()); err != nil {
+				return fail("%v", err)
+			}
+			sc, err := parseRecord(s, opts.RecordBytes, mcap.ParseSchema)
 			if err != nil {
 				return fail("schema: %v", err)
 			}
-			schemas[s.ID] = s
-		case mcap.TokenChannel:
-			c, err := mcap.ParseChannel(data)
+			schemas[sc.ID] = sc
+		case mcap.OpChannel:
+			if err := keep(s.left()); err != nil {
+				return fail("%v", err)
+			}
+			c, err := parseRecord(s, opts.RecordBytes, mcap.ParseChannel)
 			if err != nil {
 				return fail("channel: %v", err)
 			}
@@ -209,8 +281,11 @@ func Read(file string, fn MessageFunc) (_ *Recording, err error) {
 				return fail("channel %d (%s) names schema %d, which is not defined before it", c.ID, c.Topic, c.SchemaID)
 			}
 			channels[c.ID] = c
-		case mcap.TokenMetadata:
-			md, err := mcap.ParseMetadata(data)
+		case mcap.OpMetadata:
+			if err := keep(s.left()); err != nil {
+				return fail("%v", err)
+			}
+			md, err := parseRecord(s, opts.RecordBytes, mcap.ParseMetadata)
 			if err != nil {
 				return fail("metadata: %v", err)
 			}
@@ -220,8 +295,14 @@ func Read(file string, fn MessageFunc) (_ *Recording, err error) {
 				}
 				rec.HasMeta = true
 			}
-		case mcap.TokenMessage:
-			m, err := mcap.ParseMessage(data)
+		case mcap.OpAttachment:
+			a, err := readAttachment(s, opts, &attBytes)
+			if err != nil {
+				return fail("%v", err)
+			}
+			rec.Attachments = append(rec.Attachments, a)
+		case mcap.OpMessage:
+			m, err := s.messageHeader()
 			if err != nil {
 				return fail("message: %v", err)
 			}
@@ -233,11 +314,12 @@ func Read(file string, fn MessageFunc) (_ *Recording, err error) {
 				return fail("%s: log time %d out of range", c.Topic, m.LogTime)
 			}
 			t := int64(m.LogTime)
+			sc := schemas[c.SchemaID]
 			st := stats[m.ChannelID]
 			if st == nil {
 				name := ""
-				if s := schemas[c.SchemaID]; s != nil {
-					name = s.Name
+				if sc != nil {
+					name = sc.Name
 				}
 				st = &TopicStats{Topic: c.Topic, Schema: name, Encoding: c.MessageEncoding, First: t}
 				stats[m.ChannelID] = st
@@ -246,55 +328,62 @@ func Read(file string, fn MessageFunc) (_ *Recording, err error) {
 			st.Last = t
 			rec.Messages++
 			rec.Start, rec.End = min(rec.Start, t), max(rec.End, t)
-			if s := schemas[c.SchemaID]; s != nil && s.Name == TypeLabels && c.MessageEncoding == "json" {
-				if len(rec.Changes)+len(rec.Values)+rec.labels >= MaxJSONMessages {
-					return fail("more than %d change, values and labels messages", MaxJSONMessages)
-				}
-				var l Labels
-				if err := json.Unmarshal(m.Data, &l); err != nil {
-					return fail("%s message %d: %v", c.Topic, m.Sequence, err)
-				}
-				if err := l.check(); err != nil {
-					return fail("%s message %d: %v", c.Topic, m.Sequence, err)
-				}
-				if rec.Labels == nil {
-					rec.Labels = map[string][]Timed[Labels]{}
-				}
-				if prev := rec.Labels[c.Topic]; len(prev) > 0 && prev[len(prev)-1].Time > t {
-					return fail("%s message %d: logged before the one before it", c.Topic, m.Sequence)
-				}
-				rec.Labels[c.Topic] = append(rec.Labels[c.Topic], Timed[Labels]{t, l})
-				rec.labels++
+			if c.Topic == TopicChanges {
+				rec.ChangeMessages++
 			}
-			switch c.Topic {
-			case TopicChanges, TopicValues:
-				if len(rec.Changes)+len(rec.Values) >= MaxJSONMessages {
-					return fail("more than %d change and values messages", MaxJSONMessages)
+			// simvis's JSON channels are kept: each message within its
+			// kind's bound, all of them within KeptBytes.
+			isLabels := sc != nil && sc.Name == TypeLabels && c.MessageEncoding == "json"
+			kind, limit, field, flag := "", int64(0), "", ""
+			switch {
+			case c.Topic == TopicChanges:
+				kind, limit, field, flag = "one "+TopicChanges+" message", opts.ChangeBytes, "ChangeBytes", FlagChangeMiB
+			case c.Topic == TopicValues:
+				kind, limit, field, flag = "one "+TopicValues+" message", opts.ValuesBytes, "ValuesBytes", FlagValuesMiB
+			case isLabels:
+				kind, limit, field, flag = "one labels message", opts.LabelsBytes, "LabelsBytes", FlagLabelsMiB
+			}
+			msgName := fmt.Sprintf("%s message %d", c.Topic, m.Sequence)
+			bigName := fmt.Sprintf("%s message %d (log time %.9f s)", c.Topic, m.Sequence, float64(t)/1e9)
+			if kind != "" && !opts.countOnly {
+				if s.left() > limit {
+					return fail("%s: %d bytes, %s", bigName, s.left(), over(kind, limit, field, flag))
 				}
-				if c.Topic == TopicChanges {
-					var ch Change
-					if err := json.Unmarshal(m.Data, &ch); err != nil {
-						return fail("%s message %d: %v", c.Topic, m.Sequence, err)
+				if jsonMessages >= opts.Messages {
+					return fail("%s: more than %d change, values and labels messages (raise the bound with record.ReadOptions.Messages / %s)",
+						bigName, opts.Messages, FlagMessages)
+				}
+				jsonMessages++
+				if err := keep(s.left() + keptOverhead); err != nil {
+					return fail("%s: %v", bigName, err)
+				}
+			} else if fn == nil {
+				continue // next skips the data
+			}
+			if s.left() > opts.RecordBytes {
+				return fail("%s: %d bytes, %s", bigName, s.left(), over("one record", opts.RecordBytes, "RecordBytes", FlagRecordMiB))
+			}
+			if m.Data, err = s.rest(); err != nil {
+				if err == errTruncated {
+					rec.Truncation = "the file ends before its footer (a recorder stopped mid-file): read up to its last whole record"
+					rec.Messages-- // not read whole
+					st.Messages--
+					if c.Topic == TopicChanges {
+						rec.ChangeMessages--
 					}
-					if bad := strings.IndexFunc(ch.Source+ch.Dir, func(r rune) bool { return !unicode.IsPrint(r) }); bad >= 0 {
-						return fail("%s message %d: source or dir holds a control character", c.Topic, m.Sequence)
-					}
-					if ch.Dir == "" || path.IsAbs(ch.Dir) || path.Clean(ch.Dir) != ch.Dir || ch.Dir == ".." || len(ch.Dir) > 2 && ch.Dir[:3] == "../" {
-						return fail("%s message %d: dir %q is not a relative directory inside the recording", c.Topic, m.Sequence, ch.Dir)
-					}
-					rec.Changes = append(rec.Changes, Timed[Change]{t, ch})
-				} else {
-					var v Values
-					if err := json.Unmarshal(m.Data, &v); err != nil {
-						return fail("%s message %d: %v", c.Topic, m.Sequence, err)
-					}
-					rec.Values = append(rec.Values, Timed[Values]{t, v})
+					break
+				}
+				return fail("%s: %v", msgName, err)
+			}
+			if kind != "" && !opts.countOnly {
+				if err := rec.keepJSON(c.Topic, isLabels, t, m, keep); err != nil {
+					return fail("%s: %v", msgName, err)
 				}
 			}
 			if fn != nil {
 				name := ""
-				if s := schemas[c.SchemaID]; s != nil {
-					name = s.Name
+				if sc != nil {
+					name = sc.Name
 				}
 				inFn = true
 				err := fn(c.Topic, name, c.MessageEncoding, m)
@@ -303,11 +392,26 @@ func Read(file string, fn MessageFunc) (_ *Recording, err error) {
 					return nil, err
 				}
 			}
-		case mcap.TokenFooter:
+		case mcap.OpFooter:
+			var b [20]byte
+			if err := s.read(b[:]); err != nil {
+				if err == errTruncated {
+					rec.Truncation = "the file ends before its footer (a recorder stopped mid-file): read up to its last whole record"
+					break
+				}
+				return fail("footer: %v", err)
+			}
 			rec.Complete = true
 		}
+		if rec.Complete || rec.Truncation != "" {
+			break
+		}
 	}
-	for _, st := range stats {
+	for id, st := range stats {
+		if st.Messages == 0 {
+			delete(stats, id)
+			continue
+		}
 		rec.Topics = append(rec.Topics, *st)
 	}
 	sort.Slice(rec.Topics, func(i, j int) bool { return rec.Topics[i].Topic < rec.Topics[j].Topic })
@@ -315,4 +419,92 @@ func Read(file string, fn MessageFunc) (_ *Recording, err error) {
 		rec.Start = 0
 	}
 	return rec, nil
+}
+
+// keepJSON decodes and checks one of simvis's JSON messages and keeps it.
+func (rec *Recording) keepJSON(topic string, isLabels bool, t int64, m *mcap.Message, keep func(int64) error) error {
+	if isLabels {
+		var l Labels
+		if err := json.Unmarshal(m.Data, &l); err != nil {
+			return err
+		}
+		if err := l.check(); err != nil {
+			return err
+		}
+		if err := keep(keptOverhead * int64(len(l.Instances)+len(l.Classes))); err != nil {
+			return err
+		}
+		if rec.Labels == nil {
+			rec.Labels = map[string][]Timed[Labels]{}
+		}
+		if prev := rec.Labels[topic]; len(prev) > 0 && prev[len(prev)-1].Time > t {
+			return errors.New("logged before the one before it")
+		}
+		rec.Labels[topic] = append(rec.Labels[topic], Timed[Labels]{t, l})
+		rec.labels++
+		return nil
+	}
+	switch topic {
+	case TopicChanges:
+		var ch Change
+		if err := json.Unmarshal(m.Data, &ch); err != nil {
+			return err
+		}
+		if bad := strings.IndexFunc(ch.Source+ch.Dir, func(r rune) bool { return !unicode.IsPrint(r) }); bad >= 0 {
+			return errors.New("source or dir holds a control character")
+		}
+		if ch.Dir == "" || path.IsAbs(ch.Dir) || path.Clean(ch.Dir) != ch.Dir || ch.Dir == ".." || len(ch.Dir) > 2 && ch.Dir[:3] == "../" {
+			return fmt.Errorf("dir %q is not a relative directory inside the recording", ch.Dir)
+		}
+		rec.Changes = append(rec.Changes, Timed[Change]{t, ch})
+	case TopicValues:
+		var v Values
+		if err := json.Unmarshal(m.Data, &v); err != nil {
+			return err
+		}
+		if err := keep(keptOverhead * int64(len(v.Values))); err != nil {
+			return err
+		}
+		rec.Values = append(rec.Values, Timed[Values]{t, v})
+	}
+	return nil
+}
+
+// readAttachment reads an attachment record: its data within the
+// attachments' bound (*total so far), or only its name and size for Info.
+func readAttachment(s *scanner, opts ReadOptions, total *int64) (Attachment, error) {
+	var a Attachment
+	var times [16]byte
+	if err := s.read(times[:]); err != nil {
+		return a, err
+	}
+	name, err := s.string(4096, "name")
+	if err != nil {
+		return a, err
+	}
+	if _, err := s.string(4096, "media type"); err != nil {
+		return a, err
+	}
+	var l [8]byte
+	if err := s.read(l[:]); err != nil {
+		return a, err
+	}
+	n := binary.LittleEndian.Uint64(l[:])
+	if n > uint64(s.left()) || uint64(s.left())-n != 4 {
+		return a, fmt.Errorf("%s: attachment %q: %d data bytes in a record of %d left", s.where(), name, n, s.left())
+	}
+	a.Name, a.Size = name, int64(n)
+	if opts.countOnly {
+		return a, nil
+	}
+	if a.Size > opts.AttachmentBytes-*total {
+		return a, fmt.Errorf("%s: attachment %q: %d bytes after %d are %s", s.where(), name, a.Size, *total,
+			over("all attachments", opts.AttachmentBytes, "AttachmentBytes", FlagAttachmentsMiB))
+	}
+	a.Data = make([]byte, n)
+	if err := s.read(a.Data); err != nil {
+		return a, err
+	}
+	*total += a.Size
+	return a, nil
 }
