@@ -40,7 +40,7 @@ func TestHelpAndUsage(t *testing.T) {
 		}
 		code, out, _ := simvis(t, c.name, "-h")
 		loadsScene := strings.Contains(c.args, "SCENE") && c.name != "serve"
-		if code != 0 || !strings.Contains(out, "usage: simvis "+c.name) || loadsScene != strings.Contains(out, "-set") {
+		if code != 0 || !strings.Contains(out, "usage: simvis "+c.name) || loadsScene != strings.Contains(out, "\n  -set ") {
 			t.Errorf("%s -h: exit %d, output:\n%s", c.name, code, out)
 		}
 	}

@@ -112,6 +112,10 @@ func NewHost(path, sceneFile string, opts HostOptions) (*Host, error) {
 		if n := opts.Limits.Elements; n > 0 {
 			opts.Sizes.Elements = min(n, 1<<24)
 		}
+	} else if opts.Limits.Elements == 0 {
+		// A table sized by hand bounds the elements itself: the budget
+		// follows it rather than refusing what it would hold.
+		opts.Limits.Elements = opts.Sizes.Elements
 	}
 	if opts.Rate == 0 {
 		opts.Rate = 30

@@ -64,6 +64,12 @@ func NewMirrorWith(c *Client, mo MirrorOptions) (*Mirror, error) {
 		// the next copy brings the host's value back.
 		opts.OnRejected = func(*scene.RejectedError) {}
 	}
+	if opts.Limits.Elements == 0 {
+		// Every element the mirror replays, the host admitted, within its
+		// own element budget and descriptor table; the other whole-scene
+		// budgets (nodes, triangles, ...) still bound the replica.
+		opts.Limits.Elements = -1
+	}
 	m := &Mirror{client: c, overlay: overlay, opts: opts}
 	m.files.fetcher, _ = c.conn.(FileFetcher)
 	m.files.always = mo.FetchFiles
