@@ -60,19 +60,19 @@ type Host struct {
 	dir    string // absolute directory requests' file paths resolve against
 	opts   HostOptions
 
-	requests  requestLog       // the host's own view of the request log
-	rejected  uint64           // values refused since the start
+	requests requestLog // the host's own view of the request log
+	rejected uint64     // values refused since the start
 	// lastRejection is the last refusal, as the region's header shows it.
 	lastRejection Rejection
-	repairs   uint64           // damage to the region found and repaired
-	cycles    uint64           // cycles completed
-	now       func() time.Time // the clock (tests set their own)
-	pub, seen []uint64         // values as last published, and as read this cycle (bits)
-	known     int              // values published in the region
-	overruns  int              // cycles whose work took longer than the period
-	warnings  *Warnings
-	requested func(LogRecord, error) // test hook: every executed request
-	hooks     []CycleHook
+	repairs       uint64           // damage to the region found and repaired
+	cycles        uint64           // cycles completed
+	now           func() time.Time // the clock (tests set their own)
+	pub, seen     []uint64         // values as last published, and as read this cycle (bits)
+	known         int              // values published in the region
+	overruns      int              // cycles whose work took longer than the period
+	warnings      *Warnings
+	requested     func(LogRecord, error) // test hook: every executed request
+	hooks         []CycleHook
 }
 
 // CycleHook lets a transport take part in the host's cycles, on the host's

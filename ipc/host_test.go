@@ -17,6 +17,7 @@ import (
 	"github.com/simvis/simvis/internal/testkit"
 
 	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/scene"
 )
 
 // sceneCopy copies the quickstart scene into a fresh directory, so tests
@@ -474,7 +475,9 @@ func TestOverrunWarnings(t *testing.T) {
 func TestDescriptorsFull(t *testing.T) {
 	sz := testSizes
 	sz.Elements = 2
-	h, shm := startHost(t, ipc.HostOptions{Sizes: sz})
+	// The element budget lifted, so that the table itself overflows (with
+	// its default the budget follows the table and refuses first).
+	h, shm := startHost(t, ipc.HostOptions{Sizes: sz, Limits: scene.Limits{Elements: -1}})
 	stop := cycleWhile(t, h)
 	defer stop()
 	c := open(t, shm)
