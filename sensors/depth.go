@@ -130,6 +130,7 @@ func (d *DepthCamera) beginDepth(r *Renderer, s *scene.Scene) (*DepthImage, meas
 		d.cpuTans, d.cpuNorms = make([][2]float64, len(out.Depth)), make([]float64, len(out.Depth))
 		d.cpuPixel = tileOrder(v.Width, v.Height)
 		d.cpuSlot = make([]int32, len(out.Depth))
+		// Per ray, its pixel's y and z over x (body frame).
 		for j, k32 := range d.cpuPixel {
 			k := int(k32)
 			d.cpuSlot[k] = int32(j)
@@ -145,6 +146,9 @@ func (d *DepthCamera) beginDepth(r *Renderer, s *scene.Scene) (*DepthImage, meas
 	dirs, tans := d.cpuDirs, d.cpuTans
 	m.cast = &raycast.Rays{Origin: world.Col(3).Vec3(), Dirs: dirs, TMax: math.Inf(1), Out: d.cpuRanges}
 	if !d.cpuFresh || world != d.cpuWorld {
+		// The pixels' rays are made by the cores that cast them; they
+		// count as fresh once the frame is measured (endDepth), not if its
+		// cast failed half way.
 		d.cpuFresh, m.fills = false, true
 		m.cast.Prepare = func(lo, hi int) {
 			for k := lo; k < hi; k++ {
@@ -180,15 +184,12 @@ func (d *DepthCamera) candidates(r *Renderer, s *scene.Scene, m *measurement) er
 		d.umap.resampleDepth(z, d.resampled)
 		z = d.resampled
 	}
-	scale := 1.0
-	if !rigid(m.world) { // depths are in sensor-frame units, ranges in world meters
-		scale = math.NaN()
-	}
+	scaled := !rigid(m.world) // depths are in sensor-frame units, ranges in world meters
 	for j, k := range d.cpuPixel {
 		c := math.Inf(1)
 		if z[k] > 0 && !math.IsInf(float64(z[k]), 1) {
 			c = float64(z[k]) * d.cpuNorms[j]
-			if math.IsNaN(scale) {
+			if scaled {
 				t := d.cpuTans[j]
 				c *= m.world.Mul4x1(mgl64.Vec4{1, t[0], t[1], 0}).Vec3().Len() / d.cpuNorms[j]
 			}

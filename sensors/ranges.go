@@ -213,11 +213,10 @@ func readBeamSettings(ctx *scene.Context, defMin, defMax float64, defBackend str
 }
 
 // oversample is how many pixels the GPU views give each beam spacing: a
-// beam looks at the 3x3 pixels around it, and the exact caster takes the
-// beams that pass an edge there, so pixels finer than the beams keep those
-// few and neighbouring beams in pixels of their own. (Thin things no longer
-// depend on it: their edges are drawn.) A planar scan's views are one row
-// high, so horizontal pixels are cheap.
+// beam's candidate comes from the 3x3 pixels around it, so pixels finer
+// than the beams keep neighbouring beams in pixels of their own and the
+// candidates tight (the caster decides every range whatever they are). A
+// planar scan's views are one row high, so horizontal pixels are cheap.
 const (
 	oversample         = 4
 	verticalOversample = 2
