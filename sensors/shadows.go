@@ -172,17 +172,7 @@ func (st *shadowState) geometry(gs *gls.GLS, p *models.Primitive) *shadowGeom {
 	gs.BufferData(gls.ARRAY_BUFFER, 4*len(pos), pos, gls.STATIC_DRAW)
 	gs.VertexAttribPointer(0, 3, gls.FLOAT, false, 0, 0)
 	gs.EnableVertexAttribArray(0)
-	if len(p.TexCoords) == len(p.Positions) {
-		uv := make([]float32, 0, 2*len(p.TexCoords))
-		for _, t := range p.TexCoords {
-			uv = append(uv, t[0], t[1])
-		}
-		g.uvs = gs.GenBuffer()
-		gs.BindBuffer(gls.ARRAY_BUFFER, g.uvs)
-		gs.BufferData(gls.ARRAY_BUFFER, 4*len(uv), uv, gls.STATIC_DRAW)
-		gs.VertexAttribPointer(1, 2, gls.FLOAT, false, 0, 0)
-		gs.EnableVertexAttribArray(1)
-	}
+	g.uvs = uploadTexCoords(gs, p)
 	g.ebo = gs.GenBuffer()
 	gs.BindBuffer(gls.ELEMENT_ARRAY_BUFFER, g.ebo)
 	gs.BufferData(gls.ELEMENT_ARRAY_BUFFER, 4*len(p.Indices), p.Indices, gls.STATIC_DRAW)

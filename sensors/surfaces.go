@@ -585,19 +585,9 @@ func (st *surfaceState) geometry(gs *gls.GLS, p *models.Primitive, edges *edgeSe
 	gs.BufferData(gls.ARRAY_BUFFER, 4*len(pos), pos, gls.STATIC_DRAW)
 	gs.VertexAttribPointer(0, 3, gls.FLOAT, false, 0, 0)
 	gs.EnableVertexAttribArray(0)
-	if len(p.TexCoords) == len(p.Positions) && len(p.TexCoords) > 0 {
-		// Texture coordinates for cut-outs; without them the attribute
-		// reads (0, 0), as the rule takes it.
-		uv := make([]float32, 0, 2*len(p.TexCoords))
-		for _, t := range p.TexCoords {
-			uv = append(uv, t[0], t[1])
-		}
-		g.uvs = gs.GenBuffer()
-		gs.BindBuffer(gls.ARRAY_BUFFER, g.uvs)
-		gs.BufferData(gls.ARRAY_BUFFER, 4*len(uv), uv, gls.STATIC_DRAW)
-		gs.VertexAttribPointer(1, 2, gls.FLOAT, false, 0, 0)
-		gs.EnableVertexAttribArray(1)
-	}
+	// Texture coordinates for cut-outs; without them the attribute reads
+	// (0, 0), as the rule takes it.
+	g.uvs = uploadTexCoords(gs, p)
 	g.ebo = gs.GenBuffer()
 	gs.BindBuffer(gls.ELEMENT_ARRAY_BUFFER, g.ebo)
 	gs.BufferData(gls.ELEMENT_ARRAY_BUFFER, 4*len(p.Indices), p.Indices, gls.STATIC_DRAW)
@@ -607,6 +597,25 @@ func (st *surfaceState) geometry(gs *gls.GLS, p *models.Primitive, edges *edgeSe
 	}
 	st.geoms[p.Key] = g
 	return g
+}
+
+// uploadTexCoords uploads a primitive's texture coordinates as vertex
+// attribute 1 of the bound vertex array and returns the buffer, or 0
+// where it has none (the attribute then reads (0, 0)).
+func uploadTexCoords(gs *gls.GLS, p *models.Primitive) uint32 {
+	if len(p.TexCoords) != len(p.Positions) || len(p.TexCoords) == 0 {
+		return 0
+	}
+	uv := make([]float32, 0, 2*len(p.TexCoords))
+	for _, t := range p.TexCoords {
+		uv = append(uv, t[0], t[1])
+	}
+	buf := gs.GenBuffer()
+	gs.BindBuffer(gls.ARRAY_BUFFER, buf)
+	gs.BufferData(gls.ARRAY_BUFFER, 4*len(uv), uv, gls.STATIC_DRAW)
+	gs.VertexAttribPointer(1, 2, gls.FLOAT, false, 0, 0)
+	gs.EnableVertexAttribArray(1)
+	return buf
 }
 
 func (g *gpuGeometry) uploadEdges(gs *gls.GLS, edges *edgeSet) {
