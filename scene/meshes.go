@@ -282,8 +282,8 @@ func (c *meshCache) texture(m *models.Material) *texture.Texture2D {
 	tex.SetMinFilter(minFilter(s.MinFilter))
 	tex.SetMagFilter(magFilter(s.MagFilter))
 	tex.SetFlipY(false) // glTF's uv origin is the image's top-left, the first row uploaded
-	tex.SetWrapS(wrapMode(s.WrapS))
-	tex.SetWrapT(wrapMode(s.WrapT))
+	tex.SetWrapS(GLWrap(s.WrapS))
+	tex.SetWrapT(GLWrap(s.WrapT))
 	c.textures[m] = tex
 	return tex
 }
@@ -309,9 +309,9 @@ func magFilter(f int) uint32 {
 	return gls.LINEAR
 }
 
-// wrapMode is the GL wrap mode of a glTF sampler's wrapS or wrapT: REPEAT
-// where unset.
-func wrapMode(w int) uint32 {
+// GLWrap is the GL wrap mode of a glTF sampler's wrapS or wrapT (REPEAT
+// where unset): cameras and the sensors' own texture passes wrap alike.
+func GLWrap(w int) uint32 {
 	switch w {
 	case models.WrapClampToEdge:
 		return gls.CLAMP_TO_EDGE

@@ -380,8 +380,8 @@ func (st *shadowState) alphaTexture(gs *gls.GLS, m *models.Material) uint32 {
 	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MIN_FILTER, gls.LINEAR_MIPMAP_LINEAR)
 	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MAG_FILTER, gls.LINEAR)
 	// Wrapped as the camera wraps the texture (the material's sampler).
-	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_S, glWrap(m.Sampler.WrapS))
-	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_T, glWrap(m.Sampler.WrapT))
+	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_S, int32(scene.GLWrap(m.Sampler.WrapS)))
+	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_T, int32(scene.GLWrap(m.Sampler.WrapT)))
 	gs.ActiveTexture(gls.TEXTURE0)
 	st.alphas[m] = tex
 	return tex

@@ -498,24 +498,13 @@ func (st *surfaceState) cut(gs *gls.GLS, m *models.Material) cutState {
 			}
 			gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MIN_FILTER, filter)
 			gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MAG_FILTER, filter)
-			gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_S, glWrap(ct.WrapS))
-			gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_T, glWrap(ct.WrapT))
+			gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_S, int32(scene.GLWrap(ct.WrapS)))
+			gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_T, int32(scene.GLWrap(ct.WrapT)))
 			gs.ActiveTexture(gls.TEXTURE0)
 		}
 	}
 	st.cuts[m] = c
 	return c
-}
-
-// glWrap is a glTF wrap mode as GL's (REPEAT where unset).
-func glWrap(mode int) int32 {
-	switch mode {
-	case models.WrapClampToEdge:
-		return gls.CLAMP_TO_EDGE
-	case models.WrapMirroredRepeat:
-		return gls.MIRRORED_REPEAT
-	}
-	return gls.REPEAT
 }
 
 // useCut sets the cut-out uniforms for a primitive's draw; false where
