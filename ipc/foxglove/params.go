@@ -199,12 +199,12 @@ func (s *Server) setParameters(c *client, params []rawParameter, id string) {
 		refuse("this server cannot drive the host")
 		return
 	case len(params) > s.opts.MaxSetEntries:
-		s.opts.Warn("foxglove-set", "foxglove: %s: setParameters of %d entries refused (budget %d a message)", c, len(params), s.opts.MaxSetEntries)
+		s.opts.Warn("foxglove-set", "foxglove: %s: setParameters of %d entries refused (budget %d a message, --foxglove-max-set-entries)", c, len(params), s.opts.MaxSetEntries)
 		refuse(fmt.Sprintf("%d entries, over the budget of %d a message (raise it with --foxglove-max-set-entries)", len(params), s.opts.MaxSetEntries))
 		return
 	}
 	if n, ok := s.sets.push(c, setRequest{c, params, id}, s.opts.MaxPending); !ok {
-		s.opts.Warn("foxglove-pending", "foxglove: %s: setParameters refused: %d of its messages wait, the budget per connection", c, n)
+		s.opts.Warn("foxglove-pending", "foxglove: %s: setParameters refused: %d of its messages wait, the budget per connection (--foxglove-max-pending)", c, n)
 		refuse(fmt.Sprintf("%d setParameters messages of this connection wait for the host already, the budget per connection (raise it with --foxglove-max-pending)", n))
 	}
 }
@@ -227,7 +227,7 @@ func (s *Server) set(r setRequest) {
 	p.mu.Unlock()
 	if waiting+len(r.params) > s.opts.MaxPendingSets {
 		// Nothing was written: the host has not settled the earlier ones.
-		s.opts.Warn("foxglove-pending", "foxglove: %s: setParameters refused: %d writes wait for the host (budget %d)", r.c, waiting, s.opts.MaxPendingSets)
+		s.opts.Warn("foxglove-pending", "foxglove: %s: setParameters refused: %d writes wait for the host (budget %d, --foxglove-max-pending-sets)", r.c, waiting, s.opts.MaxPendingSets)
 		s.refuseSet(r.c, r.params, r.id, fmt.Sprintf("%d parameter writes of all clients wait for the host already; %d more would pass the budget of %d (raise it with --foxglove-max-pending-sets)", waiting, len(r.params), s.opts.MaxPendingSets))
 		return
 	}

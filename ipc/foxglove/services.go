@@ -98,7 +98,7 @@ func (s *Server) callService(c *client, svcID, call uint32, enc string, payload 
 		}
 	}
 	if n, ok := s.calls.push(c, callRequest{c: c, svc: sv, callID: call, xml: *req.XML}, s.opts.MaxPending); !ok {
-		s.opts.Warn("foxglove-pending", "foxglove: %s: call refused: %d of its calls wait for the host, the budget per connection", c, n)
+		s.opts.Warn("foxglove-pending", "foxglove: %s: call refused: %d of its calls wait for the host, the budget per connection (--foxglove-max-pending)", c, n)
 		s.failCall(c, svcID, call, fmt.Sprintf("%s: refused: %d calls of this connection wait for the host already, the budget per connection (raise it with --foxglove-max-pending)", sv.name, n))
 	}
 }
