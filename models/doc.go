@@ -31,6 +31,19 @@
 // Write stores both back: insertion points in node extras and commands as a
 // list of strings in the scene extras.
 //
+// # Materials
+//
+// A material keeps what simvis renders and what decides cut-outs: the base
+// color factor and texture, the texture's glTF sampler (Sampler: filters
+// and wrap modes), alphaMode and alphaCutoff. KHR_texture_transform on the
+// base color texture is applied to the primitives' texture coordinates at
+// load (and the TEXCOORD set it names read), so every renderer and the
+// range sensors see transformed coordinates. Material.Cutout is the one
+// rule of where a material lets a beam through (MASK below alphaCutoff,
+// BLEND below one half, the texel chosen as a GPU sampler at level 0
+// chooses it), which every sensor that measures or labels geometry
+// applies.
+//
 // # Hostile files
 //
 // Model files may come from clients (scene change requests), so loading is
