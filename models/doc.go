@@ -2,6 +2,15 @@
 // buffers, and .glb) into a GL-free, z-up data model and writes that model
 // back out as glTF.
 //
+// Other formats are readers registered by extension (RegisterFormat, like
+// image.RegisterFormat) that produce the same Model: built in are STL
+// (binary and ASCII) and Wavefront OBJ with MTL colours, read as written
+// (meters, z up, as ROS reads URDF meshes; no axis conversion); package
+// models/urdf adds URDF robots. A file with any other extension is read as
+// glTF. All the files one load reads (a URDF and its meshes) share one set
+// of Limits, counted before allocating, and the confinement of Root;
+// Model.Files lists them.
+//
 // It is the bottom of simvis' dependency chain (cmd -> sensors/elements ->
 // scene -> models) and must not import any OpenGL or g3n package: a Model is
 // plain Go data that the scene package turns into GPU resources.

@@ -135,6 +135,7 @@ type files struct {
 	dir      string   // the model's directory, where URIs are resolved
 	bytes    budget
 	contents map[string][]byte // by real path
+	order    []string          // real paths, in the order first read
 }
 
 func newFiles(root string, maxBytes int64) (*files, error) {
@@ -241,6 +242,7 @@ func (fa *files) read(p string) ([]byte, error) {
 	}
 	fa.bytes.used += int64(len(data)) - size
 	fa.contents[real] = data
+	fa.order = append(fa.order, real)
 	return data, nil
 }
 

@@ -58,6 +58,15 @@ type LoadOptions struct {
 	// inside Root too. Symbolic links that stay inside Root are followed.
 	Root   string
 	Limits Limits
+	// PackagePath lists the directories package://PKG/... URIs (URDF
+	// meshes) are looked up in: PKG is a folder of that name directly
+	// under an entry, with or without a package.xml; the first entry
+	// holding it wins. The URDF's own enclosing package (the nearest
+	// folder above it holding a package.xml) is found without it.
+	PackagePath []string
+	// Collision makes a URDF's links show their collision geometry
+	// instead of their visual geometry.
+	Collision bool
 }
 
 // resolved returns l with zero fields replaced by the defaults.
@@ -140,7 +149,7 @@ func satAdd(a, b int64) int64 {
 // file outside Root, or anything but a regular file, is refused naming the
 // file and the URI.
 func LoadWith(path string, opts LoadOptions) (*Model, error) {
-	return load(path, opts.Root, opts.Limits.resolved())
+	return load(path, opts)
 }
 
 // Counts returns what instantiating the model once adds: vertices and

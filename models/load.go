@@ -44,23 +44,34 @@ func Load(path string) (*Model, error) {
 	return LoadWith(path, LoadOptions{})
 }
 
-func load(path, root string, lim Limits) (*Model, error) {
-	fa, err := newFiles(root, lim.FileBytes)
+func load(path string, opts LoadOptions) (*Model, error) {
+	r, err := newReader(opts)
 	if err != nil {
 		return nil, fmt.Errorf("models: %s: %w", path, err)
 	}
-	defer fa.close()
-	data, err := fa.readModel(path)
+	defer r.fa.close()
+	// Other extensions are read as glTF, told apart from GLB by content,
+	// as they always were.
+	fn, ok := formatOf(path)
+	if !ok {
+		fn = loadGLTF
+	}
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("models: %s: %w", path, err)
 	}
-	m, err := decode(data, bufferFS{fa}, path, fa, lim)
+	r.fa.dir = filepath.Dir(abs)
+	m, err := fn(r, path)
 	if err != nil {
+		if !strings.HasPrefix(err.Error(), "models: ") {
+			err = fmt.Errorf("models: %s: %w", path, err)
+		}
 		return nil, err
 	}
-	if m.Path, err = filepath.Abs(path); err != nil {
-		return nil, fmt.Errorf("models: %s: %w", path, err)
-	}
+	m.Path = abs
+	m.files = r.fa.order
+	m.fileBytes = r.fa.bytes.used
+	m.imagePixels = r.pixels
 	return m, nil
 }
 

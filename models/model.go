@@ -24,7 +24,8 @@ type Model struct {
 	meshSet map[*Mesh]bool
 	matSet  map[*Material]bool
 
-	fileBytes, imagePixels int64 // what loading read and decoded (LoadCost)
+	fileBytes, imagePixels int64    // what loading read and decoded (LoadCost)
+	files                  []string // what loading read (Files)
 }
 
 // LoadCost returns what loading the model took, as its Limits count it:

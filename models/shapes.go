@@ -104,3 +104,35 @@ func Cylinder(name string, radius, height float64, segments int, color [4]float3
 	}
 	return s.mesh(name, color)
 }
+
+// Sphere returns a UV sphere centered at the origin with smooth normals:
+// segments facets around the z axis (at least 3) and rings bands from pole
+// to pole (at least 2).
+func Sphere(name string, radius float64, segments, rings int, color [4]float32) *Mesh {
+	segments, rings = max(segments, 3), max(rings, 2)
+	var s shape
+	for j := 0; j <= rings; j++ {
+		polar := math.Pi * float64(j) / float64(rings)
+		for i := 0; i <= segments; i++ {
+			a := 2 * math.Pi * float64(i%segments) / float64(segments)
+			n := mgl64.Vec3{math.Sin(polar) * math.Cos(a), math.Sin(polar) * math.Sin(a), math.Cos(polar)}
+			s.vertex(n.Mul(radius), n, float64(i)/float64(segments), float64(j)/float64(rings))
+		}
+	}
+	row := uint32(segments + 1)
+	for j := uint32(0); j < uint32(rings); j++ {
+		for i := uint32(0); i < uint32(segments); i++ {
+			a, b := j*row+i, j*row+i+1
+			c, d := (j+1)*row+i, (j+1)*row+i+1
+			// Counter-clockwise seen from outside; the pole rows' degenerate
+			// triangles are left out.
+			if j != 0 {
+				s.p.Indices = append(s.p.Indices, a, c, b)
+			}
+			if j != uint32(rings)-1 {
+				s.p.Indices = append(s.p.Indices, b, c, d)
+			}
+		}
+	}
+	return s.mesh(name, color)
+}
