@@ -19,15 +19,15 @@ func TestModelCacheKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := New(Options{})
-	free, fresh, err := s.loadModel(path, "")
+	free, fresh, err := s.loadModel(path, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	confined, fresh2, err := s.loadModel(path, dir)
+	confined, fresh2, err := s.loadModel(path, dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, fresh3, err := s.loadModel(path, dir)
+	again, fresh3, err := s.loadModel(path, dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}

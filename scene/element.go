@@ -97,6 +97,13 @@ type Context struct {
 // draws elsewhere must call Scene.SetSensed itself.
 func (c *Context) Sensed() bool { return c.sensed }
 
+// OnUndo registers fn to run if the command fails after the constructor
+// returned: for changes a constructor makes outside the graph (another
+// element it registered with), which the scene cannot undo itself.
+func (c *Context) OnUndo(fn func()) {
+	c.Scene.undo = append(c.Scene.undo, fn)
+}
+
 // InsertTransform inserts a transformation right before the insertion point.
 // Following Open Inventor traversal semantics it affects everything that
 // comes after it in the enclosing separator: the insertion point, whatever is

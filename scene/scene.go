@@ -14,6 +14,7 @@ import (
 	"github.com/g3n/engine/math32"
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
+	_ "github.com/simvis/simvis/models/urdf" // URDF parts
 )
 
 // RootName is the insertion point every scene starts with.
@@ -56,6 +57,12 @@ type Options struct {
 	// many commands or requests built it. Zero fields take the defaults
 	// (DefaultLimits).
 	Limits Limits
+	// PackagePath lists the directories where URDF parts find the
+	// packages their package://PKG/... mesh URIs name (a folder PKG right
+	// under an entry, with or without a package.xml); a URDF's own
+	// enclosing package is found without it. The simvis commands fill it
+	// from --package-path flags, then $ROS_PACKAGE_PATH.
+	PackagePath []string
 }
 
 // Limits bound the cost of one command and of the whole scene (see
@@ -182,13 +189,15 @@ type Scene struct {
 	undo    []func()
 	nesting int
 
-	limits Limits  // resolved: no zero fields
-	spent  spent   // what the running command added so far
-	total  spent   // what the commands executed so far added (whole-scene budgets)
-	moved  []*Node // nodes inserted or moved since the last world check
-	stack  []*Node // the checks' work list, kept to spare Update allocations
-	checks uint64  // world checks so far (Node.visit)
-	execs  int     // commands running (nested for embedded ones)
+	limits Limits // resolved: no zero fields
+	// packagePath is where URDF parts find package:// meshes.
+	packagePath []string
+	spent       spent   // what the running command added so far
+	total       spent   // what the commands executed so far added (whole-scene budgets)
+	moved       []*Node // nodes inserted or moved since the last world check
+	stack       []*Node // the checks' work list, kept to spare Update allocations
+	checks      uint64  // world checks so far (Node.visit)
+	execs       int     // commands running (nested for embedded ones)
 
 	onRejected func(*RejectedError)
 
@@ -236,15 +245,16 @@ func New(opts Options) *Scene {
 		values = make([]float64, 0, capacity)
 	}
 	s := &Scene{
-		names:   map[string]string{RootName: "the root insertion point", WorldFrame: "the world frame"},
-		points:  map[string]*Node{},
-		byName:  map[string]*ElementEntry{},
-		values:  values,
-		applied: make([]float64, 0, capacity),
-		flagged: map[*Node]bool{},
-		models:  map[modelKey]*loadedModel{},
-		limits:  opts.Limits.resolved(),
-		meshes:  newMeshCache(),
+		names:       map[string]string{RootName: "the root insertion point", WorldFrame: "the world frame"},
+		points:      map[string]*Node{},
+		byName:      map[string]*ElementEntry{},
+		values:      values,
+		applied:     make([]float64, 0, capacity),
+		flagged:     map[*Node]bool{},
+		models:      map[modelKey]*loadedModel{},
+		limits:      opts.Limits.resolved(),
+		packagePath: append([]string(nil), opts.PackagePath...),
+		meshes:      newMeshCache(),
 
 		onRejected: opts.OnRejected,
 	}
@@ -425,6 +435,17 @@ func (s *Scene) execPart(c *Command, prefix string, start int) error {
 	if err != nil {
 		return err
 	}
+	collision := false
+	if g, ok := c.Attr("geometry"); ok {
+		switch {
+		case !strings.EqualFold(filepath.Ext(path), ".urdf"):
+			return c.Errorf("geometry", "only URDF parts choose their geometry")
+		case g == "collision":
+			collision = true
+		case g != "visual":
+			return c.Errorf("geometry", "%q: want visual or collision", g)
+		}
+	}
 	class, err := s.readClass(c, prefix)
 	if err != nil {
 		return err
@@ -436,7 +457,7 @@ func (s *Scene) execPart(c *Command, prefix string, start int) error {
 		return c.Errorf("file", "parts nested more than %d deep (does a model include itself?)", maxNesting)
 	}
 	root := c.root()
-	lm, fresh, err := s.loadModel(path, root)
+	lm, fresh, err := s.loadModel(path, root, collision)
 	if err != nil {
 		return c.Errorf("file", "%w", err)
 	}
@@ -568,7 +589,10 @@ func (s *Scene) attachMesh(n *Node, mesh *models.Mesh) {
 // modelKey identifies a loaded model: a model loaded for an unconfined
 // command (which may name files anywhere) must not satisfy a confined load,
 // so the root it was confined to is part of the key.
-type modelKey struct{ path, root string }
+type modelKey struct {
+	path, root string
+	collision  bool // a URDF's collision geometry instead of its visual
+}
 
 // loadedModel is a model with what instantiating it once costs.
 type loadedModel struct {
@@ -581,16 +605,16 @@ type loadedModel struct {
 // loadModel loads a model once per (path, root): root, if not "", confines
 // the files the model names to that directory. fresh tells a model loaded
 // now from one found in the cache.
-func (s *Scene) loadModel(path, root string) (lm *loadedModel, fresh bool, err error) {
+func (s *Scene) loadModel(path, root string, collision bool) (lm *loadedModel, fresh bool, err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, false, err
 	}
-	key := modelKey{abs, root}
+	key := modelKey{abs, root, collision}
 	if m, ok := s.models[key]; ok {
 		return m, false, nil
 	}
-	m, err := models.LoadWith(abs, models.LoadOptions{Root: root, Limits: s.limits.Model})
+	m, err := models.LoadWith(abs, models.LoadOptions{Root: root, Limits: s.limits.Model, PackagePath: s.packagePath, Collision: collision})
 	if err != nil {
 		return nil, false, err
 	}
