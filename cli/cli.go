@@ -19,6 +19,7 @@ import (
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
+	"github.com/simvis/simvis/sensors/ros2"
 )
 
 type command struct {
@@ -585,28 +586,45 @@ type framePose struct {
 	Relative string        `json:"relative_to"`
 	Pose     scene.Pose    `json:"pose"`
 	Matrix   [4][4]float64 `json:"matrix"` // row-major
+	// With --tf: the tf edge (frame ids as recordings and Foxglove publish
+	// them) and whether an element can move it (/tf) or not (/tf_static).
+	TF *tfEdge `json:"tf,omitempty"`
+}
+
+type tfEdge struct {
+	Parent string `json:"parent"`
+	Child  string `json:"child"`
+	Static bool   `json:"static"`
 }
 
 func init() {
 	var sf sceneFlags
-	var asJSON bool
+	var asJSON, asTF bool
 	commands = append(commands, &command{
-		name: "frames", args: "SCENE [FRAME [REFERENCE]] [--json] [--set E.P=V ...] [budget flags]",
+		name: "frames", args: "SCENE [FRAME [REFERENCE]] [--json] [--tf] [--set E.P=V ...] [budget flags]",
 		short:   "print the pose of a frame relative to another",
 		summary: "Print the pose of FRAME relative to REFERENCE (default: world), i.e. the transform\nthat maps FRAME coordinates into REFERENCE coordinates, as x y z (m) roll pitch yaw (deg)\nand as a 4x4 matrix. Without FRAME, list the world pose of every frame. Frames are\ninsertion points and sensors; 'world' is the world frame.",
 		flags: func(fs *flag.FlagSet) {
 			sf = sceneFlags{}
 			sf.register(fs)
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
+			fs.BoolVar(&asTF, "tf", false, "list the tf tree: each frame relative to its tf parent, static or moving")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
-			path, rest, err := sceneArgs(args, 2)
+			maxRest := 2
+			if asTF {
+				maxRest = 0
+			}
+			path, rest, err := sceneArgs(args, maxRest)
 			if err != nil {
 				return err
 			}
 			s, err := sf.load(path)
 			if err != nil {
 				return err
+			}
+			if asTF {
+				return printTFTree(w, s, asJSON)
 			}
 			names := rest[:min(1, len(rest))]
 			ref := scene.WorldFrame
@@ -647,6 +665,37 @@ func init() {
 			return nil
 		},
 	})
+}
+
+// printTFTree prints the scene's tf tree (ros2.SceneTree): one edge a line,
+// parent first, or JSON.
+func printTFTree(w io.Writer, s *scene.Scene, asJSON bool) error {
+	edges, err := ros2.SceneTree(s)
+	if err != nil {
+		return err
+	}
+	out := make([]framePose, 0, len(edges))
+	for _, e := range edges {
+		fp := framePose{Frame: e.Frame, Relative: e.Parent, Pose: scene.PoseFromMatrix(e.Matrix),
+			TF: &tfEdge{Parent: e.Parent, Child: e.Child, Static: !e.Moving}}
+		for r := 0; r < 4; r++ {
+			for c := 0; c < 4; c++ {
+				fp.Matrix[r][c] = e.Matrix.At(r, c)
+			}
+		}
+		out = append(out, fp)
+	}
+	if asJSON {
+		return writeJSON(w, out)
+	}
+	for _, fp := range out {
+		kind := "static"
+		if !fp.TF.Static {
+			kind = "moving"
+		}
+		fmt.Fprintf(w, "%s -> %s (%s): xyz rpy = %s\n", fp.TF.Parent, fp.TF.Child, kind, fp.Pose)
+	}
+	return nil
 }
 
 // viewpoint is a render for people (sensed="false" geometry included) from

@@ -363,7 +363,10 @@ func (r *foxReplay) upTo(limit int64) error {
 	}
 	r.last = limit
 	err := r.cur.Until(limit, func(sc *mcap.Schema, ch *mcap.Channel, m *mcap.Message) {
-		if sc == nil || sc.Encoding != ros2.SchemaEncoding || ch.MessageEncoding != ros2.MessageEncoding || ch.Topic == "/tf" || ch.Topic == "/tf_static" {
+		// simvis's own streams (simvis_msgs: changes, values, labels) are
+		// the rebuilt host's to publish, as the tf tree is.
+		if sc == nil || sc.Encoding != ros2.SchemaEncoding || ch.MessageEncoding != ros2.MessageEncoding || ch.Topic == "/tf" || ch.Topic == "/tf_static" ||
+			strings.HasPrefix(sc.Name, "simvis_msgs/") {
 			return
 		}
 		id, ok := r.l.channels[ch.Topic]

@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -235,6 +236,7 @@ type player struct {
 	// replaced): changes before segEnd, values logged from segFrom, up to
 	// log time segTo, where the next scene replaces it.
 	segEnd         int
+	segDir         string // the directory (Change.Dir) of the scene's commands
 	segFrom, segTo int64
 	valuesFrom     int            // the first values message of the scene
 	jump           *time.Duration // a position in another recorded scene: the host restarts there
@@ -374,8 +376,8 @@ func (p *player) apply() {
 	for p.changes < p.segEnd && p.rec.Changes[p.changes].Time <= limit {
 		c := p.rec.Changes[p.changes].Msg
 		p.changes++
-		if c.Dir != "." {
-			p.warn("change", "recorded change %d (%s) resolves files in %s, which play does not rebuild; skipped", c.Seq, c.Source, c.Dir)
+		if c.Dir != p.segDir {
+			p.warn("change", "recorded change %d (%s) resolves files in %s, not in the scene's directory %s; skipped", c.Seq, c.Source, c.Dir, p.segDir)
 			continue
 		}
 		if _, err := p.h.Execute(c.XML, "recording "+c.Source); err != nil {
@@ -588,7 +590,7 @@ func init() {
 				if step == 0 {
 					step = time.Duration(rate * float64(h.Period()))
 				}
-				p = &player{h: h, rec: rec, start: rec.Start, end: end, changes: first, segEnd: b1,
+				p = &player{h: h, rec: rec, start: rec.Start, end: end, changes: first, segEnd: b1, segDir: rec.Changes[b0].Msg.Dir,
 					segFrom: math.MinInt64, segTo: math.MaxInt64,
 					step: step, steps: steps, paused: paused, loop: loop, jumped: jumped, control: control, out: w, warn: h.Warn}
 				if seg > 0 {
@@ -737,7 +739,7 @@ func init() {
 // writePlayAttachments writes the recording's attachments into dir.
 func writePlayAttachments(dir string, rec *record.Recording) error {
 	for _, a := range rec.Attachments {
-		if !filepath.IsLocal(filepath.FromSlash(a.Name)) || a.Name == playScene {
+		if !filepath.IsLocal(filepath.FromSlash(a.Name)) || path.Base(a.Name) == playScene {
 			return fmt.Errorf("attachment %q: not a relative path inside the recording", a.Name)
 		}
 		p := filepath.Join(dir, filepath.FromSlash(a.Name))
@@ -753,8 +755,10 @@ func writePlayAttachments(dir string, rec *record.Recording) error {
 
 // writePlayScene writes a recorded scene's first commands (those logged
 // at the time of the first one: the scene file, or the replica a mirror
-// rebuilt) as a scene file in dir (which holds the attachments) and
-// returns its path.
+// rebuilt) as a scene file in dir (which holds the attachments), in their
+// directory (Change.Dir: "." or, where the scene's models lie outside its
+// folder, the scene's folder below the recording's base), and returns its
+// path.
 //
 // The commands are the recording's, as hostile as a request: they follow
 // the request rule (docs/trust.md), with everything they pull in. Before
@@ -769,14 +773,19 @@ func writePlayScene(dir string, changes []record.Timed[record.Change], lim scene
 	var b strings.Builder
 	b.WriteString("<scene>\n")
 	check := scene.New(scene.Options{Limits: lim, NoDefaultLights: true})
+	sceneDir := changes[0].Msg.Dir
+	cdir := filepath.Join(dir, filepath.FromSlash(sceneDir))
+	if !filepath.IsLocal(filepath.FromSlash(sceneDir)) && sceneDir != "." {
+		return "", fmt.Errorf("recorded change %d (%s): dir %q is not inside the recording", changes[0].Msg.Seq, changes[0].Msg.Source, sceneDir)
+	}
 	for _, c := range changes {
 		if c.Time != changes[0].Time {
 			break
 		}
-		if c.Msg.Dir != "." {
-			return "", fmt.Errorf("recorded change %d (%s) resolves files in %s: play rebuilds scenes whose commands all resolve in the scene's directory", c.Msg.Seq, c.Msg.Source, c.Msg.Dir)
+		if c.Msg.Dir != sceneDir {
+			return "", fmt.Errorf("recorded change %d (%s) resolves files in %s: play rebuilds scenes whose commands all resolve in the scene's directory %s", c.Msg.Seq, c.Msg.Source, c.Msg.Dir, sceneDir)
 		}
-		cmd, err := scene.ParseCommand(c.Msg.XML, fmt.Sprintf("recorded change %d (%s)", c.Msg.Seq, c.Msg.Source), dir)
+		cmd, err := scene.ParseCommand(c.Msg.XML, fmt.Sprintf("recorded change %d (%s)", c.Msg.Seq, c.Msg.Source), cdir)
 		if err != nil {
 			return "", err // one command each, as recorded, or the file was altered
 		}
@@ -789,8 +798,11 @@ func writePlayScene(dir string, changes []record.Timed[record.Change], lim scene
 		b.WriteString(c.Msg.XML + "\n")
 	}
 	b.WriteString("</scene>\n")
-	path := filepath.Join(dir, playScene)
-	return path, os.WriteFile(path, []byte(b.String()), 0o600)
+	if err := os.MkdirAll(cdir, 0o700); err != nil {
+		return "", err
+	}
+	file := filepath.Join(cdir, playScene)
+	return file, os.WriteFile(file, []byte(b.String()), 0o600)
 }
 
 // printable returns s, quoted where it holds anything but printable

@@ -12,6 +12,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors/ros2"
 )
 
 // Topics of the channels the server fills itself. Sensor and transform
@@ -363,7 +364,7 @@ func attrFloat(c *scene.Command, name string, def float64) float64 {
 // cubes, lines and graph edges as line lists (width in pixels), labels as
 // billboard text size meters tall.
 func overlayEntity(e *scene.ElementEntry, v []float64, ts uint64) fgEntity {
-	ent := newEntity("overlay:"+e.Name, e.At, ts)
+	ent := newEntity("overlay:"+e.Name, ros2.FrameID(e.At), ts) // the tf frame id of its insertion point
 	ent.Metadata = append(ent.Metadata, fgKV{"type", e.Type})
 	c := e.Command
 	count := func() int {

@@ -18,6 +18,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors/ros2"
 )
 
 // The scene channel is not a frame published to every client. The host's
@@ -153,7 +154,7 @@ func (s *Server) buildScene(j *sceneJob) {
 			snap.deletions = append(snap.deletions, id)
 			continue
 		}
-		e := newEntity(id, p.name, 0)
+		e := newEntity(id, ros2.FrameID(p.name), 0) // the tf frame id of its insertion point
 		e.Metadata = append(e.Metadata, fgKV{"file", p.file}, fgKV{"insert_at", p.at})
 		var bl *blob
 		if p.m != nil {

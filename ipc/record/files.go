@@ -16,8 +16,12 @@ const maxModelDepth = 16
 // modelFiles lists the files a command loads, relative to its directory
 // (slash-separated): the model its file attribute names, a .gltf's external
 // buffers and images, and the files of commands embedded in the model,
-// recursively.
+// recursively. A confined command's files (a request's) must lie in its
+// directory; a command of the scene file the user started may name files
+// anywhere (paths with "..", which the recording's base directory then
+// encloses: see Writer.Cycle); the scene checked what its models embed.
 func modelFiles(c *scene.Command, limits models.Limits) ([]string, error) {
+	confined := c.Confined
 	file := c.Elem.SelectAttrValue("file", "")
 	if file == "" {
 		return nil, nil
@@ -33,7 +37,7 @@ func modelFiles(c *scene.Command, limits models.Limits) ([]string, error) {
 		if depth > maxModelDepth {
 			return fmt.Errorf("models embedded more than %d deep at %s", maxModelDepth, rel)
 		}
-		if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		if confined && !filepath.IsLocal(filepath.FromSlash(rel)) {
 			return fmt.Errorf("model file %q is outside the command's directory %s", rel, c.Dir)
 		}
 		seen[rel] = true
@@ -51,7 +55,7 @@ func modelFiles(c *scene.Command, limits models.Limits) ([]string, error) {
 					return fmt.Errorf("%s: %w", rel, err)
 				}
 				r := path.Join(base, p)
-				if ok && !filepath.IsLocal(filepath.FromSlash(r)) {
+				if ok && confined && !filepath.IsLocal(filepath.FromSlash(r)) {
 					return fmt.Errorf("%s: uri %q is outside the command's directory %s", rel, u, c.Dir)
 				}
 				if ok && !seen[r] {
@@ -60,7 +64,11 @@ func modelFiles(c *scene.Command, limits models.Limits) ([]string, error) {
 				}
 			}
 		}
-		m, err := models.LoadWith(full, models.LoadOptions{Root: c.Dir, Limits: limits})
+		root := c.Dir
+		if !confined {
+			root = ""
+		}
+		m, err := models.LoadWith(full, models.LoadOptions{Root: root, Limits: limits})
 		if err != nil {
 			return err
 		}

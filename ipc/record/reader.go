@@ -15,7 +15,20 @@ import (
 	"unicode"
 
 	"github.com/foxglove/mcap/go/mcap"
+	"github.com/simvis/simvis/sensors/ros2"
 )
+
+// labelsFromCDR is a simvis_msgs/msg/Labels as Labels (ids decimal).
+func labelsFromCDR(d *ros2.Labels) Labels {
+	l := Labels{Sensor: d.Sensor, Instances: map[string]InstanceLabel{}, Classes: map[string]string{}}
+	for _, in := range d.Instances {
+		l.Instances[strconv.Itoa(int(in.ID))] = InstanceLabel{Name: in.Name, Class: in.ClassName, ClassID: int(in.ClassID)}
+	}
+	for _, c := range d.Classes {
+		l.Classes[strconv.Itoa(int(c.ID))] = c.Name
+	}
+	return l
+}
 
 // Read bounds: a recording is hostile input like any other file. These
 // are the defaults of ReadOptions (docs/recordings.md, "Reading is
@@ -333,7 +346,7 @@ func ReadWith(file string, fn MessageFunc, opts ReadOptions) (_ *Recording, err 
 			}
 			// simvis's JSON channels are kept: each message within its
 			// kind's bound, all of them within KeptBytes.
-			isLabels := sc != nil && sc.Name == TypeLabels && c.MessageEncoding == "json"
+			isLabels := sc != nil && (sc.Name == TypeLabels || sc.Name == typeLabelsJSON) && (c.MessageEncoding == "cdr" || c.MessageEncoding == "json")
 			kind, limit, field, flag := "", int64(0), "", ""
 			switch {
 			case c.Topic == TopicChanges:
@@ -376,7 +389,7 @@ func ReadWith(file string, fn MessageFunc, opts ReadOptions) (_ *Recording, err 
 				return fail("%s: %v", msgName, err)
 			}
 			if kind != "" && !opts.countOnly {
-				if err := rec.keepJSON(c.Topic, isLabels, t, m, keep); err != nil {
+				if err := rec.keepJSON(c.Topic, c.MessageEncoding, isLabels, t, m, keep); err != nil {
 					return fail("%s: %v", msgName, err)
 				}
 			}
@@ -421,11 +434,19 @@ func ReadWith(file string, fn MessageFunc, opts ReadOptions) (_ *Recording, err 
 	return rec, nil
 }
 
-// keepJSON decodes and checks one of simvis's JSON messages and keeps it.
-func (rec *Recording) keepJSON(topic string, isLabels bool, t int64, m *mcap.Message, keep func(int64) error) error {
+// keepJSON decodes and checks one of simvis's own messages (CDR, or JSON
+// in recordings made before they were CDR) and keeps it.
+func (rec *Recording) keepJSON(topic, encoding string, isLabels bool, t int64, m *mcap.Message, keep func(int64) error) error {
+	cdr := encoding == ros2.MessageEncoding
 	if isLabels {
 		var l Labels
-		if err := json.Unmarshal(m.Data, &l); err != nil {
+		if cdr {
+			d, err := ros2.DecodeLabels(m.Data)
+			if err != nil {
+				return err
+			}
+			l = labelsFromCDR(d)
+		} else if err := json.Unmarshal(m.Data, &l); err != nil {
 			return err
 		}
 		if err := l.check(); err != nil {
@@ -447,7 +468,13 @@ func (rec *Recording) keepJSON(topic string, isLabels bool, t int64, m *mcap.Mes
 	switch topic {
 	case TopicChanges:
 		var ch Change
-		if err := json.Unmarshal(m.Data, &ch); err != nil {
+		if cdr {
+			d, err := ros2.DecodeChange(m.Data)
+			if err != nil {
+				return err
+			}
+			ch = Change{Seq: int(d.Seq), Source: d.Source, Dir: d.Dir, XML: d.XML, Reset: d.Reset}
+		} else if err := json.Unmarshal(m.Data, &ch); err != nil {
 			return err
 		}
 		if bad := strings.IndexFunc(ch.Source+ch.Dir, func(r rune) bool { return !unicode.IsPrint(r) }); bad >= 0 {
@@ -459,7 +486,16 @@ func (rec *Recording) keepJSON(topic string, isLabels bool, t int64, m *mcap.Mes
 		rec.Changes = append(rec.Changes, Timed[Change]{t, ch})
 	case TopicValues:
 		var v Values
-		if err := json.Unmarshal(m.Data, &v); err != nil {
+		if cdr {
+			d, err := ros2.DecodeValues(m.Data)
+			if err != nil {
+				return err
+			}
+			v.Values = make(map[string]float64, len(d.Names))
+			for i, n := range d.Names {
+				v.Values[n] = d.Values[i]
+			}
+		} else if err := json.Unmarshal(m.Data, &v); err != nil {
 			return err
 		}
 		if err := keep(keptOverhead * int64(len(v.Values))); err != nil {

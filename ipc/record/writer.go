@@ -8,29 +8,42 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"time"
 
 	"github.com/foxglove/mcap/go/mcap"
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 	"github.com/simvis/simvis/sensors/ros2"
 )
 
-// simvis's own channels (JSON, schemas in jsonschema).
+// simvis's own channels: CDR messages of the simvis_msgs types
+// (sensors/ros2), whose ros2msg definitions the file carries like any
+// other schema. Recordings made before those types carried JSON with
+// jsonschema schemas; Read reads both.
 const (
 	TopicChanges = "/simvis/changes" // one Change per change-log command
 	TopicValues  = "/simvis/values"  // Values: the parameters that changed in a cycle
 	TopicTF      = "/tf"
-	TopicStatic  = "/tf_static"
+	TopicStatic  = ros2.TopicStatic
 	// MetadataName is the MCAP metadata record that holds Meta.
 	MetadataName = "simvis"
+	// MetadataROSBag2 is the metadata record rosbag2 writes when it closes
+	// a bag: key "serialized_metadata", the bag's metadata.yaml.
+	MetadataROSBag2 = "rosbag2"
 	// SuffixLabels is the channel of a segmentation sensor's Labels, under
 	// its topic namespace (/NAME/labels).
 	SuffixLabels = "/labels"
 	// TypeLabels is the schema name of the labels channels.
-	TypeLabels = "simvis/Labels"
+	TypeLabels = ros2.TypeLabels
+	// typeLabelsJSON is the labels channels' schema name in recordings
+	// that carried them as JSON.
+	typeLabelsJSON = "simvis/Labels"
 )
 
 // Labels is one /NAME/labels message: what a segmentation sensor's ids
@@ -124,13 +137,27 @@ type Writer struct {
 	values   []float64         // as last recorded
 	topics   ros2.Namespaces   // each sensor's topic namespace
 	labels   map[string][]byte // each segmentation sensor's Labels as last written
-	frames   int               // frames known to the tf tree last written to /tf_static
+	static   []byte            // the /tf_static transforms last written (unstamped), to write again when they change
 	start    time.Time
 	// The stamp of the cycle last recorded, for its frames: with
 	// Realtime, one wall-clock reading per cycle.
 	cycleT     float64
 	cycleStamp ros2.Time
 	inCycle    bool
+
+	path              string
+	order             []topicInfo // channels in the order written
+	firstLog          uint64      // the first message's log time
+	messages          uint64
+	files             map[*scene.Command][]string // modelFiles of the commands not yet recorded
+	tfSent            map[string]mgl64.Mat4       // each moving edge as last written on /tf, by child
+	tfStamp           uint64                      // log time of the last /tf message
+	tfPending         []ros2.Transform            // the moving edges as of the cycle, for a frame's stamp
+}
+
+type topicInfo struct {
+	topic, typ string
+	id         uint16
 }
 
 // Create starts a recording at path (replacing a file there).
@@ -179,7 +206,7 @@ func Create(path string, opts Options) (*Writer, error) {
 	}
 	return &Writer{f: f, w: mw, mo: mo, opts: opts, schemas: map[string]uint16{}, channels: map[string]uint16{},
 		seq: map[uint16]uint32{}, attached: map[string]string{}, current: map[string]bool{},
-		flushed: time.Now(), start: time.Now()}, nil
+		flushed: time.Now(), start: time.Now(), path: path}, nil
 }
 
 // Stamp returns the stamp of scene time t (seconds): the epoch plus t, or
@@ -191,20 +218,9 @@ func (w *Writer) Stamp(t float64) ros2.Time {
 	return ros2.TimeFromNanos(w.opts.EpochNs + int64(math.Round(t*1e9)))
 }
 
-// jsonTypes are the schema names of simvis's JSON channels.
-var jsonTypes = map[string]string{TopicChanges: "simvis/Change", TopicValues: "simvis/Values"}
-
-// jsonSchemas are the JSON schemas, by schema name.
-var jsonSchemas = map[string]string{
-	"simvis/Change": `{"type":"object","properties":{"seq":{"type":"integer"},"source":{"type":"string"},"dir":{"type":"string"},"xml":{"type":"string"}}}`,
-	"simvis/Values": `{"type":"object","properties":{"values":{"type":"object","additionalProperties":{"type":"number"}}}}`,
-	TypeLabels: `{"type":"object","properties":{"sensor":{"type":"string"},"instances":{"type":"object","additionalProperties":` +
-		`{"type":"object","properties":{"name":{"type":"string"},"class":{"type":"string"},"class_id":{"type":"integer"}}}},` +
-		`"classes":{"type":"object","additionalProperties":{"type":"string"}}}}`,
-}
-
 // channel returns the channel of topic, writing its schema and channel
-// records the first time.
+// records the first time: every channel is cdr with a ros2msg schema and
+// rosbag2's offered_qos_profiles metadata (ros2.OfferedQoS).
 func (w *Writer) channel(topic, typ string) (uint16, error) {
 	if id, ok := w.channels[topic]; ok {
 		return id, nil
@@ -212,17 +228,11 @@ func (w *Writer) channel(topic, typ string) (uint16, error) {
 	sid, ok := w.schemas[typ]
 	if !ok {
 		sid = uint16(len(w.schemas) + 1)
-		s := &mcap.Schema{ID: sid, Name: typ}
-		if js, isJSON := jsonSchemas[typ]; isJSON {
-			s.Encoding, s.Data = "jsonschema", []byte(js)
-		} else {
-			data, err := ros2.Schema(typ)
-			if err != nil {
-				return 0, err
-			}
-			s.Encoding, s.Data = ros2.SchemaEncoding, data
+		data, err := ros2.Schema(typ)
+		if err != nil {
+			return 0, err
 		}
-		if err := w.w.WriteSchema(s); err != nil {
+		if err := w.w.WriteSchema(&mcap.Schema{ID: sid, Name: typ, Encoding: ros2.SchemaEncoding, Data: data}); err != nil {
 			return 0, err
 		}
 		w.schemas[typ] = sid
@@ -231,14 +241,12 @@ func (w *Writer) channel(topic, typ string) (uint16, error) {
 		return 0, errors.New("recording: too many channels")
 	}
 	id := uint16(len(w.channels) + 1)
-	enc := ros2.MessageEncoding
-	if _, isJSON := jsonSchemas[typ]; isJSON {
-		enc = "json"
-	}
-	if err := w.w.WriteChannel(&mcap.Channel{ID: id, SchemaID: sid, Topic: topic, MessageEncoding: enc}); err != nil {
+	if err := w.w.WriteChannel(&mcap.Channel{ID: id, SchemaID: sid, Topic: topic, MessageEncoding: ros2.MessageEncoding,
+		Metadata: map[string]string{"offered_qos_profiles": ros2.OfferedQoS(topic)}}); err != nil {
 		return 0, err
 	}
 	w.channels[topic] = id
+	w.order = append(w.order, topicInfo{topic, typ, id})
 	return id, nil
 }
 
@@ -247,11 +255,15 @@ func (w *Writer) write(topic, typ string, data []byte, t ros2.Time) error {
 	if err != nil {
 		return err
 	}
-	ns := uint64(t.Nanos())
+	ns := uint64(max(t.Nanos(), 0))
 	if ns < w.lastLog {
 		ns = w.lastLog // log times in order, also when a wall clock steps back
 	}
 	w.lastLog = ns
+	if w.messages == 0 {
+		w.firstLog = ns
+	}
+	w.messages++
 	// The MCAP writer closes a chunk only when it outgrows ChunkSize; a
 	// chunk older than ChunkInterval is closed after this message by
 	// making its size limit 0 for it (the writer reads its options per
@@ -269,14 +281,6 @@ func (w *Writer) write(topic, typ string, data []byte, t ros2.Time) error {
 	return err
 }
 
-func (w *Writer) writeJSON(topic string, v any, t ros2.Time) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return w.write(topic, jsonTypes[topic], data, t)
-}
-
 // Cycle records the scene at scene time t (seconds): the change-log
 // commands executed since the last call (and the model files they load,
 // as attachments), the parameter values that changed, the moving frames on
@@ -290,6 +294,11 @@ func (w *Writer) Cycle(s *scene.Scene, t float64) error {
 		w.replaced(s)
 	}
 	w.scene = s
+	if w.baseDir == "" && w.logged < len(log) {
+		if err := w.chooseBase(log[w.logged:]); err != nil {
+			return err
+		}
+	}
 	for ; w.logged < len(log); w.logged++ {
 		if err := w.change(log[w.logged], stamp); err != nil {
 			return err
@@ -300,26 +309,61 @@ func (w *Writer) Cycle(s *scene.Scene, t float64) error {
 	}
 	static, moving, err := ros2.SceneTransforms(s)
 	if err != nil {
+		return fmt.Errorf("recording: %w", err)
+	}
+	if err := w.recordTF(static, moving, stamp); err != nil {
 		return err
-	}
-	if n := len(static) + len(moving); n != w.frames {
-		w.frames = n
-		tf := ros2.TF(static, stamp)
-		if err := w.write(TopicStatic, ros2.TypeTFMessage, tf.Marshal(), stamp); err != nil {
-			return err
-		}
-	}
-	if len(moving) > 0 {
-		tf := ros2.TF(moving, stamp)
-		if err := w.write(TopicTF, ros2.TypeTFMessage, tf.Marshal(), stamp); err != nil {
-			return err
-		}
 	}
 	for _, se := range s.Sensors() {
 		if _, err := w.topics.Of(se.Name); err != nil {
 			return fmt.Errorf("recording: %w", err)
 		}
 	}
+	return nil
+}
+
+// recordTF writes the static transforms on /tf_static when they differ
+// from those written last (at the start, and when commands add, remove or
+// reattach frames): each message holds them all, as a latched topic of
+// depth 1 must. Moving transforms go on /tf when they move: those whose
+// value differs from the one last written. A sensor frame recorded at a
+// later stamp than the last /tf brings every moving transform again at its
+// stamp (Frame), so that tf2 finds the tree at the time of every message
+// (it does not extrapolate a dynamic transform past its newest stamp).
+func (w *Writer) recordTF(static, moving []ros2.Transform, stamp ros2.Time) error {
+	key := ros2.TF(static, ros2.Time{})
+	if data := key.Marshal(); !bytes.Equal(data, w.static) {
+		w.static = data
+		tf := ros2.TF(static, stamp)
+		if err := w.write(TopicStatic, ros2.TypeTFMessage, tf.Marshal(), stamp); err != nil {
+			return err
+		}
+	}
+	if w.tfSent == nil {
+		w.tfSent = map[string]mgl64.Mat4{}
+	}
+	var changed []ros2.Transform
+	for _, t := range moving {
+		if last, ok := w.tfSent[t.Child]; !ok || last != t.Matrix {
+			changed = append(changed, t)
+		}
+	}
+	w.tfPending = moving
+	if len(changed) == 0 {
+		return nil
+	}
+	return w.writeTF(changed, stamp)
+}
+
+func (w *Writer) writeTF(ts []ros2.Transform, stamp ros2.Time) error {
+	for _, t := range ts {
+		w.tfSent[t.Child] = t.Matrix
+	}
+	tf := ros2.TF(ts, stamp)
+	if err := w.write(TopicTF, ros2.TypeTFMessage, tf.Marshal(), stamp); err != nil {
+		return err
+	}
+	w.tfStamp = w.lastLog
 	return nil
 }
 
@@ -342,7 +386,54 @@ func (w *Writer) replaced(s *scene.Scene) {
 		return
 	}
 	w.logged, w.recorded, w.reset, w.current = 0, nil, true, map[string]bool{}
-	w.names, w.values, w.frames, w.labels = nil, nil, 0, nil
+	w.names, w.values, w.static, w.labels, w.tfSent = nil, nil, nil, nil, nil
+}
+
+// chooseBase sets the recording's base directory from the first commands
+// recorded (the scene file the user started): the deepest directory that
+// holds their own directory and every file they load, wherever those lie
+// (confinement is for requests, not for the user's own scene). A scene
+// whose models lie in its own folder has that folder as its base; the
+// showcase, whose world is ../quickstart/world.gltf, has scenes/. Change.Dir
+// and the attachments' names are relative to it. The files found are kept
+// for change.
+func (w *Writer) chooseBase(cmds []*scene.Command) error {
+	w.files = map[*scene.Command][]string{}
+	var base string
+	widen := func(dir string) {
+		if base == "" {
+			base = dir
+			return
+		}
+		for {
+			rel, err := filepath.Rel(base, dir)
+			if err == nil && (rel == "." || filepath.IsLocal(rel)) {
+				return
+			}
+			up := filepath.Dir(base)
+			if up == base {
+				return
+			}
+			base = up
+		}
+	}
+	for _, c := range cmds {
+		dir, err := filepath.Abs(c.Dir)
+		if err != nil {
+			return err
+		}
+		widen(dir)
+		files, err := modelFiles(c, w.opts.Limits)
+		if err != nil {
+			return fmt.Errorf("recording: %s:%d: %w", c.File, c.Line, err)
+		}
+		w.files[c] = files
+		for _, rel := range files {
+			widen(filepath.Dir(filepath.Join(dir, filepath.FromSlash(rel))))
+		}
+	}
+	w.baseDir = base
+	return nil
 }
 
 // dirKey is the directory of c relative to the recording's base (the
@@ -371,14 +462,16 @@ func (w *Writer) change(c *scene.Command, stamp ros2.Time) error {
 	if err != nil {
 		return err
 	}
-	files, err := modelFiles(c, w.opts.Limits)
-	if err != nil {
+	files, ok := w.files[c]
+	if ok {
+		delete(w.files, c)
+	} else if files, err = modelFiles(c, w.opts.Limits); err != nil {
 		return fmt.Errorf("recording: %s:%d: %w", c.File, c.Line, err)
 	}
 	for _, rel := range files {
-		name := rel
-		if key != "." {
-			name = key + "/" + rel
+		name := path.Join(key, rel)
+		if !filepath.IsLocal(filepath.FromSlash(name)) {
+			return fmt.Errorf("recording: %s:%d: model file %s is outside the recording's base directory %s (the directory of the first scene's files), which a recording cannot replay", c.File, c.Line, filepath.Join(dir, filepath.FromSlash(rel)), w.baseDir)
 		}
 		if w.current[name] {
 			continue // this scene's file, read once
@@ -409,7 +502,8 @@ func (w *Writer) change(c *scene.Command, stamp ros2.Time) error {
 	w.recorded = append(w.recorded, key+"\n"+c.String())
 	reset := w.reset
 	w.reset = false
-	return w.writeJSON(TopicChanges, Change{Seq: w.logged + 1, Source: fmt.Sprintf("%s:%d", filepath.Base(c.File), c.Line), Dir: key, XML: c.String(), Reset: reset}, stamp)
+	m := ros2.Change{Seq: uint32(w.logged + 1), Source: fmt.Sprintf("%s:%d", filepath.Base(c.File), c.Line), Dir: key, XML: c.String(), Reset: reset}
+	return w.write(TopicChanges, ros2.TypeChange, m.Marshal(), stamp)
 }
 
 func mediaType(name string) string {
@@ -436,20 +530,21 @@ func (w *Writer) recordValues(s *scene.Scene, stamp ros2.Time) error {
 			w.names[e.Start+i] = e.Name + "." + p.Name
 		}
 	}
-	changed := map[string]float64{}
+	var changed ros2.Values // in parameter table order
 	for i, v := range tab {
 		if i >= len(w.names) || w.names[i] == "" {
 			continue
 		}
 		if i >= len(w.values) || math.Float64bits(w.values[i]) != math.Float64bits(v) {
-			changed[w.names[i]] = v
+			changed.Names = append(changed.Names, w.names[i])
+			changed.Values = append(changed.Values, v)
 		}
 	}
 	w.values = append(w.values[:0], tab...)
-	if len(changed) == 0 {
+	if len(changed.Names) == 0 {
 		return nil
 	}
-	return w.writeJSON(TopicValues, Values{Values: changed}, stamp)
+	return w.write(TopicValues, ros2.TypeValues, changed.Marshal(), stamp)
 }
 
 // Frame records a frame rendered at scene time t (seconds) as its ROS 2
@@ -467,6 +562,11 @@ func (w *Writer) Frame(f *sensors.Frame, t float64) error {
 	if err != nil {
 		return err
 	}
+	if len(w.tfPending) > 0 && uint64(max(stamp.Nanos(), 0)) > w.tfStamp {
+		if err := w.writeTF(w.tfPending, stamp); err != nil {
+			return err
+		}
+	}
 	if f.Kind == "segmentation" {
 		if err := w.recordLabels(f.SegmentationData(), ns, stamp); err != nil {
 			return err
@@ -483,14 +583,25 @@ func (w *Writer) Frame(f *sensors.Frame, t float64) error {
 // recordLabels writes a segmentation frame's labels on NS/labels when they
 // differ from those last written for its sensor.
 func (w *Writer) recordLabels(sg *sensors.SegmentationImage, ns string, stamp ros2.Time) error {
-	l := Labels{Sensor: sg.Labels.Sensor, Instances: map[string]InstanceLabel{}, Classes: sg.Labels.Classes}
+	l := ros2.Labels{Sensor: sg.Labels.Sensor}
 	for id, in := range sg.Labels.Instances {
-		l.Instances[id] = InstanceLabel{Name: in.Name, Class: in.Class, ClassID: in.ClassID}
+		n, err := strconv.Atoi(id)
+		if err != nil || n < 1 || n > math.MaxUint16 || in.ClassID < 0 || in.ClassID > math.MaxUint16 {
+			return fmt.Errorf("recording: sensor %q: instance %q (class id %d) out of the uint16 range", l.Sensor, id, in.ClassID)
+		}
+		l.Instances = append(l.Instances, ros2.LabelInstance{ID: uint16(n), Name: in.Name, ClassName: in.Class, ClassID: uint16(in.ClassID)})
 	}
-	data, err := json.Marshal(l) // map keys sorted: equal labels, equal bytes
-	if err != nil {
-		return err
+	for id, name := range sg.Labels.Classes {
+		n, err := strconv.Atoi(id)
+		if err != nil || n < 1 || n > math.MaxUint16 {
+			return fmt.Errorf("recording: sensor %q: class %q out of the uint16 range", l.Sensor, id)
+		}
+		l.Classes = append(l.Classes, ros2.LabelClass{ID: uint16(n), Name: name})
 	}
+	// Sorted by id: equal labels, equal bytes.
+	sort.Slice(l.Instances, func(i, j int) bool { return l.Instances[i].ID < l.Instances[j].ID })
+	sort.Slice(l.Classes, func(i, j int) bool { return l.Classes[i].ID < l.Classes[j].ID })
+	data := l.Marshal()
 	if w.labels == nil {
 		w.labels = map[string][]byte{}
 	}
@@ -501,11 +612,27 @@ func (w *Writer) recordLabels(sg *sensors.SegmentationImage, ns string, stamp ro
 	return w.write(ns+SuffixLabels, TypeLabels, data, stamp)
 }
 
-// Close ends the recording: the last chunk, the summary and the index.
+// Close ends the recording: the last chunk, rosbag2's metadata record,
+// the summary and the index (its statistics' start time made the first
+// message's: see fixStatistics).
 func (w *Writer) Close() error {
-	err := w.w.Close()
+	err := w.w.WriteMetadata(&mcap.Metadata{Name: MetadataROSBag2, Metadata: map[string]string{"serialized_metadata": w.bagMetadata()}})
+	if cerr := w.w.Close(); err == nil {
+		err = cerr
+	}
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil && w.messages > 0 {
+		err = fixStatistics(w.path, w.firstLog)
+	}
 	return err
+}
+
+// Abort ends a recording that failed: the file is closed and removed, so
+// that no half recording is left behind.
+func (w *Writer) Abort() {
+	w.w.Close()
+	w.f.Close()
+	os.Remove(w.path)
 }

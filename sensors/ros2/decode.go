@@ -185,3 +185,10 @@ func DecodePointCloud2(data []byte) (*PointCloud2, error) {
 	}
 	return m, nil
 }
+
+func (r *reader) u16() uint16 {
+	if b := r.take(2, 2); b != nil {
+		return binary.LittleEndian.Uint16(b)
+	}
+	return 0
+}

@@ -84,9 +84,18 @@ func (n *Namespaces) Known(sensor string) (string, bool) {
 // z forward, x right, y down, at the sensor frame's origin).
 func OpticalFrame(sensor string) string { return FrameID(sensor) + "_optical" }
 
-// FrameID returns the tf frame id of a simvis frame: its name, without
-// leading '/' (which tf2 refuses).
-func FrameID(name string) string { return strings.TrimLeft(name, "/") }
+// FrameID returns the tf frame id of a simvis frame: its name made a valid
+// ROS name as SensorTopic makes a namespace, without the leading '/' that
+// tf2 refuses: letters, digits and '_' kept, '/' separating tokens
+// ("MARVIN/FRONT_SCANNER" stays as it is), any other character '_' ("arm
+// cam" -> "arm_cam"), a token that starts with a digit prefixed with '_'.
+// "world" stays "world".
+func FrameID(name string) string {
+	if name == "world" {
+		return name
+	}
+	return strings.TrimPrefix(SensorTopic(name), "/")
+}
 
 // Topic suffixes by frame kind, after the sensor's namespace.
 const (

@@ -428,7 +428,11 @@ func TestMessagesDecodeInNode(t *testing.T) {
 			changed[moving[i].Child] = true
 		}
 	}
-	for _, name := range []string{"CAM", "SCAN", "CLOUD"} {
+	// The tree has the scene's shape: ROBOT moves in ROOM (R_POSE, and
+	// TILT, which wraps the insertion point ROBOT and what follows it);
+	// CAM and SCAN, inserted before TILT, move relative to ROBOT; CLOUD
+	// and SEG, inserted after it, tilt with ROBOT and are static below it.
+	for _, name := range []string{"ROBOT", "CAM", "SCAN"} {
 		if !changed[name] {
 			t.Errorf("%s did not move with the elements (moving: %v)", name, changed)
 		}

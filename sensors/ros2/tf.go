@@ -15,72 +15,190 @@ type Transform struct {
 	Matrix        mgl64.Mat4
 }
 
-// SceneTransforms returns the scene's tf tree at its current state: one
-// transform per named frame (insertion points and sensors, as `simvis
-// frames` names them) from its nearest named ancestor ("world" for the
-// top), and for every camera, depth camera and segmentation sensor NAME the
-// optical frame NAME_optical under it. Moving are the transforms an
-// element can change (an element's transform or node lies between the
-// frame and its parent): publish them on /tf every cycle; static the rest,
-// for /tf_static once. Frames are rigid: a scale in the chain is not
-// carried (tf has none).
+// SceneTransforms returns the scene's tf tree at its current state, shaped
+// like the scene: one transform per frame (insertion points and sensors,
+// as `simvis frames` names them, ids by FrameID) from its parent frame, and
+// for every camera, depth camera and segmentation sensor NAME the optical
+// frame NAME_optical under it.
+//
+// A sensor's parent is the insertion point it was inserted at (its
+// insert_at). An insertion point's parent is the frame of the nearest
+// node above it that anchors another insertion point: what is inserted at
+// an insertion point becomes a sibling of it, so MARVIN/FRONT_SCANNER (a
+// node of the part MARVIN's model) hangs below MARVIN, MARVIN below LAB
+// (where the part was inserted), LAB below ROOT and ROOT below "world".
+// Where several insertion points share a node the first anchors it.
+//
+// Moving are the transforms an element can change (an element's transform
+// or node lies on the path between the frame and its parent, such as a
+// pose element or a rotation of a tilt unit): publish them on /tf; static
+// the rest, for /tf_static. Frames are rigid: a scale in the chain is not
+// carried (tf has none). Two frames whose ids collide are an error naming
+// both.
 func SceneTransforms(s *scene.Scene) (static, moving []Transform, err error) {
-	if err := s.Update(); err != nil {
+	edges, err := SceneTree(s)
+	if err != nil {
 		return nil, nil, err
 	}
-	named := map[*scene.Node]string{}
-	type entry struct {
+	for _, e := range edges {
+		if e.Moving {
+			moving = append(moving, e.Transform)
+		} else {
+			static = append(static, e.Transform)
+		}
+	}
+	return static, moving, nil
+}
+
+// Edge is one transform of the tf tree and whether an element can move it.
+type Edge struct {
+	Transform
+	Moving bool
+	// Frame is the simvis frame (insertion point or sensor name) of Child;
+	// for an optical frame, its sensor's name.
+	Frame string
+}
+
+// SceneTree returns the edges SceneTransforms splits into static and
+// moving, in the order of `simvis frames` (insertion points in traversal
+// order, then sensors), optical frames last.
+func SceneTree(s *scene.Scene) ([]Edge, error) {
+	if err := s.Update(); err != nil {
+		return nil, err
+	}
+	type frame struct {
 		name string
 		node *scene.Node
 	}
-	var frames []entry
+	var frames []frame
+	seen := map[*scene.Node]bool{}
+	anchor := map[*scene.Node]*scene.Node{} // a node's first insertion point child
+	byNode := map[*scene.Node]string{}
 	for _, name := range s.InsertionPoints() {
 		n, ok := s.InsertionPoint(name)
-		if !ok || named[n] != "" {
+		if !ok || seen[n] {
 			continue
 		}
-		named[n] = name
-		frames = append(frames, entry{name, n})
+		seen[n] = true
+		byNode[n] = name
+		frames = append(frames, frame{name, n})
+		if p := n.Parent(); p != nil && anchor[p] == nil {
+			anchor[p] = n
+		}
 	}
-	for _, se := range s.Sensors() {
-		named[se.Frame] = se.Name
-		frames = append(frames, entry{se.Name, se.Frame})
+	// parentIP is the insertion point a node hangs below: the anchor of its
+	// nearest ancestor anchored by another insertion point than self.
+	parentIP := func(n, self *scene.Node) *scene.Node {
+		for p := n.Parent(); p != nil; p = p.Parent() {
+			if a := anchor[p]; a != nil && a != self {
+				return a
+			}
+		}
+		return nil
+	}
+	ids := map[string]string{scene.WorldFrame: scene.WorldFrame}
+	var out []Edge
+	add := func(name string, n, pn *scene.Node) error {
+		id := FrameID(name)
+		if other, ok := ids[id]; ok {
+			return fmt.Errorf("ros2: frames %q and %q both map to the tf frame id %q: rename one", other, name, id)
+		}
+		ids[id] = name
+		parent, m := scene.WorldFrame, n.World()
+		if pn != nil {
+			parent = FrameID(byNode[pn])
+			// Composed from the common ancestor down, not from the world
+			// transforms: a static edge is then the same bits whatever
+			// the elements above it do.
+			lca := commonAncestor(n, pn)
+			inv, ok := scene.InvertAffine(below(pn, lca))
+			if !ok {
+				return fmt.Errorf("ros2: frame %q: its parent frame %q has no inverse (scaled to nothing?)", name, byNode[pn])
+			}
+			m = inv.Mul4(below(n, lca))
+		}
+		out = append(out, Edge{Transform: Transform{Parent: parent, Child: id, Matrix: m}, Moving: movable(n, pn), Frame: name})
+		return nil
 	}
 	for _, f := range frames {
-		parent, movable := scene.WorldFrame, false
-		var pn *scene.Node
-		for n := f.node; n != nil; n = n.Parent() {
-			if n != f.node {
-				if name, ok := named[n]; ok {
-					parent, pn = name, n
-					break
-				}
-			}
-			if n.Kind == scene.KindTransform || n.Kind == scene.KindCustom {
-				movable = true
-			}
+		if err := add(f.name, f.node, parentIP(f.node, f.node)); err != nil {
+			return nil, err
 		}
-		m := f.node.World()
-		if pn != nil {
-			inv, ok := scene.InvertAffine(pn.World())
-			if !ok {
-				return nil, nil, fmt.Errorf("ros2: frame %q: its parent frame %q has no inverse (scaled to nothing?)", f.name, parent)
-			}
-			m = inv.Mul4(m)
+	}
+	for _, se := range s.Sensors() {
+		pn, ok := s.InsertionPoint(se.At)
+		if !ok || !seen[pn] {
+			pn = parentIP(se.Frame, nil)
 		}
-		t := Transform{Parent: FrameID(parent), Child: FrameID(f.name), Matrix: m}
-		if movable {
-			moving = append(moving, t)
-		} else {
-			static = append(static, t)
+		if err := add(se.Name, se.Frame, pn); err != nil {
+			return nil, err
 		}
 	}
 	for _, se := range s.Sensors() {
 		if _, ok := se.Sensor.(interface{ Intrinsics() sensors.Intrinsics }); ok {
-			static = append(static, Transform{Parent: FrameID(se.Name), Child: OpticalFrame(se.Name), Matrix: sensors.OpticalInBody()})
+			id := OpticalFrame(se.Name)
+			if other, ok := ids[id]; ok {
+				return nil, fmt.Errorf("ros2: frames %q and %q both map to the tf frame id %q: rename one", other, se.Name+" (optical)", id)
+			}
+			ids[id] = se.Name
+			out = append(out, Edge{Transform: Transform{Parent: FrameID(se.Name), Child: id, Matrix: sensors.OpticalInBody()}, Frame: se.Name})
 		}
 	}
-	return static, moving, nil
+	return out, nil
+}
+
+// commonAncestor returns the lowest node above or at both a and b.
+func commonAncestor(a, b *scene.Node) *scene.Node {
+	above := map[*scene.Node]bool{}
+	for p := b; p != nil; p = p.Parent() {
+		above[p] = true
+	}
+	for k := a; k != nil; k = k.Parent() {
+		if above[k] {
+			return k
+		}
+	}
+	return nil
+}
+
+// below composes the local transforms from just under top down to n, as
+// Node.World composes them from the root.
+func below(n, top *scene.Node) mgl64.Mat4 {
+	var chain []*scene.Node
+	for k := n; k != nil && k != top; k = k.Parent() {
+		chain = append(chain, k)
+	}
+	m := mgl64.Ident4()
+	for i := len(chain) - 1; i >= 0; i-- {
+		m = m.Mul4(chain[i].Local())
+	}
+	return m
+}
+
+// movable reports whether an element's transform or node lies on the path
+// from n up to its common ancestor with parent (nil: the top).
+func movable(n, parent *scene.Node) bool {
+	above := map[*scene.Node]bool{}
+	for p := parent; p != nil; p = p.Parent() {
+		above[p] = true
+	}
+	moves := func(k *scene.Node) bool { return k.Kind == scene.KindTransform || k.Kind == scene.KindCustom }
+	var lca *scene.Node
+	for k := n; k != nil; k = k.Parent() {
+		if above[k] {
+			lca = k
+			break
+		}
+		if moves(k) {
+			return true
+		}
+	}
+	for p := parent; p != nil && p != lca; p = p.Parent() {
+		if moves(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // TF returns the transforms as a TFMessage stamped stamp: translation and
