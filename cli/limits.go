@@ -4,8 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
+	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 )
 
@@ -22,6 +24,9 @@ type limitFlags struct {
 	sceneParts, sceneNodes, sceneSensors, elements int
 	sceneVertices, sceneTriangles                  int64
 	sceneModelMiB, sceneImageMpx, sensorMpx        float64
+	// packagePath: --package-path DIR, repeatable: where URDF parts find
+	// package://PKG/... meshes, before $ROS_PACKAGE_PATH.
+	packagePath setFlags
 }
 
 // The flags' names, for messages that point at them.
@@ -58,6 +63,7 @@ func (f *limitFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.sceneImageMpx, "max-scene-image-mpixels", 0, fmt.Sprintf("most image pixels the distinct model files of the whole scene may decode together, in units of 2^20 (default %g; <0: no limit)", float64(d.SceneImagePixels)/(1<<20)))
 	fs.IntVar(&f.sceneSensors, "max-scene-sensors", 0, fmt.Sprintf("most sensors the whole scene may hold (default %d; <0: no limit)", d.SceneSensors))
 	fs.Float64Var(&f.sensorMpx, "max-sensor-mpixels", 0, fmt.Sprintf("most pixels and beams all sensors of the scene may have together (a camera width x height, a laser its beams), in units of 2^20 (default %g; <0: no limit)", float64(d.SensorSamples)/(1<<20)))
+	fs.Var(&f.packagePath, "package-path", "a directory holding ROS packages (folders named after them) for URDF parts' package:// meshes; repeatable, searched in order before $ROS_PACKAGE_PATH")
 	fs.IntVar(&f.elements, "max-elements", 0, fmt.Sprintf("most elements the whole scene may hold; a host's shared descriptor table holds as many (default %d; <0: no limit)", d.Elements))
 }
 
@@ -65,7 +71,12 @@ func (f *limitFlags) register(fs *flag.FlagSet) {
 // the command line bounds each model file too: a model larger than what a
 // command may instantiate is refused before it is decoded, and raising
 // the count lets larger models in.
+//
+// It also sets the package search path of URDF parts
+// (models.DefaultPackagePath): the --package-path flags, then
+// $ROS_PACKAGE_PATH.
 func (f *limitFlags) limits() (scene.Limits, error) {
+	models.DefaultPackagePath = append(slices.Clone([]string(f.packagePath)), models.EnvPackagePath()...)
 	var l scene.Limits
 	l.Parts, l.Vertices, l.Triangles, l.Nodes = f.parts, f.vertices, f.triangles, f.nodes
 	l.Model.Vertices, l.Model.Triangles, l.Model.Nodes = f.vertices, f.triangles, f.nodes

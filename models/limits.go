@@ -2,6 +2,8 @@ package models
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 )
 
 // Limits bound what loading one model file may cost, so that a small
@@ -62,7 +64,8 @@ type LoadOptions struct {
 	// meshes) are looked up in: PKG is a folder of that name directly
 	// under an entry, with or without a package.xml; the first entry
 	// holding it wins. The URDF's own enclosing package (the nearest
-	// folder above it holding a package.xml) is found without it.
+	// folder above it holding a package.xml) is found without it. Nil
+	// means DefaultPackagePath.
 	PackagePath []string
 	// Collision makes a URDF's links show their collision geometry
 	// instead of their visual geometry.
@@ -149,6 +152,9 @@ func satAdd(a, b int64) int64 {
 // file outside Root, or anything but a regular file, is refused naming the
 // file and the URI.
 func LoadWith(path string, opts LoadOptions) (*Model, error) {
+	if opts.PackagePath == nil {
+		opts.PackagePath = DefaultPackagePath
+	}
 	return load(path, opts)
 }
 
@@ -187,4 +193,22 @@ func (m *Model) Counts() (vertices, triangles int64, nodes int) {
 		stack = append(stack, n.Children...)
 	}
 	return vertices, triangles, nodes
+}
+
+// DefaultPackagePath is the package search path of loads whose
+// LoadOptions.PackagePath is nil: at start the entries of
+// $ROS_PACKAGE_PATH (separated by the list separator, ':'). The simvis
+// commands set it from their --package-path flags followed by
+// $ROS_PACKAGE_PATH.
+var DefaultPackagePath = EnvPackagePath()
+
+// EnvPackagePath returns the entries of $ROS_PACKAGE_PATH.
+func EnvPackagePath() []string {
+	var out []string
+	for _, e := range filepath.SplitList(os.Getenv("ROS_PACKAGE_PATH")) {
+		if e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -60,8 +60,9 @@ type Options struct {
 	// PackagePath lists the directories where URDF parts find the
 	// packages their package://PKG/... mesh URIs name (a folder PKG right
 	// under an entry, with or without a package.xml); a URDF's own
-	// enclosing package is found without it. The simvis commands fill it
-	// from --package-path flags, then $ROS_PACKAGE_PATH.
+	// enclosing package is found without it. Nil means
+	// models.DefaultPackagePath ($ROS_PACKAGE_PATH; the simvis commands
+	// put their --package-path flags first).
 	PackagePath []string
 }
 
@@ -253,7 +254,7 @@ func New(opts Options) *Scene {
 		flagged:     map[*Node]bool{},
 		models:      map[modelKey]*loadedModel{},
 		limits:      opts.Limits.resolved(),
-		packagePath: append([]string(nil), opts.PackagePath...),
+		packagePath: slices.Clone(opts.PackagePath),
 		meshes:      newMeshCache(),
 
 		onRejected: opts.OnRejected,

@@ -172,3 +172,21 @@ func TestForwardKinematicsAgainstDART(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The example robot (scenes/arm) against DART, its gripper's mimic joint
+// included.
+func TestExampleRobotAgainstDART(t *testing.T) {
+	haveDART(t)
+	pkg, _ := filepath.Abs("../../scenes/arm")
+	joints := []joint{
+		{name: "wheel_fl_joint", lo: -7, hi: 7}, {name: "wheel_fr_joint", lo: -7, hi: 7},
+		{name: "wheel_rl_joint", lo: -7, hi: 7}, {name: "wheel_rr_joint", lo: -7, hi: 7},
+		{name: "shoulder_pan", lo: -2.96, hi: 2.96}, {name: "shoulder_lift", lo: -1.7, hi: 1.7},
+		{name: "elbow", lo: -2.5, hi: 2.5}, {name: "wrist", lo: -3.14, hi: 3.14},
+		{name: "finger_left_joint", lo: 0, hi: 0.04},
+		{name: "finger_right_joint", leader: "finger_left_joint", multiplier: 1},
+	}
+	links := []string{"base_link", "wheel_fl", "wheel_fr", "wheel_rl", "wheel_rr", "shoulder_link", "upper_arm_link",
+		"forearm_link", "hand_link", "finger_left", "finger_right", "tool_link", "mast_link", "lidar_link"}
+	checkFK(t, filepath.Join(pkg, "urdf/arm.urdf"), map[string]string{"simvis_arm": pkg}, joints, links, 20)
+}

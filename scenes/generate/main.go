@@ -1,5 +1,6 @@
-// Command generate writes the glTF assets of the bundled example scenes from
-// code, so they are reproducible and reviewable:
+// Command generate writes the glTF assets of the bundled example scenes, and
+// the STL meshes of the example URDF robot (scenes/arm), from code, so they
+// are reproducible and reviewable:
 //
 //	go run ./scenes/generate [-o scenes]
 package main
@@ -47,6 +48,19 @@ func write(dir string) error {
 			return err
 		}
 		if err := models.Write(path, m); err != nil {
+			return err
+		}
+	}
+	for name, m := range armMeshes() {
+		path := filepath.Join(dir, "arm/meshes", name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		data, err := stlBytes(m)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
 			return err
 		}
 	}

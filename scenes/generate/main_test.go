@@ -14,7 +14,14 @@ func TestCommittedAssetsAreUpToDate(t *testing.T) {
 	if err := write(dir); err != nil {
 		t.Fatal(err)
 	}
+	names := []string{}
 	for name := range assets() {
+		names = append(names, name)
+	}
+	for name := range armMeshes() {
+		names = append(names, "arm/meshes/"+name)
+	}
+	for _, name := range names {
 		fresh, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
