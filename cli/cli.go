@@ -485,9 +485,12 @@ func init() {
 			// A sensor that fails is reported and the others are still
 			// written, in every frame; the run fails at the end.
 			fails := newSensorFailures(ipc.NewWarnings(warnings, "simvis capture").Warn)
+			recorded := 0 // sensor frames recorded by the last capture
 			capture := func(st *sensors.Stamp) []string {
 				if rec != nil {
-					return captureRecorded(r, s, out, st, rec, fails)
+					var written []string
+					written, recorded = captureRecorded(r, s, out, st, rec, fails)
+					return written
 				}
 				var written []string
 				for _, se := range s.Sensors() {
@@ -516,10 +519,13 @@ func init() {
 					total += len(written)
 					// Numbered from 0 like the files (NAME_0000.png) and
 					// the errors, with the count beside.
-					if out != "" {
+					switch n := len(s.Sensors()); {
+					case out != "":
 						fmt.Fprintf(w, "frame %d (%d of %d): %d files\n", i, i+1, frames, len(written))
-					} else {
+					case recorded == n:
 						fmt.Fprintf(w, "frame %d (%d of %d): recorded\n", i, i+1, frames)
+					default: // only what was recorded is said to be
+						fmt.Fprintf(w, "frame %d (%d of %d): %d of %d sensor frames recorded\n", i, i+1, frames, recorded, n)
 					}
 				}
 				if out != "" {

@@ -113,35 +113,52 @@ type recorder struct {
 	t      float64 // scene time of the cycle being recorded
 	frames int
 	closed bool
+	err    error // the recorder's first failure: the recording is abandoned
 }
 
 // cycle records the scene at scene time t: call it before the cycle's
-// frames.
+// frames. After a failure the recording is abandoned: every later call
+// returns that failure and close removes the file.
 func (r *recorder) cycle(s *scene.Scene, t float64) error {
 	if r == nil {
 		return nil
 	}
+	if r.err != nil {
+		return r.err
+	}
 	r.t = t
-	return r.w.Cycle(s, t)
+	r.err = r.w.Cycle(s, t)
+	return r.err
 }
 
 // emit records a frame of the current cycle.
 func (r *recorder) emit(_ *scene.SensorEntry, f *sensors.Frame, _ *sensors.Stamp) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
 	if err := r.w.Frame(f, r.t); err != nil {
+		r.err = err
 		return 0, err
 	}
 	r.frames++
 	return 0, nil
 }
 
-// close ends the recording (summary and index) and reports it on w.
+// close ends the recording (summary and index) and reports it on w; a
+// recording that failed is removed instead (no half file is left behind)
+// and its failure returned.
 func (r *recorder) close(w io.Writer) error {
 	if r == nil || r.closed {
 		return nil
 	}
 	r.closed = true
+	if r.err != nil {
+		r.w.Abort()
+		return fmt.Errorf("recording %s failed, the file was removed: %w", r.path, r.err)
+	}
 	if err := r.w.Close(); err != nil {
-		return fmt.Errorf("recording %s: %w", r.path, err)
+		r.w.Abort()
+		return fmt.Errorf("recording %s failed, the file was removed: %w", r.path, err)
 	}
 	fmt.Fprintf(w, "recorded %d sensor frames into %s\n", r.frames, r.path)
 	return nil
@@ -167,7 +184,7 @@ func joinEmit(emitters ...emitFunc) emitFunc {
 // captureRecorded is capture's frame with a recording: each sensor is
 // rendered once, its files written into out (if any) and its messages
 // recorded at the stamp's time (0 for a single capture).
-func captureRecorded(r *sensors.Renderer, s *scene.Scene, out string, st *sensors.Stamp, rec *recorder, fails *sensorFailures) []string {
+func captureRecorded(r *sensors.Renderer, s *scene.Scene, out string, st *sensors.Stamp, rec *recorder, fails *sensorFailures) (written []string, recorded int) {
 	t := 0.0
 	if st != nil {
 		t = st.Time
@@ -176,9 +193,8 @@ func captureRecorded(r *sensors.Renderer, s *scene.Scene, out string, st *sensor
 		for _, se := range s.Sensors() {
 			fails.fail(se, err)
 		}
-		return nil
+		return nil, 0
 	}
-	var written []string
 	list := s.Sensors()
 	stamps := make([]*sensors.Stamp, len(list))
 	for i := range stamps {
@@ -201,9 +217,20 @@ func captureRecorded(r *sensors.Renderer, s *scene.Scene, out string, st *sensor
 		}
 		if _, err := rec.emit(se, f, st); err != nil {
 			fails.fail(se, fmt.Errorf("sensor %q: recording: %w", se.Name, err))
+			continue
 		}
+		recorded++
 	}
-	return written
+	return written, recorded
+}
+
+// playShm is play's default region name: $SIMVIS_SHM, as for serve, else
+// "play".
+func playShm() string {
+	if name := os.Getenv("SIMVIS_SHM"); name != "" {
+		return name
+	}
+	return "play"
 }
 
 // playScene is the scene file play writes next to the attachments: the
@@ -476,11 +503,12 @@ func init() {
 			"does: clients, mirrors and viewers attach to it as to a live host. Each cycle (at the\n" +
 			"recording's host rate) the playback position advances by one period times --rate and\n" +
 			"the values and commands recorded up to it apply. With --rerender the sensors render\n" +
-			"anew (published on NATS, written with -o, recorded with --record). It stops at the\n" +
+			"anew (published on NATS, written with -o, recorded with --record; a run that writes\n" +
+			"-o or --record starts NATS only when a NATS flag asks for it). It stops at the\n" +
 			"end unless --loop. Controls, one a line on standard input: " + playControls + ".\n" +
 			"docs/recordings.md describes the recording and the controls.",
 		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&shm, "shm", "play", shmHelp)
+			fs.StringVar(&shm, "shm", playShm(), "region name (/dev/shm/simvis-NAME) or path; $SIMVIS_SHM sets the default (else play)")
 			fs.Float64Var(&rate, "rate", 1, "playback speed factor")
 			fs.Float64Var(&start, "start", 0, "start at this many seconds into the recording")
 			fs.BoolVar(&loop, "loop", false, "start again at the end")
@@ -506,6 +534,14 @@ func init() {
 			}
 			if (out != "" || rf.path != "") && !rerender {
 				return usagef("-o and --record need --rerender")
+			}
+			if rerender && (out != "" || rf.path != "") && !nf.off {
+				// Re-rendering into files: NATS only where a flag asks for it.
+				asked := false
+				for _, name := range []string{"nats", "listen", "name", "token", "user", "password", "tls-cert", "tls-key", "max-consumers"} {
+					asked = asked || flagGiven(fs, name)
+				}
+				nf.off = !asked
 			}
 			lim, err := lf.limits()
 			if err != nil {
