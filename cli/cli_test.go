@@ -201,11 +201,15 @@ func TestCaptureWritesCameraImage(t *testing.T) {
 	}
 }
 
-const showcase = "../scenes/showcase/scene.xml"
+const (
+	showcase = "../scenes/showcase/scene.xml"
+	armScene = "../scenes/arm/scene.xml"
+)
 
-// The showcase scene holds every built-in element type, and --set reaches
-// every one of them: each element's last parameter, set through the command
-// line, shows in inspect's parameter table.
+// The showcase scene holds every built-in element type but the URDF
+// joints, which the example robot's URDF makes, and --set reaches every one
+// of them: each element's last parameter, set through the command line,
+// shows in inspect's parameter table.
 func TestSetEveryBuiltInElement(t *testing.T) {
 	code, out, errOut := simvis(t, "inspect", "--json", showcase)
 	if code != 0 {
@@ -219,9 +223,24 @@ func TestSetEveryBuiltInElement(t *testing.T) {
 	for _, e := range info.Elements {
 		types[e.Type] = true
 	}
+	// A joint of the arm, set from the command line (radians).
+	code, out, errOut = simvis(t, "inspect", "--json", "--set", "ARM/shoulder_pan.position=0.5", armScene)
+	if code != 0 {
+		t.Fatalf("inspect the arm: exit %d: %s", code, errOut)
+	}
+	var arm scene.Info
+	if err := json.Unmarshal([]byte(out), &arm); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range arm.Elements {
+		types[e.Type] = true
+		if e.Name == "ARM/shoulder_pan" && (len(e.Values) != 1 || e.Values[0] != 0.5) {
+			t.Errorf("--set ARM/shoulder_pan.position=0.5: inspect shows %v", e.Values)
+		}
+	}
 	for _, typ := range scene.ElementTypes() {
 		if !types[typ] {
-			t.Errorf("the showcase scene has no %q element: add one so that every built-in type is exercised", typ)
+			t.Errorf("neither the showcase nor the arm scene has a %q element: add one so that every built-in type is exercised", typ)
 		}
 	}
 	for _, e := range info.Elements {

@@ -175,9 +175,9 @@ func TestFoxgloveClientDrivesHost(t *testing.T) {
 		}
 	}) (float64, bool) {
 		for _, tr := range list {
-			// The robot's separator sits beside WORLD's insertion point,
-			// not below it: its nearest named ancestor is the world.
-			if tr.Child == "ROBOT" && tr.Parent == "world" {
+			// The robot hangs in WORLD's insertion point, which sits at
+			// the origin (world -> ROOT -> WORLD, static, identity).
+			if tr.Child == "ROBOT" && tr.Parent == "WORLD" {
 				q := tr.T.Rotation
 				return 2 * math.Atan2(q.Z, q.W) * 180 / math.Pi, math.Abs(tr.T.Translation.X+2) < 1e-9 && math.Abs(tr.T.Translation.Y+1) < 1e-9
 			}
