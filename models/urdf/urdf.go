@@ -779,7 +779,14 @@ func (rd *reader) findPackage(pkg string) (string, error) {
 			}
 		}
 		if isFile(filepath.Join(dir, "package.xml")) {
-			if filepath.Base(dir) == pkg || packageName(filepath.Join(dir, "package.xml")) == pkg {
+			// Read through the load, so that it counts and Model.Files
+			// lists it: a mirror or a recording needs it to find the
+			// same package.
+			data, err := rd.r.ReadFile(filepath.Join(dir, "package.xml"))
+			if err != nil {
+				return "", fmt.Errorf("package.xml of %s: %w", dir, err)
+			}
+			if filepath.Base(dir) == pkg || packageName(data) == pkg {
 				return dir, nil
 			}
 			break // the nearest package.xml is the enclosing package
@@ -814,16 +821,9 @@ func isFile(p string) bool {
 
 var nameTag = regexp.MustCompile(`<name>\s*([^<\s]+)\s*</name>`)
 
-// packageName reads the <name> of a package.xml (at most 64 KiB of it).
-func packageName(path string) string {
-	f, _, err := models.OpenRegular(path, -1)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	buf := make([]byte, 64<<10)
-	n, _ := f.Read(buf)
-	if m := nameTag.FindSubmatch(buf[:n]); m != nil {
+// packageName is the <name> of a package.xml (found in its first 64 KiB).
+func packageName(data []byte) string {
+	if m := nameTag.FindSubmatch(data[:min(len(data), 64<<10)]); m != nil {
 		return string(m[1])
 	}
 	return ""

@@ -63,7 +63,7 @@ func TestRefusals(t *testing.T) {
 		{"infinite", robot(`<link name="a"><visual><geometry><box size="1 1 1e999"/></geometry></visual></link>`),
 			`:2: <box> size: value 3, "1e999", is not a finite number`},
 		{"unsupported mesh format", robot(`<link name="a"><visual><geometry><mesh filename="m/ok.ply"/></geometry></visual></link>`),
-			`:2: link "a": mesh "m/ok.ply": unsupported mesh format ".ply" (have .glb, .gltf, .obj, .stl)`},
+			`:2: link "a": mesh "m/ok.ply": unsupported mesh format ".ply" (have .dae, .glb, .gltf, .obj, .stl)`},
 		{"floating", robot(linkA, linkB, `<joint name="f" type="floating"><parent link="a"/><child link="b"/></joint>`),
 			`:4: joint "f": type "floating" is not supported (place a robot with the part's pose_offset and pose elements; see docs/urdf.md)`},
 		{"planar", robot(linkA, linkB, `<joint name="p" type="planar"><parent link="a"/><child link="b"/></joint>`),
@@ -133,9 +133,15 @@ func TestModel(t *testing.T) {
 	if strings.Join(cmds, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("commands:\n%s", strings.Join(cmds, "\n"))
 	}
-	// Files: the URDF, its meshes and the OBJ's material library.
-	if len(m.Files()) != 5 {
-		t.Fatalf("files %v", m.Files())
+	// Files: the URDF, the package.xml that makes its own package, its
+	// meshes and the OBJ's material library.
+	var rel []string
+	for _, f := range m.Files() {
+		r, _ := filepath.Rel(filepath.Join(filepath.Dir(path), "..", ".."), f)
+		rel = append(rel, filepath.ToSlash(r))
+	}
+	if got, want := strings.Join(rel, " "), "allkinds/urdf/allkinds.urdf allkinds/package.xml allkinds/meshes/tetra.stl allkinds/meshes/cube.obj allkinds/meshes/cube.mtl parts/meshes/wedge.stl"; got != want {
+		t.Fatalf("files %s, want %s", got, want)
 	}
 	// Colours: the STL takes the visual's material, the OBJ keeps its own.
 	colors := map[string][4]float32{}
