@@ -394,13 +394,13 @@ type natsFlags struct {
 	url, listen, name     string
 	token, user, password string
 	tlsCert, tlsKey       string
-	consumers             int
+	consumers, replicas   int
 }
 
 func (f *natsFlags) register(fs *flag.FlagSet) {
 	*f = natsFlags{}
 	fs.BoolVar(&f.off, "no-nats", false, "serve over shared memory only, no NATS")
-	fs.StringVar(&f.url, "nats", "", "publish through this NATS server or cluster instead of an embedded one")
+	fs.StringVar(&f.url, "nats", "", "publish through this NATS server or cluster instead of an embedded one (a cluster: nats://USER:PASSWORD@HOST1:4222,HOST2:4222,HOST3:4222)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:4222", "address of the embedded NATS server (not loopback: needs credentials)")
 	fs.StringVar(&f.name, "name", "", "scene name on NATS, simvis.NAME.* (default: the --shm name)")
 	fs.StringVar(&f.token, "token", "", "token that gives remote clients the driver role (default $SIMVIS_NATS_TOKEN; local clients find credentials in /dev/shm/simvis-NAME.nats)")
@@ -409,6 +409,7 @@ func (f *natsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate file of the embedded server (with --tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "TLS key file of the embedded server")
 	fs.IntVar(&f.consumers, "max-consumers", 256, "consumers the change-log stream may have (each client and mirror uses one)")
+	fs.IntVar(&f.replicas, "replicas", 0, "servers of a --nats cluster that keep the change log (default: 3 on a cluster of three or more servers, else 1)")
 }
 
 // start publishes h over NATS: through an embedded server unless --nats
@@ -437,21 +438,28 @@ func (f *natsFlags) start(h *ipc.Host, shm string) (*natsipc.Publisher, string, 
 		}
 		serverURL = srv.URL()
 	}
-	nc, err := nats.Connect(serverURL, nats.Name("simvis host "+name), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
+	if f.consumers <= 0 || f.replicas < 0 || f.replicas > 5 || f.replicas > 1 && f.url == "" {
+		if srv != nil {
+			srv.Close()
+		}
+		if f.consumers <= 0 {
+			return nil, "", nil, usagef("--max-consumers %d: want at least 1", f.consumers)
+		}
+		if f.replicas > 1 && f.url == "" {
+			return nil, "", nil, usagef("--replicas %d: the embedded server is one server; replicas need a cluster (--nats)", f.replicas)
+		}
+		return nil, "", nil, usagef("--replicas %d: want 1 to 5 (JetStream's limit), or 0 for the default", f.replicas)
+	}
+	// A cluster's servers: the host moves to another one when its own
+	// goes away (natsipc.Failover).
+	nc, err := natsipc.ConnectHost(serverURL, name)
 	if err != nil {
 		if srv != nil {
 			srv.Close()
 		}
 		return nil, "", nil, fmt.Errorf("connecting to NATS: %w", err)
 	}
-	if f.consumers <= 0 {
-		nc.Close()
-		if srv != nil {
-			srv.Close()
-		}
-		return nil, "", nil, usagef("--max-consumers %d: want at least 1", f.consumers)
-	}
-	pub, err := natsipc.Publish(h, nc, name, natsipc.Limits{Consumers: f.consumers})
+	pub, err := natsipc.Publish(h, nc, name, natsipc.Limits{Consumers: f.consumers, Replicas: f.replicas})
 	if err != nil {
 		nc.Close()
 		if srv != nil {
@@ -459,9 +467,7 @@ func (f *natsFlags) start(h *ipc.Host, shm string) (*natsipc.Publisher, string, 
 		}
 		return nil, "", nil, err
 	}
-	u, _ := url.Parse(serverURL)
-	u.User = nil // the URL printed for clients carries no secret
-	u.Path = "/" + name
+	clientURL, _ := natsipc.ClientURL(serverURL, name) // without secrets
 	cleanup := func() {
 		pub.Close()
 		nc.Close()
@@ -469,7 +475,7 @@ func (f *natsFlags) start(h *ipc.Host, shm string) (*natsipc.Publisher, string, 
 			srv.Close()
 		}
 	}
-	return pub, u.String(), cleanup, nil
+	return pub, clientURL, cleanup, nil
 }
 
 // publisher publishes frames on the sensor's subject. A frame the server

@@ -91,28 +91,26 @@ func Dial(rawURL string) (*Conn, error) { return DialAs(rawURL, RoleDriver) }
 // DialAs is Dial taking role r's credentials from the secrets file
 // (RoleViewer for clients that only read).
 func DialAs(rawURL string, r Role) (*Conn, error) {
-	u, err := ipc.ParseURL(rawURL)
+	servers, name, err := Servers(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("natsipc: %w", err)
 	}
-	name := strings.Trim(u.Path, "/")
 	if name == "" {
 		name = "default"
 	}
 	if !validName(name) {
-		return nil, fmt.Errorf("natsipc: scene name %q in %s: want letters, digits, '_' and '-'", name, redact(u))
+		return nil, fmt.Errorf("natsipc: scene name %q in %s: want letters, digits, '_' and '-'", name, redactServers(servers))
 	}
-	u.Path = ""
 	local := false
-	if login, ok := localLogin(u, name, r); ok {
-		u.User, local = login, true
+	if len(servers) == 1 {
+		if login, ok := localLogin(servers[0], name, r); ok {
+			servers[0].User, local = login, true
+		}
 	}
 	host, _ := os.Hostname()
-	opts := []nats.Option{
-		nats.Name(fmt.Sprintf("simvis client %s:%d", host, os.Getpid())),
-		nats.MaxReconnects(-1), nats.ReconnectWait(200 * time.Millisecond),
-		nats.Timeout(5 * time.Second),
-	}
+	// A cluster's servers: the client moves to another one of the list,
+	// or of those the cluster advertises, when its own goes away.
+	opts := append([]nats.Option{nats.Name(fmt.Sprintf("simvis client %s:%d", host, os.Getpid()))}, Failover()...)
 	if ca := os.Getenv("SIMVIS_NATS_CA"); ca != "" {
 		opts = append(opts, nats.RootCAs(ca))
 	}
@@ -125,13 +123,13 @@ func DialAs(rawURL string, r Role) (*Conn, error) {
 		go c.resnapshot()
 		go c.refollow()
 	}))
-	nc, err := nats.Connect(u.String(), opts...)
+	nc, err := nats.Connect(joinServers(servers), opts...)
 	if err != nil {
 		if errors.Is(err, nats.ErrAuthorization) && !local {
 			return nil, fmt.Errorf("natsipc: connecting to %s: %w (give the driver's or viewer's credentials in the URL, USER:PASSWORD@HOST; a host on this machine keeps them in %s, readable by its user only)",
-				redact(u), err, SecretsPath(name))
+				redactServers(servers), err, SecretsPath(name))
 		}
-		return nil, fmt.Errorf("natsipc: connecting to %s: %w", redact(u), err)
+		return nil, fmt.Errorf("natsipc: connecting to %s: %w", redactServers(servers), err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -179,12 +177,23 @@ func (c *Conn) start() error {
 	if c.rejSub, err = c.nc.Subscribe(subject(c.name, "rejected"), c.onRejected); err != nil {
 		return fmt.Errorf("natsipc: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
-	defer cancel()
-	info, err := c.follow(ctx, 1)
-	if err != nil {
-		return err
+	// On a cluster that just lost a server, JetStream may take several
+	// seconds to elect new leaders: creating the consumer times out
+	// meanwhile, and is tried again.
+	var info *jetstream.StreamInfo
+	for deadline := time.Now().Add(JetStreamPatience); ; time.Sleep(200 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+		info, err = c.follow(ctx, 1)
+		cancel()
+		if err == nil {
+			break
+		}
+		if !jsUnavailable(err) || time.Now().After(deadline) {
+			return err
+		}
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), JetStreamPatience)
+	defer cancel()
 	// Have the log as it was at connection time before returning, so that
 	// a new client sees the whole scene at once.
 	for {
@@ -197,10 +206,27 @@ func (c *Conn) start() error {
 		case n >= info.State.Msgs:
 			return nil
 		case ctx.Err() != nil:
-			return fmt.Errorf("natsipc: the change log: %d of %d records arrived in %v", n, info.State.Msgs, c.timeout)
+			return fmt.Errorf("natsipc: the change log: %d of %d records arrived in %v", n, info.State.Msgs, JetStreamPatience)
 		}
 		time.Sleep(200 * time.Microsecond)
 	}
+}
+
+// JetStreamPatience is how long a client waits for JetStream to answer
+// (a cluster electing new leaders after losing a server takes seconds)
+// before it reports the change log unavailable.
+var JetStreamPatience = 30 * time.Second
+
+// jsUnavailable tells a JetStream that does not answer now (no leader,
+// no quorum yet) from errors waiting does not cure.
+func jsUnavailable(err error) bool {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		// 503: "JetStream system temporarily unavailable", no leader yet.
+		return apiErr.Code == 503 || apiErr.Code == 408
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, nats.ErrNoResponders)
 }
 
 // follow reads the change log from record from on, with an ordered
@@ -257,7 +283,7 @@ func (c *Conn) refollow() {
 		c.consume = nil
 	}
 	c.followMu.Unlock()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(JetStreamPatience)
 	for !c.closed.Load() {
 		c.mu.Lock()
 		from := uint64(len(c.log)) + 1
@@ -553,10 +579,17 @@ func (c *Conn) ReadValues(start int, dst []float64) error {
 }
 
 // Request has the host execute one command and waits for its outcome.
+// The request carries an id (Simvis-Request-Id): when no outcome comes
+// in time (its server died with the request or the reply in flight, the
+// host is moving to another server of its cluster) it is sent again,
+// until timeout, and the host executes it once and answers every copy.
+// A request without an outcome within timeout fails with an error that
+// says it may yet be executed.
 func (c *Conn) Request(xml string, timeout time.Duration) (uint64, error) {
 	m := nats.NewMsg(subject(c.name, "request"))
 	host, _ := os.Hostname()
 	m.Header.Set(hdrClient, fmt.Sprintf("%s pid %d", host, os.Getpid()))
+	m.Header.Set(hdrRequestID, secret()[:24])
 	m.Data = []byte(xml)
 	denied, next := c.refused(m.Subject)
 	if denied != nil {
@@ -571,12 +604,47 @@ func (c *Conn) Request(xml string, timeout time.Duration) (uint64, error) {
 		case <-ctx.Done():
 		}
 	}()
-	resp, err := c.nc.RequestMsgWithContext(ctx, m)
+	var resp *nats.Msg
+	var err error
+	sent := 0
+	for wait := time.Second; ; wait = min(2*wait, 5*time.Second) {
+		try, stop := context.WithTimeout(ctx, wait)
+		resp, err = c.nc.RequestMsgWithContext(try, m)
+		stop()
+		sent++
+		if err == nil || ctx.Err() != nil {
+			break
+		}
+		if denied, _ := c.refused(m.Subject); denied != nil {
+			return 0, denied
+		}
+		if errors.Is(err, nats.ErrNoResponders) {
+			// Nobody subscribed: a host between two servers of its
+			// cluster, or none at all (silent for 2 s: Check says so).
+			if cerr := c.Check(); cerr != nil {
+				return 0, c.noHost(err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
+			break
+		}
+		if cerr := c.Check(); errors.Is(cerr, ipc.ErrHostStopped) || errors.Is(cerr, ipc.ErrHostReplaced) {
+			return 0, cerr
+		}
+	}
 	if err != nil {
 		if denied, _ := c.refused(m.Subject); denied != nil {
 			return 0, denied
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
+		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+			if sent > 1 {
+				return 0, fmt.Errorf("%w (sent %d times in %v; the host executes it at most once and may yet do so)", c.noHost(nats.ErrTimeout), sent, timeout)
+			}
 			err = nats.ErrTimeout
 		}
 		return 0, c.noHost(err)

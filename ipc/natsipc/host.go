@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,6 +32,11 @@ type Limits struct {
 	// client leaves. Durable consumers, which no simvis client makes, are
 	// removed by the host every SweepEvery.
 	Consumers int
+	// Replicas is how many servers of a cluster keep the change log
+	// (JetStream stream replicas): 0 picks 3 where the server is one of a
+	// cluster of three or more (ClusterSize), else 1. With 3, the log, and
+	// the host, survive the loss of any one server.
+	Replicas int
 }
 
 // SweepEvery is how often a host looks for durable consumers on its
@@ -76,10 +82,18 @@ type Publisher struct {
 	lostAt    time.Time // when the connection to the server was lost; zero while connected
 	lostWhy   error
 	warnedAt  time.Time   // the outage reported
+	backAt    time.Time   // reconnected (to another server of a cluster, or the same)
+	backTo    string      // the server reconnected to, for the report
 	recheck   atomic.Bool // (re)connected: check the stream survived
 	storage   jetstream.StorageType
+	replicas  int               // of the change-log stream
+	logDown   time.Time         // the change log could not be stored since; zero while it can
+	logWhy    error             // why, as first reported
 	frames    map[string]uint64 // frames published, by sensor (host goroutine)
 	published uint64            // change-log records stored in the stream
+
+	reqs     map[string]*requestState // by Simvis-Request-Id, guarded by mu
+	reqsDone []string                 // ids of answered requests, oldest first (at most rememberRequests)
 
 	filesMu sync.Mutex
 	files   map[string]map[string]bool // directory, then path: files logged commands loaded, the only ones served
@@ -92,7 +106,26 @@ func (p *Publisher) Stats() (applied, dropped uint64) { return p.applied.Load(),
 type reply struct {
 	msg  *nats.Msg
 	body requestReply
+	id   string // Simvis-Request-Id, "" without one
 }
+
+// requestState is a change request the host took, by its
+// Simvis-Request-Id: retries of a request (a client that had no outcome
+// in time, across a server's failover) wait for the outcome of the first
+// instead of executing it again, or get it at once when it is known.
+type requestState struct {
+	done    bool
+	body    requestReply
+	waiters []*nats.Msg // retries waiting for the outcome
+}
+
+// rememberRequests bounds the outcomes a host keeps for retries, and
+// maxWaiters the retries of one request that wait for its outcome.
+const (
+	rememberRequests = 4096
+	maxWaiters       = 16
+	maxRequestID     = 64
+)
 
 // Publish attaches a publisher for scene name to host h over connection
 // nc: it (re)creates the change-log stream, publishes the log so far and
@@ -134,7 +167,15 @@ func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher
 		}
 		p.outageMu.Unlock()
 	})
-	nc.SetReconnectHandler(func(*nats.Conn) { p.recheck.Store(true) })
+	nc.SetReconnectHandler(func(nc *nats.Conn) {
+		p.outageMu.Lock()
+		p.backAt, p.backTo = time.Now(), nc.ConnectedServerName()
+		if u := nc.ConnectedUrlRedacted(); u != "" {
+			p.backTo += " at " + u
+		}
+		p.outageMu.Unlock()
+		p.recheck.Store(true)
+	})
 	handlers := map[string]nats.MsgHandler{
 		"desc":     func(m *nats.Msg) { p.queue(&p.describes, m) },
 		"snapshot": func(m *nats.Msg) { p.queue(&p.snapshots, m) },
@@ -260,10 +301,65 @@ func (p *Publisher) onRequest(m *nats.Msg) {
 		respond(m, requestReply{Error: fmt.Sprintf("oversized: a request of %d bytes, at most %d", len(m.Data), MaxRequest)})
 		return
 	}
+	id := m.Header.Get(hdrRequestID)
+	if len(id) > maxRequestID {
+		respond(m, requestReply{Error: fmt.Sprintf("a %s of %d bytes, at most %d", hdrRequestID, len(id), maxRequestID)})
+		return
+	}
+	if id != "" {
+		p.mu.Lock()
+		if st := p.reqs[id]; st != nil {
+			// A retry: the request is under way or done.
+			body, done := st.body, st.done
+			if !done && len(st.waiters) < maxWaiters {
+				st.waiters = append(st.waiters, m)
+			}
+			p.mu.Unlock()
+			if done {
+				respond(m, body)
+			}
+			return
+		}
+		if p.reqs == nil {
+			p.reqs = map[string]*requestState{}
+		}
+		p.reqs[id] = &requestState{}
+		p.mu.Unlock()
+	}
 	select {
 	case p.requests <- m:
 	default:
+		if id != "" {
+			p.mu.Lock()
+			delete(p.reqs, id) // not taken: a retry may be
+			p.mu.Unlock()
+		}
 		respond(m, requestReply{Error: fmt.Sprintf("the host's request queue is full (%d pending)", p.limits.PendingRequests), Full: true})
+	}
+}
+
+// answer sends a request's outcome to its requester and to the retries
+// that wait for it, and keeps it for later retries.
+func (p *Publisher) answer(r reply) {
+	respond(r.msg, r.body)
+	if r.id == "" {
+		return
+	}
+	p.mu.Lock()
+	st := p.reqs[r.id]
+	var waiters []*nats.Msg
+	if st != nil && !st.done {
+		waiters, st.waiters = st.waiters, nil
+		st.done, st.body = true, r.body
+		p.reqsDone = append(p.reqsDone, r.id)
+		if len(p.reqsDone) > rememberRequests {
+			delete(p.reqs, p.reqsDone[0])
+			p.reqsDone = p.reqsDone[1:]
+		}
+	}
+	p.mu.Unlock()
+	for _, m := range waiters {
+		respond(m, r.body)
 	}
 }
 
@@ -306,7 +402,7 @@ func (p *Publisher) before() error {
 			if err != nil {
 				body = requestReply{Error: err.Error()}
 			}
-			p.replies = append(p.replies, reply{m, body})
+			p.replies = append(p.replies, reply{m, body, m.Header.Get(hdrRequestID)})
 		default:
 			return nil
 		}
@@ -347,13 +443,23 @@ func (p *Publisher) after() error {
 		p.mu.Unlock()
 		return nil
 	}
+	// A change log that cannot be stored (its stream has no leader for a
+	// few seconds after a cluster lost a server, or no quorum) is
+	// reported once when it starts and once when it ends, not per record
+	// or cycle.
 	if err := p.publishLog(200 * time.Millisecond); err != nil {
-		p.h.Warn("nats-log", "%v; %d change(s) wait for the next cycle", err, len(p.unpublished))
+		if p.logDown.IsZero() {
+			p.logDown, p.logWhy = time.Now(), err
+			p.h.Warn("nats-log", "the change log cannot be stored for now (%v): changes wait in the host's log, and their requesters for the outcome, until it can", err)
+		}
+	} else if !p.logDown.IsZero() {
+		p.h.Warn("nats-log-back", "the change log is stored again after %v; %d change(s) stored in all", time.Since(p.logDown).Round(time.Millisecond), p.published)
+		p.logDown, p.logWhy = time.Time{}, nil
 	}
 	if len(p.unpublished) == 0 {
 		// Outcomes go out once their commands are in the stream.
 		for _, r := range p.replies {
-			respond(r.msg, r.body)
+			p.answer(r)
 		}
 		p.replies = p.replies[:0]
 	}
@@ -428,7 +534,10 @@ func (p *Publisher) describe() describeReply {
 // createStream deletes the scene's change-log stream and creates it
 // anew, on file storage where the server offers it (a server restarted
 // with its store keeps it), else in memory; in memory on a server this
-// process embeds.
+// process embeds. On a cluster it has Limits.Replicas replicas (by
+// default 3 where the cluster has three or more servers): where the
+// default cannot be had (a server of the cluster is down), the stream
+// gets one and the host says so.
 func (p *Publisher) createStream(timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -439,21 +548,62 @@ func (p *Publisher) createStream(timeout time.Duration) error {
 		Name: streamName(p.name), Subjects: []string{subject(p.name, "log")},
 		Storage: jetstream.FileStorage, Discard: jetstream.DiscardNew,
 		MaxConsumers: p.limits.Consumers,
+		Replicas:     p.limits.Replicas,
+		// Records published twice (a retry after an acknowledgement
+		// lost in a failover) are dropped by their Nats-Msg-Id for this
+		// long; longer outages are covered by checkStream, which counts.
+		Duplicates: 10 * time.Minute,
+	}
+	auto := cfg.Replicas <= 0
+	if auto {
+		cfg.Replicas = 1
+		if ClusterSize(p.nc) >= 3 {
+			cfg.Replicas = 3
+		}
 	}
 	if _, ok := embedded.Load(p.nc.ConnectedServerId()); ok {
 		cfg.Storage = jetstream.MemoryStorage // the server lives and dies with this process
 	}
 	_, err := p.js.CreateStream(ctx, cfg)
+	if err != nil && auto && cfg.Replicas > 1 && ctx.Err() == nil {
+		why := err
+		cfg.Replicas = 1
+		if _, err = p.js.CreateStream(ctx, cfg); err == nil {
+			p.h.Warn("nats-replicas", "the change log has one replica, not 3 (%v): it does not survive the loss of its server; --replicas 3 insists", why)
+		}
+	}
 	if err != nil && ctx.Err() == nil && cfg.Storage == jetstream.FileStorage {
 		cfg.Storage = jetstream.MemoryStorage
 		_, err = p.js.CreateStream(ctx, cfg)
 	}
 	if err != nil {
-		return fmt.Errorf("natsipc: creating the change-log stream: %w", err)
+		return fmt.Errorf("natsipc: creating the change-log stream (%d replicas): %w", cfg.Replicas, err)
 	}
-	p.storage, p.published = cfg.Storage, 0
+	p.storage, p.replicas, p.published = cfg.Storage, cfg.Replicas, 0
 	return nil
 }
+
+// ClusterSize is how many servers the server nc is connected to knows in
+// its cluster: 1 for a server in no cluster, else the servers the
+// connection knows (those of its URL list and those the cluster
+// advertises to clients, INFO connect_urls), counted once per address.
+func ClusterSize(nc *nats.Conn) int {
+	if nc.ConnectedClusterName() == "" {
+		return 1
+	}
+	seen := map[string]bool{}
+	for _, s := range nc.Servers() {
+		u, err := url.Parse(s)
+		if err != nil {
+			continue
+		}
+		seen[u.Host] = true
+	}
+	return max(1, len(seen))
+}
+
+// Replicas is how many servers keep the change-log stream.
+func (p *Publisher) Replicas() int { return p.replicas }
 
 // Storage is where the server keeps the change-log stream.
 func (p *Publisher) Storage() jetstream.StorageType { return p.storage }
@@ -485,7 +635,14 @@ func (p *Publisher) checkStream() {
 		info, err = st.Info(ctx)
 	}
 	switch {
-	case err == nil && info.State.Msgs == p.published:
+	case err == nil && info.State.Msgs == info.State.LastSeq && info.State.Msgs >= p.published &&
+		info.State.Msgs-p.published <= uint64(len(p.unpublished)):
+		// Every record acknowledged is there; records after them were
+		// stored but their acknowledgements lost with the server: they
+		// are not published again.
+		extra := info.State.Msgs - p.published
+		p.unpublished = p.unpublished[extra:]
+		p.published += extra
 	case err == nil || errors.Is(err, jetstream.ErrStreamNotFound):
 		// Gone or short: the host's own log has every record.
 		lost := p.published
@@ -509,10 +666,14 @@ func (p *Publisher) checkStream() {
 	}
 	p.recheck.Store(false)
 	p.outageMu.Lock()
+	backAt, backTo := p.backAt, p.backTo
 	p.lostAt, p.warnedAt = time.Time{}, time.Time{}
 	p.outageMu.Unlock()
+	if backAt.Before(lostAt) {
+		backAt = time.Now()
+	}
 	if !lostAt.IsZero() {
-		p.h.Warn("nats-back", "the NATS server is back after %v; the change-log stream is %s", time.Since(lostAt).Round(time.Millisecond), what)
+		p.h.Warn("nats-back", "the NATS server is back after %v (%s); the change-log stream is %s", backAt.Sub(lostAt).Round(time.Millisecond), backTo, what)
 	} else if what != "intact" {
 		p.h.Warn("nats-back", "the change-log stream was %s", what)
 	}
@@ -545,11 +706,21 @@ func (p *Publisher) publishLog(timeout time.Duration) error {
 		}
 		p.filesMu.Unlock()
 		m := logMsg(p.name, p.epoch, rec)
-		if _, err := p.js.PublishMsg(ctx, m); err != nil {
+		// A retry of a record whose acknowledgement was lost (the server
+		// died after storing it) carries the same Nats-Msg-Id: the stream
+		// acknowledges it again without storing it twice.
+		ack, err := p.js.PublishMsg(ctx, m)
+		if err != nil {
 			if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
 				p.recheck.Store(true) // the stream is gone
 			}
 			return fmt.Errorf("natsipc: publishing change %d: %w", rec.Seq, err)
+		}
+		if ack.Sequence != rec.Seq {
+			// Stream sequence i holds record i: another stream, or one
+			// that lost records. checkStream recreates it.
+			p.recheck.Store(true)
+			return fmt.Errorf("natsipc: change %d was stored as stream message %d", rec.Seq, ack.Sequence)
 		}
 		p.published++
 		p.unpublished = p.unpublished[1:]

@@ -57,20 +57,28 @@ func serve(t *testing.T, srv *natsipc.Server, limits natsipc.Limits, warnings *s
 // (with the host role's credentials).
 func serveAt(t *testing.T, serverURL, name string, limits natsipc.Limits, warnings *syncBuffer) *served {
 	t.Helper()
-	opts := ipc.HostOptions{Sizes: sizes, Rate: 500}
-	if warnings != nil {
-		opts.Warnings = warnings
-	}
-	h, err := ipc.NewHost(filepath.Join(t.TempDir(), "region"), quickstartCopy(t), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var tlsOpts []nats.Option
 	if ca := os.Getenv("SIMVIS_NATS_CA"); ca != "" {
 		tlsOpts = append(tlsOpts, nats.RootCAs(ca))
 	}
 	nc, err := nats.Connect(serverURL, append(tlsOpts, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))...)
 	if err != nil {
+		t.Fatal(err)
+	}
+	return serveConn(t, nc, name, limits, warnings)
+}
+
+// serveConn publishes a host as scene name over connection nc, which it
+// closes at the end.
+func serveConn(t *testing.T, nc *nats.Conn, name string, limits natsipc.Limits, warnings *syncBuffer) *served {
+	t.Helper()
+	opts := ipc.HostOptions{Sizes: sizes, Rate: 500}
+	if warnings != nil {
+		opts.Warnings = warnings
+	}
+	h, err := ipc.NewHost(filepath.Join(t.TempDir(), "region"), quickstartCopy(t), opts)
+	if err != nil {
+		nc.Close()
 		t.Fatal(err)
 	}
 	pub, err := natsipc.Publish(h, nc, name, limits)

@@ -26,6 +26,9 @@ const (
 	hdrFiles  = "Simvis-Files"
 	hdrChunk  = "Simvis-Chunk"
 	hdrFrame  = "Simvis-Frame"
+	// hdrRequestID names one change request across its retries: the host
+	// executes it once and answers every retry with its outcome.
+	hdrRequestID = "Simvis-Request-Id"
 )
 
 // Host states in values messages.

@@ -1,0 +1,457 @@
+package natsipc_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/ipc/natsipc"
+	"github.com/simvis/simvis/scene"
+)
+
+// natsCluster is three Debian nats-server processes clustered on loopback,
+// JetStream on each (its own store), with the shipped configuration's
+// users (nats-server.conf).
+type natsCluster struct {
+	t         *testing.T
+	bin       string
+	nodes     []*clusterNode
+	passwords map[natsipc.Role]string
+}
+
+type clusterNode struct {
+	name, dir   string
+	port, cport int
+	cmd         *exec.Cmd
+	out         *syncBuffer
+}
+
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ls []net.Listener
+	var ports []int
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	for _, l := range ls {
+		l.Close()
+	}
+	return ports
+}
+
+func startCluster(t *testing.T, n int) *natsCluster {
+	t.Helper()
+	bin, err := exec.LookPath("nats-server")
+	if err != nil {
+		if _, serr := os.Stat("/usr/sbin/nats-server"); serr != nil {
+			t.Skip("no nats-server here (Debian package nats-server; make deps)")
+		}
+		bin = "/usr/sbin/nats-server"
+	}
+	ports := freePorts(t, 2*n)
+	c := &natsCluster{t: t, bin: bin, passwords: map[natsipc.Role]string{
+		natsipc.RoleHost: "h0st-pw", natsipc.RoleDriver: "dr1ver-pw", natsipc.RoleViewer: "v1ewer-pw"}}
+	for i := 0; i < n; i++ {
+		c.nodes = append(c.nodes, &clusterNode{name: fmt.Sprintf("s%d", i+1), dir: t.TempDir(), port: ports[2*i], cport: ports[2*i+1]})
+	}
+	for i := range c.nodes {
+		c.start(i)
+	}
+	t.Cleanup(func() {
+		for i := range c.nodes {
+			c.stop(i, syscall.SIGTERM)
+		}
+	})
+	// JetStream answers once the cluster has a meta leader; every server
+	// advertises the others once the routes are up.
+	for i := range c.nodes {
+		c.waitReady(i, n)
+	}
+	return c
+}
+
+func (c *natsCluster) start(i int) {
+	c.t.Helper()
+	x := c.nodes[i]
+	var routes []string
+	for j, o := range c.nodes {
+		if j != i {
+			routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", o.cport))
+		}
+	}
+	x.cmd = exec.Command(c.bin, "-c", "nats-server.conf", "-js", "-sd", x.dir, "--server_name", x.name,
+		"-a", "127.0.0.1", "-p", strconv.Itoa(x.port),
+		"--cluster_name", "simvis-test", "--cluster", fmt.Sprintf("nats://127.0.0.1:%d", x.cport),
+		"--routes", strings.Join(routes, ","))
+	x.cmd.Env = append(os.Environ(),
+		"SIMVIS_HOST_PASSWORD="+c.passwords[natsipc.RoleHost],
+		"SIMVIS_DRIVER_PASSWORD="+c.passwords[natsipc.RoleDriver],
+		"SIMVIS_VIEWER_PASSWORD="+c.passwords[natsipc.RoleViewer])
+	x.out = &syncBuffer{}
+	x.cmd.Stdout, x.cmd.Stderr = x.out, x.out
+	if err := x.cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// waitReady waits until server i answers JetStream requests and knows n
+// servers in its cluster.
+func (c *natsCluster) waitReady(i, n int) {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var last error
+	for time.Now().Before(deadline) {
+		nc, err := nats.Connect(c.url(natsipc.RoleHost, i), nats.Timeout(time.Second))
+		if err == nil {
+			js, _ := jetstream.New(nc)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			_, err = js.AccountInfo(ctx)
+			cancel()
+			if err == nil && natsipc.ClusterSize(nc) < n {
+				err = fmt.Errorf("knows %d servers", natsipc.ClusterSize(nc))
+			}
+			nc.Close()
+			if err == nil {
+				return
+			}
+		}
+		last = err
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.t.Fatalf("server %s not ready in 30 s: %v\n%s", c.nodes[i].name, last, c.nodes[i].out.String())
+}
+
+// stop ends server i with sig (SIGKILL: as a crash) and waits for it.
+func (c *natsCluster) stop(i int, sig syscall.Signal) {
+	x := c.nodes[i]
+	if x.cmd == nil {
+		return
+	}
+	x.cmd.Process.Signal(sig)
+	x.cmd.Wait()
+	x.cmd = nil
+}
+
+// url is server i's address with role r's credentials.
+func (c *natsCluster) url(r natsipc.Role, i int) string {
+	return fmt.Sprintf("nats://%s:%s@127.0.0.1:%d", r, c.passwords[r], c.nodes[i].port)
+}
+
+// urls lists every server, credentials in the first only (Servers copies
+// them).
+func (c *natsCluster) urls(r natsipc.Role) string {
+	s := []string{c.url(r, 0)}
+	for _, x := range c.nodes[1:] {
+		s = append(s, fmt.Sprintf("127.0.0.1:%d", x.port))
+	}
+	return strings.Join(s, ",")
+}
+
+// node is the index of the server at a connection's URL.
+func (c *natsCluster) node(connected string) int {
+	u, err := url.Parse(connected)
+	if err != nil {
+		return -1
+	}
+	for i, x := range c.nodes {
+		if u.Port() == strconv.Itoa(x.port) {
+			return i
+		}
+	}
+	return -1
+}
+
+// A host on a three-server cluster, given all three URLs, keeps its
+// change log in three replicas; a driver, given only the host's server,
+// writes values at 100 Hz and sends requests one after the other while
+// that server is killed (SIGKILL). The host and the driver move to the
+// surviving servers (the driver to one the cluster advertised); every
+// request the driver saw succeed is in the stream once, at the place its
+// sequence number says, none twice; afterwards a set and a request
+// succeed, and a fresh mirror through another server rebuilds the host's
+// scene. The host reports the outage and its end once.
+func TestClusterServerKilled(t *testing.T) {
+	cl := startCluster(t, 3)
+	name := uniqueName("clu")
+	var warnings syncBuffer
+	nc, err := natsipc.ConnectHost(cl.urls(natsipc.RoleHost), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serveConn(t, nc, name, natsipc.Limits{}, &warnings)
+	if s.pub.Replicas() != 3 || s.pub.Storage() != jetstream.FileStorage {
+		t.Fatalf("change log: %d replicas in %v, want 3 in file storage", s.pub.Replicas(), s.pub.Storage())
+	}
+	victim := cl.node(nc.ConnectedUrl())
+	if victim < 0 {
+		t.Fatalf("the host is connected to %s, none of the cluster's servers", nc.ConnectedUrl())
+	}
+	// The worst case: the host's server also leads the change log's
+	// stream (its replicas elect a new leader when it dies).
+	leadOn(t, cl.url(natsipc.RoleHost, (victim+1)%3), name, cl.nodes[victim].name)
+	c, err := ipc.Dial(cl.url(natsipc.RoleDriver, victim) + "/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	yaw, err := c.Param("R_POSE", "yaw")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The driver: values at 100 Hz on one goroutine, requests one after
+	// the other on another, until told to stop.
+	var mu sync.Mutex
+	acked := map[string]uint64{} // element added -> its change-log number
+	failed := map[string]error{}
+	var order []string // acknowledged, in the order of their outcomes
+	afterKill := 0
+	var killed bool
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for v := 0; ; v++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			c.Set(yaw, float64(v%360))
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for k := 0; ; k++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			elem := fmt.Sprintf("E%d", k)
+			seq, err := c.Request(`<element type="pose" name="` + elem + `" insert_at="ROOT"/>`)
+			mu.Lock()
+			if err != nil {
+				failed[elem] = err
+			} else {
+				acked[elem] = seq
+				order = append(order, elem)
+				if killed {
+					afterKill++
+				}
+			}
+			mu.Unlock()
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	count := func() (int, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(acked), afterKill
+	}
+	waitFor := func(what string, limit time.Duration, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(limit); !ok(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				close(stop)
+				wg.Wait()
+				t.Fatalf("%s: not within %v\nhost warnings:\n%s", what, limit, warnings.String())
+			}
+		}
+	}
+	waitFor("20 requests before the kill", 20*time.Second, func() bool { n, _ := count(); return n >= 20 })
+	mu.Lock()
+	killed = true
+	mu.Unlock()
+	killedAt := time.Now()
+	cl.stop(victim, syscall.SIGKILL)
+	waitFor("20 requests after the kill", 30*time.Second, func() bool { _, n := count(); return n >= 20 })
+	t.Logf("20 requests acknowledged %v after server %s was killed", time.Since(killedAt).Round(time.Millisecond), cl.nodes[victim].name)
+	close(stop)
+	wg.Wait()
+
+	if now := cl.node(nc.ConnectedUrl()); now == victim || now < 0 {
+		t.Errorf("the host is on %s, not one of the surviving servers", nc.ConnectedUrl())
+	}
+	// A set and a request through a surviving server succeed.
+	flush := c.Conn().(interface{ Flush() error }).Flush
+	if err := c.SetConfirmed([]ipc.ValueWrite{{Index: yaw, Value: 123}}, 10*time.Second, flush); err != nil {
+		t.Fatalf("set after the failover: %v", err)
+	}
+	last, err := c.Request(`<element type="pose" name="LAST" insert_at="ROOT"/>`)
+	if err != nil {
+		t.Fatalf("request after the failover: %v", err)
+	}
+
+	// The stream: record i at stream sequence i, each once.
+	other := (victim + 1) % 3
+	vnc, err := nats.Connect(cl.url(natsipc.RoleHost, other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vnc.Close()
+	stored := streamRecords(t, vnc, name, last)
+	seen := map[string]int{}
+	for i, xml := range stored {
+		if i := strings.Index(xml, `name="`); i >= 0 {
+			n, _, _ := strings.Cut(xml[i+6:], `"`)
+			seen[n]++
+		}
+		_ = i
+	}
+	for elem, seq := range acked {
+		if seen[elem] != 1 {
+			t.Errorf("%s acknowledged as change %d is in the log %d times", elem, seq, seen[elem])
+		} else if !strings.Contains(stored[seq-1], `name="`+elem+`"`) {
+			t.Errorf("%s acknowledged as change %d; change %d is %s", elem, seq, seq, stored[seq-1])
+		}
+	}
+	for elem, err := range failed {
+		if seen[elem] > 1 {
+			t.Errorf("%s (failed: %v) is in the log %d times", elem, err, seen[elem])
+		}
+		t.Logf("a request failed, as its client saw: %s: %v (in the log: %d)", elem, err, seen[elem])
+	}
+	for i := 1; i < len(order); i++ {
+		if acked[order[i]] <= acked[order[i-1]] {
+			t.Errorf("%s acknowledged as %d after %s as %d", order[i], acked[order[i]], order[i-1], acked[order[i-1]])
+		}
+	}
+
+	// A fresh mirror through another server rebuilds the host's scene.
+	mc, err := ipc.Dial(cl.url(natsipc.RoleViewer, other) + "/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc.Close()
+	m, err := ipc.NewMirror(mc, nil, scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		err := m.Sync()
+		v, _ := m.Scene().Value("R_POSE", "yaw")
+		if err == nil && m.Applied() == last && v == 123 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the mirror is at change %d of %d, yaw %v: %v", m.Applied(), last, v, err)
+		}
+	}
+	s.pause()
+	if h, r := elementList(s.host.Scene), elementList(m.Scene()); h != r {
+		t.Errorf("host elements:\n%s\nmirror:\n%s", h, r)
+	}
+	n, _ := count()
+	t.Logf("%d requests acknowledged, %d failed; %d records in the stream", n, len(failed), len(stored))
+
+	w := warnings.String()
+	for _, want := range []string{"lost the NATS server", "the NATS server is back after"} {
+		if k := strings.Count(w, want); k != 1 {
+			t.Errorf("host warnings have %q %d times, want once:\n%s", want, k, w)
+		}
+	}
+	if k := strings.Count(w, "the change log cannot be stored"); k > 1 {
+		t.Errorf("the change log's outage reported %d times:\n%s", k, w)
+	}
+	t.Logf("host warnings:\n%s", w)
+}
+
+// streamRecords reads the change-log stream of scene name through nc,
+// checking that stream sequence i holds record i, up to record last.
+func streamRecords(t *testing.T, nc *nats.Conn, name string, last uint64) []string {
+	t.Helper()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st, err := js.Stream(ctx, "SIMVIS_"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Config.Replicas != 3 || info.State.Msgs != last || info.State.LastSeq != last {
+		t.Errorf("stream: %d replicas, %d messages, last %d; want 3 replicas, %d messages", info.Config.Replicas, info.State.Msgs, info.State.LastSeq, last)
+	}
+	var out []string
+	for seq := uint64(1); seq <= info.State.LastSeq; seq++ {
+		msg, err := st.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatalf("stream message %d: %v", seq, err)
+		}
+		if got := msg.Header.Get("Simvis-Seq"); got != strconv.FormatUint(seq, 10) {
+			t.Errorf("stream message %d holds record %s", seq, got)
+		}
+		out = append(out, string(msg.Data))
+	}
+	return out
+}
+
+// elementList is a scene's elements, one a line: name, type, where.
+func elementList(s *scene.Scene) string {
+	var b strings.Builder
+	for _, e := range s.Elements() {
+		fmt.Fprintf(&b, "%s %s %s\n", e.Name, e.Type, e.At)
+	}
+	return b.String()
+}
+
+// leadOn has the change-log stream of scene name led by server leader,
+// asking its leader to step down until it is.
+func leadOn(t *testing.T, adminURL, name, leader string) {
+	t.Helper()
+	nc, err := nats.Connect(adminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	var now string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		st, err := js.Stream(ctx, "SIMVIS_"+name)
+		var info *jetstream.StreamInfo
+		if err == nil {
+			info, err = st.Info(ctx)
+		}
+		cancel()
+		switch {
+		case err != nil || info.Cluster == nil || info.Cluster.Leader == "":
+			time.Sleep(100 * time.Millisecond)
+			continue
+		case info.Cluster.Leader == leader:
+			return
+		case info.Cluster.Leader != now:
+			now = info.Cluster.Leader
+			nc.Request("$JS.API.STREAM.LEADER.STEPDOWN.SIMVIS_"+name, nil, 2*time.Second)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the change log is led by %s, not %s, after 30 s of asking", now, leader)
+}
