@@ -35,6 +35,7 @@ type LogRecord struct {
 // what the host knows of the files its commands loaded.
 type pendingFiles struct {
 	dir, xml string
+	lo       loadOpts
 	files    []byte
 	memo     fileMemo
 }
@@ -51,18 +52,18 @@ func recordSize(source, dir, xml string, files []byte) int {
 // filesOf returns the file list of a command as the log stores it,
 // working it out (reading and hashing the files) once for the logFits and
 // appendLog of one command.
-func (r *Region) filesOf(dir, xml string) []byte {
+func (r *Region) filesOf(dir, xml string, lo loadOpts) []byte {
 	p := &r.own.files
-	if p.dir != dir || p.xml != xml {
-		p.dir, p.xml, p.files = dir, xml, encodeFiles(loadedFiles(dir, xml, &p.memo))
+	if p.dir != dir || p.xml != xml || p.lo != lo {
+		p.dir, p.xml, p.lo, p.files = dir, xml, lo, encodeFiles(loadedFiles(dir, xml, lo, &p.memo))
 	}
 	return p.files
 }
 
 // logFits reports whether a record of these strings fits the change log.
-func (r *Region) logFits(source, dir, xml string) error {
+func (r *Region) logFits(source, dir, xml string, lo loadOpts) error {
 	used, capacity := len(r.own.log), r.lay.logCap
-	if need := recordSize(source, dir, xml, r.filesOf(dir, xml)); used+need > capacity {
+	if need := recordSize(source, dir, xml, r.filesOf(dir, xml, lo)); used+need > capacity {
 		return fmt.Errorf("%w: the command needs %d bytes, %d of %d are left (start the host with a larger change log, simvis serve --log-mib)",
 			ErrLogFull, need, capacity-used, capacity)
 	}
@@ -72,12 +73,12 @@ func (r *Region) logFits(source, dir, xml string) error {
 // appendLog appends a record to the host's private log, copies it into the
 // region and then publishes it by advancing log_used, so readers never see
 // a partial record. Only the host appends.
-func (r *Region) appendLog(source, dir, xml string) (uint64, error) {
-	if err := r.logFits(source, dir, xml); err != nil {
+func (r *Region) appendLog(source, dir, xml string, lo loadOpts) (uint64, error) {
+	if err := r.logFits(source, dir, xml, lo); err != nil {
 		return 0, err
 	}
 	o := r.own
-	files := r.filesOf(dir, xml)
+	files := r.filesOf(dir, xml, lo)
 	o.files.dir, o.files.xml, o.files.files = "", "", nil
 	used := len(o.log)
 	seq := r.hget64(offLogCount) + 1

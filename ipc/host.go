@@ -174,7 +174,8 @@ func (h *Host) execute(c *scene.Command, source string) error {
 		return err
 	}
 	text := c.String()
-	if err := h.Region.logFits(source, dir, text); err != nil {
+	lo := loadOpts{confined: c.Confined, limits: h.opts.Limits.Model}
+	if err := h.Region.logFits(source, dir, text, lo); err != nil {
 		return err
 	}
 	publish := func() error {
@@ -186,7 +187,7 @@ func (h *Host) execute(c *scene.Command, source string) error {
 	if err != nil {
 		return err
 	}
-	_, err = h.Region.appendLog(source, dir, text)
+	_, err = h.Region.appendLog(source, dir, text, lo)
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -34,22 +35,39 @@ const (
 // loadedFiles lists the files a command loads: the model its file
 // attribute names, that model's external buffers and images, and the
 // models that commands embedded in it name, recursively, each hashed as it
-// is on disk now. Files outside dir are left out: a mirror cannot be
-// served them. A file that cannot be read is left out too: the command's
-// own execution reports it.
-func loadedFiles(dir, command string, memo *fileMemo) []FileHash {
-	w := &fileWalker{dir: dir, seen: map[string]bool{}, memo: memo}
+// is on disk now; for a model of another format (a URDF, an OBJ, a Collada
+// file) every file its load reads (models.Model.Files: a URDF's meshes,
+// their materials, the package.xml that makes its own package). Files
+// outside dir are left out: a mirror cannot be served them (a package
+// found through the search path outside the scene's directory resolves on
+// the mirror through its own). A file that cannot be read is left out too:
+// the command's own execution reports it. A confined command's models
+// (a request's) are loaded confined to dir, as its execution loads them.
+func loadedFiles(dir, command string, lo loadOpts, memo *fileMemo) []FileHash {
+	w := &fileWalker{dir: dir, seen: map[string]bool{}, memo: memo, lo: lo}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		w.realDir = real
+	}
 	for _, f := range fileAttrs(command) {
 		w.model(filepath.ToSlash(f), 0)
 	}
 	return w.out
 }
 
+// loadOpts are how a command's models load: confined to the command's
+// directory or not, within the host's per-model limits.
+type loadOpts struct {
+	confined bool
+	limits   models.Limits
+}
+
 type fileWalker struct {
-	dir  string
-	seen map[string]bool
-	out  []FileHash
-	memo *fileMemo
+	dir     string
+	realDir string // dir, symbolic links resolved
+	seen    map[string]bool
+	out     []FileHash
+	memo    *fileMemo
+	lo      loadOpts
 }
 
 // add hashes one file; it reports whether the file is in the list.
@@ -73,7 +91,12 @@ func (w *fileWalker) model(rel string, depth int) {
 	if depth > maxModelDepth || !w.add(rel) {
 		return
 	}
-	e, ok := w.memo.get(filepath.Join(w.dir, filepath.FromSlash(rel)), true)
+	full := filepath.Join(w.dir, filepath.FromSlash(rel))
+	if !isGLTF(rel) {
+		w.otherFormat(full)
+		return
+	}
+	e, ok := w.memo.get(full, true)
 	if !ok {
 		return
 	}
@@ -87,6 +110,40 @@ func (w *fileWalker) model(rel string, depth int) {
 		for _, f := range fileAttrs(c) {
 			w.model(joinRel(base, filepath.ToSlash(f)), depth+1)
 		}
+	}
+}
+
+func isGLTF(rel string) bool {
+	ext := strings.ToLower(path.Ext(rel))
+	return ext == ".gltf" || ext == ".glb"
+}
+
+// otherFormat adds the files a model of a format other than glTF reads
+// (its load's Model.Files) that lie inside the directory. The list is
+// remembered with the model file's identity, for the same load options.
+func (w *fileWalker) otherFormat(full string) {
+	e, ok := w.memo.get(full, false)
+	if !ok {
+		return
+	}
+	if !e.loaded || e.loadedWith != w.lo {
+		root := ""
+		if w.lo.confined {
+			root = w.dir
+		}
+		m, err := models.LoadWith(full, models.LoadOptions{Root: root, Limits: w.lo.limits})
+		if err != nil {
+			return // the command's own execution reports it
+		}
+		e.files, e.loaded, e.loadedWith = m.Files(), true, w.lo
+		w.memo.put(full, e)
+	}
+	for _, abs := range e.files {
+		r, err := filepath.Rel(w.realDir, abs)
+		if err != nil || w.realDir == "" || !filepath.IsLocal(r) {
+			continue
+		}
+		w.add(filepath.ToSlash(r))
 	}
 }
 
@@ -108,6 +165,11 @@ type memoEntry struct {
 	parsed   bool     // uris and cmds hold the model's references
 	uris     []string // buffers' and images' uris
 	cmds     []string // embedded commands
+	// For models of other formats: the files their load read (absolute,
+	// links resolved), loaded with loadedWith.
+	loaded     bool
+	loadedWith loadOpts
+	files      []string
 }
 
 // get returns the entry of the regular file at path, hashed, and with its
@@ -142,14 +204,18 @@ func (fm *fileMemo) get(path string, refs bool) (memoEntry, bool) {
 			}
 		}
 	}
+	fm.put(path, e)
+	return e, true
+}
+
+func (fm *fileMemo) put(path string, e memoEntry) {
 	if fm.m == nil {
 		fm.m = map[string]memoEntry{}
 	}
-	if len(fm.m) >= maxMemo {
+	if _, ok := fm.m[path]; !ok && len(fm.m) >= maxMemo {
 		clear(fm.m) // bounded: a scene of more distinct files starts over
 	}
 	fm.m[path] = e
-	return e, true
 }
 
 // maxMemo bounds the files a memo remembers.

@@ -116,7 +116,7 @@ func TestLogRecordsLoadedFiles(t *testing.T) {
 func TestStaleFileRefetched(t *testing.T) {
 	hostFiles := t.TempDir() // what the host has
 	nestedModels(t, hostFiles)
-	files := loadedFiles(hostFiles, `<part file="outer.gltf" name="P" insert_at="ROOT"/>`, &fileMemo{})
+	files := loadedFiles(hostFiles, `<part file="outer.gltf" name="P" insert_at="ROOT"/>`, loadOpts{}, &fileMemo{})
 	if len(files) != 3 {
 		t.Fatalf("files %v", files)
 	}
