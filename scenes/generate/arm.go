@@ -7,10 +7,11 @@ import (
 	"github.com/simvis/simvis/models"
 )
 
-// armMeshes are the STL meshes of the example URDF robot (scenes/arm), a
+// armMeshes are the meshes of the example URDF robot (scenes/arm), a
 // mobile manipulator: a base on wheels, a four-joint arm, a two-finger
 // gripper and a mast for a 3D lidar. Each mesh is in its link's frame, in
-// meters; STL keeps no colours (the URDF's materials give them).
+// meters; written as binary STL, which keeps no colours (the URDF's
+// materials give them), or as Collada (.dae) with its own colours.
 func armMeshes() map[string]*models.Model {
 	one := func(name string, parts ...func(m *models.Model)) *models.Model {
 		m := models.NewModel(name)
@@ -42,8 +43,11 @@ func armMeshes() map[string]*models.Model {
 		"forearm.stl": one("forearm",
 			node(at(0, 0, 0.15), models.Box("forearm", 0.055, 0.055, 0.3, white)),
 			node(at(0, 0, 0.3).Mul4(roll), models.Cylinder("wrist_hub", 0.04, 0.08, 32, white))),
-		"hand.stl": one("hand",
-			node(at(0, 0, 0.03), models.Box("palm", 0.1, 0.04, 0.06, white))),
+		// The hand is Collada (colladaBytes: y up, millimetres), coloured
+		// by its own materials: a steel palm on a dark wrist flange.
+		"hand.dae": one("hand",
+			node(at(0, 0, 0.03), models.Box("palm", 0.1, 0.04, 0.06, [4]float32{0.6, 0.62, 0.65, 1})),
+			node(at(0, 0, 0.004).Mul4(mgl64.HomogRotate3DZ(mgl64.DegToRad(15))), models.Cylinder("flange", 0.035, 0.008, 24, [4]float32{0.2, 0.2, 0.22, 1}))),
 		"finger.stl": one("finger", node(at(0, 0, 0.04), models.Box("finger", 0.015, 0.02, 0.08, white))),
 		"mast.stl": one("mast",
 			node(at(0, 0, 0.2), models.Cylinder("mast", 0.025, 0.4, 24, white)),

@@ -1,5 +1,5 @@
 // Command generate writes the glTF assets of the bundled example scenes, and
-// the STL meshes of the example URDF robot (scenes/arm), from code, so they
+// the STL and Collada meshes of the example URDF robot (scenes/arm), from code, so they
 // are reproducible and reviewable:
 //
 //	go run ./scenes/generate [-o scenes]
@@ -56,8 +56,11 @@ func write(dir string) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		data, err := stlBytes(m)
-		if err != nil {
+		var data []byte
+		var err error
+		if filepath.Ext(name) == ".dae" {
+			data = colladaBytes(m)
+		} else if data, err = stlBytes(m); err != nil {
 			return err
 		}
 		if err := os.WriteFile(path, data, 0o644); err != nil {
