@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,11 +136,15 @@ func TestRecordROS2BagEveryBundledScene(t *testing.T) {
 				t.Errorf("messages from %s to %s ns, want 0 to 1e8", c.Start, c.End)
 			}
 			if name == "arm" {
-				// Known gap (issue 25 report): the recorder attaches the files
-				// a glTF pulls in, not a URDF's package:// meshes and
-				// package.xml, so play cannot rebuild a URDF part yet.
-				t.Log("arm: play of a URDF scene not checked: the recorder does not attach URDF meshes yet")
-				return
+				// A URDF part's files (Model.Files) are attached: the URDF,
+				// the package.xml that makes package://simvis_arm its own
+				// package, and its STL and Collada meshes.
+				_, names := goCountsAttachments(t, file)
+				for _, want := range []string{"arm/urdf/arm.urdf", "arm/package.xml", "arm/meshes/base.stl", "arm/meshes/hand.dae", "quickstart/world.gltf"} {
+					if !slices.Contains(strings.Fields(names), want) {
+						t.Errorf("attachments %s lack %s", names, want)
+					}
+				}
 			}
 			code, out, errOut = simvis(t, "play", file, "--no-nats", "--fast", "--shm", fmt.Sprintf("bag-%s-%d", name, os.Getpid()))
 			if code != 0 || !strings.Contains(out, "played to 0.100 s") {

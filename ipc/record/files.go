@@ -15,7 +15,9 @@ const maxModelDepth = 16
 
 // modelFiles lists the files a command loads, relative to its directory
 // (slash-separated): the model its file attribute names, a .gltf's external
-// buffers and images, and the files of commands embedded in the model,
+// buffers and images, every file a model of another format read
+// (models.Model.Files: a URDF's meshes and the package.xml of its own
+// package, an OBJ's MTL), and the files of commands embedded in the model,
 // recursively. A confined command's files (a request's) must lie in its
 // directory; a command of the scene file the user started may name files
 // anywhere (paths with "..", which the recording's base directory then
@@ -71,6 +73,33 @@ func modelFiles(c *scene.Command, limits models.Limits) ([]string, error) {
 		m, err := models.LoadWith(full, models.LoadOptions{Root: root, Limits: limits})
 		if err != nil {
 			return err
+		}
+		if ext := strings.ToLower(path.Ext(rel)); ext != ".gltf" && ext != ".glb" {
+			// Another format (URDF, OBJ, Collada...): every file its load
+			// read (a URDF's meshes, their materials, the package.xml of
+			// its own package), relative to the command's directory.
+			dir, err := filepath.EvalSymlinks(c.Dir)
+			if err != nil {
+				return err
+			}
+			dir, err = filepath.Abs(dir)
+			if err != nil {
+				return err
+			}
+			for _, f := range m.Files() {
+				r, err := filepath.Rel(dir, f)
+				if err != nil {
+					return fmt.Errorf("%s: file %s: %w", rel, f, err)
+				}
+				r = filepath.ToSlash(r)
+				if confined && !filepath.IsLocal(filepath.FromSlash(r)) {
+					return fmt.Errorf("%s: file %s is outside the command's directory %s", rel, f, c.Dir)
+				}
+				if !seen[r] {
+					seen[r] = true
+					out = append(out, r)
+				}
+			}
 		}
 		for _, ec := range m.Commands {
 			cmd, err := scene.ParseCommand(ec.XML, rel, "")

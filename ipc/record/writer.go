@@ -145,14 +145,14 @@ type Writer struct {
 	cycleStamp ros2.Time
 	inCycle    bool
 
-	path              string
-	order             []topicInfo // channels in the order written
-	firstLog          uint64      // the first message's log time
-	messages          uint64
-	files             map[*scene.Command][]string // modelFiles of the commands not yet recorded
-	tfSent            map[string]mgl64.Mat4       // each moving edge as last written on /tf, by child
-	tfStamp           uint64                      // log time of the last /tf message
-	tfPending         []ros2.Transform            // the moving edges as of the cycle, for a frame's stamp
+	path      string
+	order     []topicInfo // channels in the order written
+	firstLog  uint64      // the first message's log time
+	messages  uint64
+	files     map[*scene.Command][]string // modelFiles of the commands not yet recorded
+	tfSent    map[string]mgl64.Mat4       // each moving edge as last written on /tf, by child
+	tfStamp   uint64                      // log time of the last /tf message
+	tfPending []ros2.Transform            // the moving edges as of the cycle, for a frame's stamp
 }
 
 type topicInfo struct {
@@ -516,6 +516,14 @@ func mediaType(name string) string {
 		return "image/png"
 	case ".jpg", ".jpeg":
 		return "image/jpeg"
+	case ".stl":
+		return "model/stl"
+	case ".obj":
+		return "model/obj"
+	case ".dae":
+		return "model/vnd.collada+xml"
+	case ".urdf", ".xml":
+		return "application/xml"
 	}
 	return "application/octet-stream"
 }
