@@ -249,7 +249,12 @@ func (c *Conn) follow(ctx context.Context, from uint64) (*jetstream.StreamInfo, 
 	if err != nil {
 		return nil, fmt.Errorf("natsipc: following the change log: %w", err)
 	}
-	cc, err := cons.Consume(c.onLog, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+	// Heartbeats every second: a consumer lost with its server (on a
+	// cluster, the consumer lives on the stream's leader, which need not
+	// be this client's server) is noticed within 2 s and the ordered
+	// consumer made again from the next record (by default, only after
+	// a minute).
+	cc, err := cons.Consume(c.onLog, jetstream.PullExpiry(5*time.Second), jetstream.PullHeartbeat(time.Second), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 		if errors.Is(err, jetstream.ErrNoHeartbeat) || errors.Is(err, nats.ErrConnectionReconnecting) {
 			return // the server is away: the reconnection follows again
 		}

@@ -186,7 +186,10 @@ func (c *natsCluster) node(connected string) int {
 // request the driver saw succeed is in the stream once, at the place its
 // sequence number says, none twice; afterwards a set and a request
 // succeed, and a fresh mirror through another server rebuilds the host's
-// scene. The host reports the outage and its end once.
+// scene. Then the killed server comes back with its store and the host's
+// new server is killed: the same again, and the first mirror, whose
+// server may be the one killed, catches up too. The host reports each
+// outage and its end once.
 func TestClusterServerKilled(t *testing.T) {
 	cl := startCluster(t, 3)
 	name := uniqueName("clu")
@@ -217,171 +220,199 @@ func TestClusterServerKilled(t *testing.T) {
 	}
 
 	// The driver: values at 100 Hz on one goroutine, requests one after
-	// the other on another, until told to stop.
+	// the other on another, while a server is killed.
 	var mu sync.Mutex
 	acked := map[string]uint64{} // element added -> its change-log number
 	failed := map[string]error{}
 	var order []string // acknowledged, in the order of their outcomes
+	k := 0
 	afterKill := 0
-	var killed bool
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for v := 0; ; v++ {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
+	drive := func(kill func()) {
+		t.Helper()
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			tick := time.NewTicker(10 * time.Millisecond)
+			defer tick.Stop()
+			for v := 0; ; v++ {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+				c.Set(yaw, float64(v%360))
 			}
-			c.Set(yaw, float64(v%360))
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		for k := 0; ; k++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			elem := fmt.Sprintf("E%d", k)
-			seq, err := c.Request(`<element type="pose" name="` + elem + `" insert_at="ROOT"/>`)
-			mu.Lock()
-			if err != nil {
-				failed[elem] = err
-			} else {
-				acked[elem] = seq
-				order = append(order, elem)
-				if killed {
+		}()
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				k++
+				elem := fmt.Sprintf("E%d", k)
+				seq, err := c.Request(`<element type="pose" name="` + elem + `" insert_at="ROOT"/>`)
+				mu.Lock()
+				if err != nil {
+					failed[elem] = err
+				} else {
+					acked[elem] = seq
+					order = append(order, elem)
 					afterKill++
 				}
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond)
 			}
-			mu.Unlock()
-			time.Sleep(20 * time.Millisecond)
+		}()
+		waitFor := func(what string, limit time.Duration) {
+			t.Helper()
+			for deadline := time.Now().Add(limit); ; time.Sleep(20 * time.Millisecond) {
+				mu.Lock()
+				n := afterKill
+				mu.Unlock()
+				if n >= 10 {
+					return
+				}
+				if time.Now().After(deadline) {
+					close(stop)
+					wg.Wait()
+					t.Fatalf("%s: not within %v\nhost warnings:\n%s", what, limit, warnings.String())
+				}
+			}
 		}
-	}()
-	count := func() (int, int) {
+		waitFor("10 requests before the kill", 20*time.Second)
+		mu.Lock()
+		afterKill = 0
+		mu.Unlock()
+		killedAt := time.Now()
+		kill()
+		waitFor("10 requests after the kill", 30*time.Second)
+		t.Logf("10 requests acknowledged %v after the kill", time.Since(killedAt).Round(time.Millisecond))
+		close(stop)
+		wg.Wait()
+	}
+	// check: a set and a request through a surviving server succeed; the
+	// stream holds every acknowledged request once, where its number
+	// says; mirror m catches up and rebuilds the host's scene.
+	check := func(round int, via int, m *ipc.Mirror) {
+		t.Helper()
+		want := float64(100 + round)
+		flush := c.Conn().(interface{ Flush() error }).Flush
+		if err := c.SetConfirmed([]ipc.ValueWrite{{Index: yaw, Value: want}}, 10*time.Second, flush); err != nil {
+			t.Fatalf("round %d: set after the failover: %v", round, err)
+		}
+		last, err := c.Request(fmt.Sprintf(`<element type="pose" name="LAST%d" insert_at="ROOT"/>`, round))
+		if err != nil {
+			t.Fatalf("round %d: request after the failover: %v", round, err)
+		}
+		stored := streamRecords(t, cl.url(natsipc.RoleHost, via), name, last)
+		seen := map[string]int{}
+		for _, xml := range stored {
+			if i := strings.Index(xml, `name="`); i >= 0 {
+				n, _, _ := strings.Cut(xml[i+6:], `"`)
+				seen[n]++
+			}
+		}
 		mu.Lock()
 		defer mu.Unlock()
-		return len(acked), afterKill
-	}
-	waitFor := func(what string, limit time.Duration, ok func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(limit); !ok(); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				close(stop)
-				wg.Wait()
-				t.Fatalf("%s: not within %v\nhost warnings:\n%s", what, limit, warnings.String())
+		for elem, seq := range acked {
+			if seen[elem] != 1 {
+				t.Errorf("round %d: %s acknowledged as change %d is in the log %d times", round, elem, seq, seen[elem])
+			} else if !strings.Contains(stored[seq-1], `name="`+elem+`"`) {
+				t.Errorf("round %d: %s acknowledged as change %d; change %d is %s", round, elem, seq, seq, stored[seq-1])
 			}
 		}
-	}
-	waitFor("20 requests before the kill", 20*time.Second, func() bool { n, _ := count(); return n >= 20 })
-	mu.Lock()
-	killed = true
-	mu.Unlock()
-	killedAt := time.Now()
-	cl.stop(victim, syscall.SIGKILL)
-	waitFor("20 requests after the kill", 30*time.Second, func() bool { _, n := count(); return n >= 20 })
-	t.Logf("20 requests acknowledged %v after server %s was killed", time.Since(killedAt).Round(time.Millisecond), cl.nodes[victim].name)
-	close(stop)
-	wg.Wait()
-
-	if now := cl.node(nc.ConnectedUrl()); now == victim || now < 0 {
-		t.Errorf("the host is on %s, not one of the surviving servers", nc.ConnectedUrl())
-	}
-	// A set and a request through a surviving server succeed.
-	flush := c.Conn().(interface{ Flush() error }).Flush
-	if err := c.SetConfirmed([]ipc.ValueWrite{{Index: yaw, Value: 123}}, 10*time.Second, flush); err != nil {
-		t.Fatalf("set after the failover: %v", err)
-	}
-	last, err := c.Request(`<element type="pose" name="LAST" insert_at="ROOT"/>`)
-	if err != nil {
-		t.Fatalf("request after the failover: %v", err)
-	}
-
-	// The stream: record i at stream sequence i, each once.
-	other := (victim + 1) % 3
-	vnc, err := nats.Connect(cl.url(natsipc.RoleHost, other))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vnc.Close()
-	stored := streamRecords(t, vnc, name, last)
-	seen := map[string]int{}
-	for i, xml := range stored {
-		if i := strings.Index(xml, `name="`); i >= 0 {
-			n, _, _ := strings.Cut(xml[i+6:], `"`)
-			seen[n]++
+		for elem, err := range failed {
+			if seen[elem] > 1 {
+				t.Errorf("round %d: %s (failed: %v) is in the log %d times", round, elem, err, seen[elem])
+			}
 		}
-		_ = i
-	}
-	for elem, seq := range acked {
-		if seen[elem] != 1 {
-			t.Errorf("%s acknowledged as change %d is in the log %d times", elem, seq, seen[elem])
-		} else if !strings.Contains(stored[seq-1], `name="`+elem+`"`) {
-			t.Errorf("%s acknowledged as change %d; change %d is %s", elem, seq, seq, stored[seq-1])
+		for i := 1; i < len(order); i++ {
+			if acked[order[i]] <= acked[order[i-1]] {
+				t.Errorf("round %d: %s acknowledged as %d after %s as %d", round, order[i], acked[order[i]], order[i-1], acked[order[i-1]])
+			}
 		}
-	}
-	for elem, err := range failed {
-		if seen[elem] > 1 {
-			t.Errorf("%s (failed: %v) is in the log %d times", elem, err, seen[elem])
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			err := m.Sync()
+			v, _ := m.Scene().Value("R_POSE", "yaw")
+			if err == nil && m.Applied() == last && v == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the mirror is at change %d of %d, yaw %v: %v", round, m.Applied(), last, v, err)
+			}
 		}
-		t.Logf("a request failed, as its client saw: %s: %v (in the log: %d)", elem, err, seen[elem])
-	}
-	for i := 1; i < len(order); i++ {
-		if acked[order[i]] <= acked[order[i-1]] {
-			t.Errorf("%s acknowledged as %d after %s as %d", order[i], acked[order[i]], order[i-1], acked[order[i-1]])
+		s.pause()
+		defer s.resume()
+		if h, r := elementList(s.host.Scene), elementList(m.Scene()); h != r {
+			t.Errorf("round %d: host elements:\n%s\nmirror:\n%s", round, h, r)
 		}
+		t.Logf("round %d: %d requests acknowledged, %d failed (as their client saw); %d records in the stream", round, len(acked), len(failed), len(stored))
+	}
+	mirror := func(via int) *ipc.Mirror {
+		t.Helper()
+		mc, err := ipc.Dial(cl.url(natsipc.RoleViewer, via) + "/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { mc.Close() })
+		m, err := ipc.NewMirror(mc, nil, scene.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		return m
 	}
 
-	// A fresh mirror through another server rebuilds the host's scene.
-	mc, err := ipc.Dial(cl.url(natsipc.RoleViewer, other) + "/" + name)
-	if err != nil {
-		t.Fatal(err)
+	// Round 1: the host's server, leading the stream, is killed.
+	drive(func() { cl.stop(victim, syscall.SIGKILL) })
+	second := cl.node(nc.ConnectedUrl())
+	if second == victim || second < 0 {
+		t.Fatalf("the host is on %s, not one of the surviving servers", nc.ConnectedUrl())
 	}
-	defer mc.Close()
-	m, err := ipc.NewMirror(mc, nil, scene.Options{})
-	if err != nil {
-		t.Fatal(err)
+	third := 3 - victim - second
+	m1 := mirror(third) // a fresh mirror through another server
+	check(1, third, m1)
+
+	// Round 2: the killed server comes back with its store; then the
+	// host's new server, leading the stream, is killed too. The mirror
+	// of round 1 was on one of the two left, and a fresh one goes through
+	// the server that came back.
+	cl.start(victim)
+	cl.waitReady(victim, 3)
+	leadOn(t, cl.url(natsipc.RoleHost, third), name, cl.nodes[second].name)
+	drive(func() { cl.stop(second, syscall.SIGKILL) })
+	if now := cl.node(nc.ConnectedUrl()); now == second || now < 0 {
+		t.Fatalf("the host is on %s, not one of the surviving servers", nc.ConnectedUrl())
 	}
-	defer m.Close()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		err := m.Sync()
-		v, _ := m.Scene().Value("R_POSE", "yaw")
-		if err == nil && m.Applied() == last && v == 123 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the mirror is at change %d of %d, yaw %v: %v", m.Applied(), last, v, err)
-		}
-	}
-	s.pause()
-	if h, r := elementList(s.host.Scene), elementList(m.Scene()); h != r {
-		t.Errorf("host elements:\n%s\nmirror:\n%s", h, r)
-	}
-	n, _ := count()
-	t.Logf("%d requests acknowledged, %d failed; %d records in the stream", n, len(failed), len(stored))
+	check(2, victim, m1)
+	check(3, third, mirror(victim))
 
 	w := warnings.String()
 	for _, want := range []string{"lost the NATS server", "the NATS server is back after"} {
-		if k := strings.Count(w, want); k != 1 {
-			t.Errorf("host warnings have %q %d times, want once:\n%s", want, k, w)
+		if k := strings.Count(w, want); k != 2 {
+			t.Errorf("host warnings have %q %d times, want once per kill (2):\n%s", want, k, w)
 		}
 	}
-	if k := strings.Count(w, "the change log cannot be stored"); k > 1 {
-		t.Errorf("the change log's outage reported %d times:\n%s", k, w)
+	if k := strings.Count(w, "the change log cannot be stored"); k > 2 {
+		t.Errorf("the change log's outage reported %d times, want at most once per kill:\n%s", k, w)
 	}
 	t.Logf("host warnings:\n%s", w)
 }
 
 // streamRecords reads the change-log stream of scene name through nc,
 // checking that stream sequence i holds record i, up to record last.
-func streamRecords(t *testing.T, nc *nats.Conn, name string, last uint64) []string {
+func streamRecords(t *testing.T, serverURL string, name string, last uint64) []string {
 	t.Helper()
+	nc, err := nats.Connect(serverURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)

@@ -170,8 +170,8 @@ func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher
 	nc.SetReconnectHandler(func(nc *nats.Conn) {
 		p.outageMu.Lock()
 		p.backAt, p.backTo = time.Now(), nc.ConnectedServerName()
-		if u := nc.ConnectedUrlRedacted(); u != "" {
-			p.backTo += " at " + u
+		if a := nc.ConnectedAddr(); a != "" {
+			p.backTo += " at " + a
 		}
 		p.outageMu.Unlock()
 		p.recheck.Store(true)

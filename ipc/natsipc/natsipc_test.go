@@ -42,10 +42,11 @@ func quickstartCopy(t *testing.T) string {
 // served is a host published over an embedded NATS server, cycling every
 // 2 ms on its own goroutine until stopped.
 type served struct {
-	host  *ipc.Host
-	pub   *natsipc.Publisher
-	pause func() // stops cycling; the host's scene may then be read
-	stop  func() // stops and closes everything (the scene's values go with the region)
+	host   *ipc.Host
+	pub    *natsipc.Publisher
+	pause  func() // stops cycling; the host's scene may then be read
+	resume func() // cycles again after pause
+	stop   func() // stops and closes everything (the scene's values go with the region)
 }
 
 func serve(t *testing.T, srv *natsipc.Server, limits natsipc.Limits, warnings *syncBuffer) *served {
@@ -85,9 +86,25 @@ func serveConn(t *testing.T, nc *nats.Conn, name string, limits natsipc.Limits, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	pause := testkit.Loop(t, h.Cycle, 2*time.Millisecond)
+	var loopMu sync.Mutex
+	stopLoop := testkit.Loop(t, h.Cycle, 2*time.Millisecond)
+	pause := func() {
+		loopMu.Lock()
+		defer loopMu.Unlock()
+		if stopLoop != nil {
+			stopLoop()
+			stopLoop = nil
+		}
+	}
+	resume := func() {
+		loopMu.Lock()
+		defer loopMu.Unlock()
+		if stopLoop == nil {
+			stopLoop = testkit.Loop(t, h.Cycle, 2*time.Millisecond)
+		}
+	}
 	var once sync.Once
-	s := &served{host: h, pub: pub, pause: pause, stop: func() {
+	s := &served{host: h, pub: pub, pause: pause, resume: resume, stop: func() {
 		once.Do(func() {
 			pause()
 			pub.Close()
