@@ -519,6 +519,9 @@ func (c *colladaDoc) prims(g *xnode) (prims []colladaPrim, vertices *xnode, tris
 				if k < 3 {
 					return nil, nil, 0, c.errf(el, "a polygon of %d corners (want at least 3)", k)
 				}
+				if k > corners { // also keeps the sum from overflowing
+					return nil, nil, 0, c.errf(el, "a polygon of %d corners, more than the %d <p> gives", k, corners)
+				}
 				sum += k
 				tris += int64(k - 2)
 			}

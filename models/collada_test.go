@@ -249,6 +249,7 @@ func TestColladaRefusals(t *testing.T) {
 		{"nan", daeDoc(``, strings.Replace(geo, ">-1 ", ">nan ", 1), inst), `line 5: <float_array>: value 1, "nan", is not a finite number`},
 		{"index", daeDoc(``, strings.Replace(geo, "<p>0 2 3 1 ", "<p>0 2 3 8 ", 1), inst), `line 8: <polylist>: position index 8 of 8 positions`},
 		{"vcount", daeDoc(``, strings.Replace(geo, "<vcount>4 ", "<vcount>5 ", 1), inst), `line 8: <polylist>: the polygons count 25 corners, <p> gives 24`},
+		{"huge", daeDoc(``, strings.Replace(geo, "<vcount>4 ", "<vcount>9223372036854775807 ", 1), inst), `line 8: <polylist>: a polygon of 9223372036854775807 corners, more than the 24 <p> gives`},
 		{"loop", daeDoc(``, geo, `<node id="n"><instance_node url="#n"/></node>`), `line 10: <node>: nodes nest more than 64 deep (instance_node loops?)`},
 		{"root", `<collada/>`, `line 1: root element <collada>, want <COLLADA>`},
 		{"syntax", `<COLLADA><asset></COLLADA>`, `XML syntax error on line 1: element <asset> closed by </COLLADA>`},
