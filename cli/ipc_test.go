@@ -319,7 +319,7 @@ func TestIPCUsageErrors(t *testing.T) {
 		{[]string{"mirror", "-o", dir, "--frames", "0"}, 2, "--frames 0: want 1 to 1000000"},
 		{[]string{"mirror", "-o", dir, "--from", "0 0 1 0 0 0", "--sensor", "CAM"}, 2, "--from and --sensor exclude each other"},
 		{[]string{"bench-ipc", "--rate", "0"}, 2, "--rate 0: want 1 to 10000 cycles per second"},
-		{[]string{"elements", "--connect", "nats://127.0.0.1:1/a.b"}, 1, `scene name "a.b" in nats://127.0.0.1:1/a.b: want letters, digits`},
+		{[]string{"elements", "--connect", "nats://127.0.0.1:1/a.b"}, 1, `scene name "a.b" in nats://127.0.0.1:1: want letters, digits`},
 	} {
 		code, _, errOut := simvis(t, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {

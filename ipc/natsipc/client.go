@@ -268,12 +268,20 @@ func (c *Conn) follow(ctx context.Context, from uint64) (*jetstream.StreamInfo, 
 	}
 	c.followMu.Lock()
 	if c.consume != nil {
-		c.consume.Stop()
+		stopConsuming(c.consume)
 	}
 	c.consume = cc
 	c.followMu.Unlock()
 	return info, nil
 }
+
+// stopConsuming stops a consumer of the change log without waiting for
+// it: an ordered consumer that missed its heartbeat holds its lock while
+// it tries to make itself anew on a server that may be out of reach (a
+// cut link), and a mirror stopping it to reopen would hang with it. Its
+// deliveries after this point go to a log the client no longer reads from
+// it (follow starts the next one from the records it has).
+func stopConsuming(cc jetstream.ConsumeContext) { go cc.Stop() }
 
 // refollow follows the change log again from the next record after the
 // server came back, trying for 30 s before it reports the log broken.
@@ -284,7 +292,7 @@ func (c *Conn) refollow() {
 	defer c.refollowing.Store(false)
 	c.followMu.Lock()
 	if c.consume != nil {
-		c.consume.Stop()
+		stopConsuming(c.consume)
 		c.consume = nil
 	}
 	c.followMu.Unlock()
@@ -462,7 +470,7 @@ func (c *Conn) Reopen() error {
 func (c *Conn) stopFollowing() {
 	c.followMu.Lock()
 	if c.consume != nil {
-		c.consume.Stop()
+		stopConsuming(c.consume)
 		c.consume = nil
 	}
 	c.followMu.Unlock()
