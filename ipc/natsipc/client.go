@@ -255,9 +255,14 @@ func (c *Conn) follow(ctx context.Context, from uint64) (*jetstream.StreamInfo, 
 	// consumer made again from the next record (by default, only after
 	// a minute).
 	cc, err := cons.Consume(c.onLog, jetstream.PullExpiry(5*time.Second), jetstream.PullHeartbeat(time.Second), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-		if errors.Is(err, jetstream.ErrNoHeartbeat) || errors.Is(err, nats.ErrConnectionReconnecting) {
+		if errors.Is(err, nats.ErrConnectionReconnecting) || !c.nc.IsConnected() {
 			return // the server is away: the reconnection follows again
 		}
+		// A missed heartbeat on a live connection: the consumer was lost
+		// with another server of a cluster (the stream's leader). The
+		// ordered consumer tries to make itself anew, but may hold on to
+		// the lost leader; following again from the next record does not
+		// depend on it.
 		// The consumer or its stream is gone (a server restart without
 		// its store, the host refilling the stream): follow again from
 		// the next record.
