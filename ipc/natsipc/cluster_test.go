@@ -2,6 +2,7 @@ package natsipc_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -302,8 +303,20 @@ func TestClusterServerKilled(t *testing.T) {
 		t.Helper()
 		want := float64(100 + round)
 		flush := c.Conn().(interface{ Flush() error }).Flush
-		if err := c.SetConfirmed([]ipc.ValueWrite{{Index: yaw, Value: want}}, 10*time.Second, flush); err != nil {
-			t.Fatalf("round %d: set after the failover: %v", round, err)
+		// A value write is fire and forget: one sent while the client or
+		// the host is still moving to another server may be lost, which
+		// SetConfirmed reports (no reason: not refused, not taken); a
+		// client sets it again, as simvis set's user would.
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			err := c.SetConfirmed([]ipc.ValueWrite{{Index: yaw, Value: want}}, 10*time.Second, flush)
+			var lost *ipc.RefusedError
+			if err == nil {
+				break
+			}
+			if !errors.As(err, &lost) || lost.Reason != "" || time.Now().After(deadline) {
+				t.Fatalf("round %d: set after the failover: %v", round, err)
+			}
+			t.Logf("round %d: a value write lost in the failover, set again: %v", round, err)
 		}
 		last, err := c.Request(fmt.Sprintf(`<element type="pose" name="LAST%d" insert_at="ROOT"/>`, round))
 		if err != nil {
