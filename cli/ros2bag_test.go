@@ -110,8 +110,8 @@ func TestRecordBagCheckerRefusesOldLayout(t *testing.T) {
 	}
 }
 
-// Every bundled scene's recording (capture --mcap, and serve --record for
-// MARVIN and the showcase) is a ROS 2 bag by rosbag2's and rosbags' rules,
+// Every bundled scene's recording (capture --mcap, and serve --record and
+// mirror --record for MARVIN and the showcase) is a ROS 2 bag by rosbag2's and rosbags' rules,
 // every message decodes, the statistics start at the first message (time
 // 0) and end at the last, and play rebuilds a host from it.
 func TestRecordROS2BagEveryBundledScene(t *testing.T) {
@@ -163,6 +163,25 @@ func TestRecordROS2BagEveryBundledScene(t *testing.T) {
 			c := wantBag(t, file)
 			if c.Start != "0" || c.Topics["/simvis/changes"].Count == 0 {
 				t.Errorf("start %s, topics %+v", c.Start, c.Topics)
+			}
+		})
+		t.Run("mirror-"+name, func(t *testing.T) {
+			// A mirror of a running host records what it replicates: the
+			// same bag rules, and play rebuilds a host from it.
+			shm := filepath.Join(t.TempDir(), "region")
+			startServe(t, filepath.Join(testkit.RepoRoot(), "scenes", name, "scene.xml"), "--no-nats", "--shm", shm, "--rate", "20")
+			file := filepath.Join(dir, "mirror-"+name+".mcap")
+			code, out, errOut := simvis(t, "mirror", "--shm", shm, "--record", file, "--frames", "3", "--rate", "10")
+			if code != 0 || !strings.Contains(out, "recorded") {
+				t.Fatalf("mirror exit %d:\n%s\n%s", code, out, errOut)
+			}
+			c := wantBag(t, file)
+			if c.Topics["/simvis/changes"].Count == 0 || c.Topics["/tf_static"].Count == 0 {
+				t.Errorf("topics %+v", c.Topics)
+			}
+			code, out, errOut = simvis(t, "play", file, "--no-nats", "--fast", "--shm", fmt.Sprintf("mbag-%s-%d", name, os.Getpid()))
+			if code != 0 || !strings.Contains(out, "played to") {
+				t.Errorf("play exit %d:\n%s\n%s", code, out, errOut)
 			}
 		})
 	}
