@@ -2,6 +2,7 @@ package door_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/cli"
 	_ "github.com/simvis/simvis/examples/door"
+	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 )
@@ -105,5 +107,27 @@ func TestCommandLineWithDoor(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "LAB_DOOR         door       at DOOR         start 0    open=1") {
 		t.Errorf("inspect does not list the door:\n%s", out.String())
+	}
+}
+
+// The door scene records with the door element compiled in: the file
+// passes the independent ROS 2 bag checker (internal/jstest), as every
+// other bundled scene's does in the cli tests.
+func TestDoorRecords(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "door.mcap")
+	var out, errOut bytes.Buffer
+	if code := cli.Main([]string{"capture", "../../scenes/door/scene.xml", "--frames", "2", "--mcap", file}, &out, &errOut); code != 0 {
+		t.Fatalf("capture exit %d: %s", code, errOut.String())
+	}
+	cmd := testkit.Node(t, filepath.Join(testkit.RepoRoot(), "internal", "jstest", "ros2bag_check.js"), file)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	report, err := cmd.Output()
+	var c struct {
+		OK       bool     `json:"ok"`
+		Problems []string `json:"problems"`
+	}
+	if jerr := json.Unmarshal(report, &c); jerr != nil || err != nil || !c.OK {
+		t.Fatalf("%s is not a valid ROS 2 bag: %v %v %v\n%s", file, err, jerr, c.Problems, stderr.String())
 	}
 }
