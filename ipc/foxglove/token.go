@@ -4,13 +4,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/simvis/simvis/internal/privfile"
 )
 
 // A host's driver token for local tools: a file next to the host's region
@@ -41,68 +40,19 @@ func WriteTokenFile(path string, tf TokenFile) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	for try := 0; ; try++ {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-		if err == nil {
-			_, werr := f.Write(data)
-			st, serr := f.Stat()
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr == nil {
-				werr = serr
-			}
-			if werr != nil {
-				os.Remove(path)
-				return nil, fmt.Errorf("foxglove: writing %s: %w", path, werr)
-			}
-			return func() {
-				if now, err := os.Lstat(path); err == nil && os.SameFile(now, st) {
-					os.Remove(path)
-				}
-			}, nil
-		}
-		if !errors.Is(err, os.ErrExist) || try > 0 {
-			return nil, fmt.Errorf("foxglove: %w", err)
-		}
-		if !ownFile(path, false) {
-			return nil, fmt.Errorf("foxglove: %s exists and is not a file of this user: remove it, or pick another scene name (--shm)", path)
-		}
-		if err := os.Remove(path); err != nil {
-			return nil, fmt.Errorf("foxglove: %w", err)
-		}
-	}
-}
-
-// ownFile reports whether path is a regular file of this user (and, with
-// private, readable by no one else).
-func ownFile(path string, private bool) bool {
-	st, err := os.Lstat(path)
+	st, err := privfile.Write(path, data, "remove it, or pick another scene name (--shm)")
 	if err != nil {
-		return false
+		return nil, fmt.Errorf("foxglove: %w", err)
 	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	return ok && st.Mode().IsRegular() && int(sys.Uid) == os.Getuid() && (!private || st.Mode().Perm()&0o077 == 0)
+	return func() { privfile.RemoveIfSame(path, st) }, nil
 }
 
 // ReadTokenFile reads a token file, only a regular file of this user that
 // no one else may read.
 func ReadTokenFile(path string) (TokenFile, error) {
 	var tf TokenFile
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
+	if err := privfile.ReadJSON(path, &tf); err != nil {
 		return tf, fmt.Errorf("foxglove: %w", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return tf, fmt.Errorf("foxglove: %w", err)
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || !st.Mode().IsRegular() || int(sys.Uid) != os.Getuid() || st.Mode().Perm()&0o077 != 0 {
-		return tf, fmt.Errorf("foxglove: %s is not a private file of this user", path)
-	}
-	if err := json.NewDecoder(io.LimitReader(f, 64<<10)).Decode(&tf); err != nil {
-		return tf, fmt.Errorf("foxglove: %s: %w", path, err)
 	}
 	return tf, nil
 }

@@ -4,16 +4,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
 	"os"
 	"strconv"
-	"syscall"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/simvis/simvis/internal/privfile"
 	"github.com/simvis/simvis/internal/secretcmp"
 	"github.com/simvis/simvis/ipc"
 )
@@ -138,37 +137,11 @@ func writeSecrets(path string, s secrets) (os.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	for try := 0; ; try++ {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-		if err == nil {
-			_, werr := f.Write(data)
-			st, serr := f.Stat()
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr == nil {
-				werr = serr
-			}
-			if werr != nil {
-				os.Remove(path)
-				return nil, fmt.Errorf("natsipc: writing %s: %w", path, werr)
-			}
-			return st, nil
-		}
-		if !errors.Is(err, os.ErrExist) || try > 0 {
-			return nil, fmt.Errorf("natsipc: %w", err)
-		}
-		st, lerr := os.Lstat(path)
-		if lerr != nil {
-			continue
-		}
-		if sys, ok := st.Sys().(*syscall.Stat_t); !ok || !st.Mode().IsRegular() || int(sys.Uid) != os.Getuid() {
-			return nil, fmt.Errorf("natsipc: %s exists and is not a file of this user: remove it, or pick another scene name (--name)", path)
-		}
-		if err := os.Remove(path); err != nil {
-			return nil, fmt.Errorf("natsipc: %w", err)
-		}
+	st, err := privfile.Write(path, data, "remove it, or pick another scene name (--name)")
+	if err != nil {
+		return nil, fmt.Errorf("natsipc: %w", err)
 	}
+	return st, nil
 }
 
 // localLogin returns the credentials of role r for scene name from the
@@ -183,20 +156,8 @@ func localLogin(u *url.URL, name string, r Role) (*url.Userinfo, bool) {
 	if p := u.Port(); p != "" {
 		port, _ = strconv.Atoi(p)
 	}
-	f, err := os.OpenFile(SecretsPath(name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, false
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || !st.Mode().IsRegular() || int(sys.Uid) != os.Getuid() || st.Mode().Perm()&0o077 != 0 {
-		return nil, false
-	}
 	var s secrets
-	if err := json.NewDecoder(io.LimitReader(f, 64<<10)).Decode(&s); err != nil || s.Port != port {
+	if err := privfile.ReadJSON(SecretsPath(name), &s); err != nil || s.Port != port {
 		return nil, false
 	}
 	l := s.Driver

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/simvis/simvis/internal/privfile"
 )
 
 // ServerOptions configure the NATS server a host embeds.
@@ -190,9 +191,7 @@ func (s *Server) Port() int { return s.srv.Addr().(*net.TCPAddr).Port }
 func (s *Server) Close() {
 	if s.secrets != "" {
 		// Only the file this server wrote: a later host's stays.
-		if st, err := os.Lstat(s.secrets); err == nil && os.SameFile(st, s.written) {
-			os.Remove(s.secrets)
-		}
+		privfile.RemoveIfSame(s.secrets, s.written)
 		s.secrets = ""
 	}
 	embedded.Delete(s.srv.ID())
