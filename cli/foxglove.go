@@ -16,7 +16,7 @@ import (
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/ipc/foxglove"
-	"github.com/simvis/simvis/ipc/record"
+	"github.com/simvis/simvis/record"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 	"github.com/simvis/simvis/sensors/ros2"

@@ -20,7 +20,7 @@ import (
 	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/ipc/foxglove"
-	"github.com/simvis/simvis/ipc/record"
+	"github.com/simvis/simvis/record"
 )
 
 // foxgloveScene writes a scene with the quickstart's world and robot, the

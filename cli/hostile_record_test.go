@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/foxglove/mcap/go/mcap"
-	"github.com/simvis/simvis/ipc/record"
+	"github.com/simvis/simvis/record"
 )
 
 // writeMCAP writes an unchunked MCAP file: simvis metadata, one change

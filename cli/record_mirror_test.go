@@ -13,8 +13,8 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/ipc"
-	"github.com/simvis/simvis/ipc/record"
 	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/record"
 	"github.com/simvis/simvis/scene"
 )
 

@@ -21,8 +21,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/ipc/natsipc"
-	"github.com/simvis/simvis/ipc/record"
 	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/record"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors/ros2"
 )

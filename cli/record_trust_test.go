@@ -12,8 +12,8 @@ import (
 
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/simvis/simvis/internal/testkit"
-	"github.com/simvis/simvis/ipc/record"
 	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/record"
 )
 
 // writeRecordingOf writes a zstd-chunked simvis recording: the changes

@@ -12,7 +12,7 @@ import (
 
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/simvis/simvis/internal/testkit"
-	"github.com/simvis/simvis/ipc/record"
+	"github.com/simvis/simvis/record"
 )
 
 // TestMirrorFromRecords: mirror --from renders a viewpoint instead of the

@@ -12,8 +12,8 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	_ "github.com/simvis/simvis/elements"
 	"github.com/simvis/simvis/internal/testkit"
-	"github.com/simvis/simvis/ipc/record"
 	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/record"
 	"github.com/simvis/simvis/sensors"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/foxglove/mcap/go/mcap"
-	"github.com/simvis/simvis/ipc/record"
+	"github.com/simvis/simvis/record"
 )
 
 // unchunked returns a small recording without chunks or compression, so

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/foxglove/mcap/go/mcap"
-	"github.com/simvis/simvis/ipc/record"
+	"github.com/simvis/simvis/record"
 )
 
 // labelsFile writes a recording whose /SEG/labels channel carries msgs at

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/simvis/simvis/internal/testkit"
-	"github.com/simvis/simvis/ipc/record"
+	"github.com/simvis/simvis/record"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 )
@@ -14,7 +14,7 @@ import (
 // that renders all of MARVIN's five sensors (three 361-beam scans, a
 // 640x480 camera and depth image): the cycle record (tf, values) and the
 // frames' ROS 2 encoding, compression and writing; rendering is done once,
-// outside the loop. go test -bench RecordMARVIN ./ipc/record/
+// outside the loop. go test -bench RecordMARVIN ./record/
 func BenchmarkRecordMARVINCycle(b *testing.B) {
 	for _, comp := range []string{"zstd", "lz4"} {
 		b.Run(comp, func(b *testing.B) {
