@@ -57,10 +57,9 @@ type layerKey struct {
 }
 
 type layerGraphic struct {
-	gr            *graphic.Graphic
-	mw            math32.Matrix4
-	still         bool // opaque, fixed geometry, no recent motion: may be cached
-	renderableWas bool
+	gr    *graphic.Graphic
+	mw    math32.Matrix4
+	still bool // opaque, fixed geometry, no recent motion: may be cached
 }
 
 // stillAfter is how long a mesh must not move to be drawn into the cache
