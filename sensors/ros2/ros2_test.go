@@ -56,7 +56,6 @@ type decoded struct {
 // decodeInNode decodes the messages with @foxglove/rosmsg2-serialization
 // from the schemas Schema returns.
 func decodeInNode(t *testing.T, msgs []ros2.Message) []decoded {
-	type item struct{ Topic, Type, Schema, Data string }
 	var items []map[string]string
 	for _, m := range msgs {
 		schema, err := ros2.Schema(m.Type)
