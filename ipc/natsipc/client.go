@@ -73,12 +73,12 @@ func (c *Conn) onAsyncError(_ *nats.Conn, _ *nats.Subscription, err error) {
 	}
 }
 
-// refused returns the server's refusal of subj, if any, and a channel
-// closed at the next refusal.
-func (c *Conn) refused(subj string) (error, chan struct{}) {
+// refused returns a channel closed at the next refusal and the server's
+// refusal of subj, if any.
+func (c *Conn) refused(subj string) (chan struct{}, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.denied[subj], c.deniedCh
+	return c.deniedCh, c.denied[subj]
 }
 
 // Dial connects to the host serving a scene at nats://[user:pass@|token@]host:port/NAME
@@ -574,7 +574,7 @@ func (c *Conn) Flush() error {
 	if err := c.nc.LastError(); errors.Is(err, nats.ErrPermissionViolation) && strings.Contains(err.Error(), `"`+c.setSubj+`"`) {
 		c.onAsyncError(c.nc, nil, err)
 	}
-	err, _ := c.refused(c.setSubj)
+	_, err := c.refused(c.setSubj)
 	return err
 }
 
@@ -609,7 +609,7 @@ func (c *Conn) Request(xml string, timeout time.Duration) (uint64, error) {
 	m.Header.Set(hdrClient, fmt.Sprintf("%s pid %d", host, os.Getpid()))
 	m.Header.Set(hdrRequestID, secret()[:24])
 	m.Data = []byte(xml)
-	denied, next := c.refused(m.Subject)
+	next, denied := c.refused(m.Subject)
 	if denied != nil {
 		return 0, denied
 	}
@@ -633,7 +633,7 @@ func (c *Conn) Request(xml string, timeout time.Duration) (uint64, error) {
 		if err == nil || ctx.Err() != nil {
 			break
 		}
-		if denied, _ := c.refused(m.Subject); denied != nil {
+		if _, denied := c.refused(m.Subject); denied != nil {
 			return 0, denied
 		}
 		if errors.Is(err, nats.ErrNoResponders) {
@@ -656,7 +656,7 @@ func (c *Conn) Request(xml string, timeout time.Duration) (uint64, error) {
 		}
 	}
 	if err != nil {
-		if denied, _ := c.refused(m.Subject); denied != nil {
+		if _, denied := c.refused(m.Subject); denied != nil {
 			return 0, denied
 		}
 		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
