@@ -75,8 +75,8 @@ func TestRolePermissionsExternal(t *testing.T) {
 func checkRoles(t *testing.T, name string, urlFor func(natsipc.Role) string, anonymous string) {
 	sub := func(what string) string { return "simvis." + name + "." + what }
 	type check struct {
-		subject             string
-		driver, viewer, any bool // allowed to the driver, the viewer
+		subject        string
+		driver, viewer bool // allowed to the driver, the viewer
 	}
 	pubs := []check{
 		{subject: sub("set"), driver: true},
