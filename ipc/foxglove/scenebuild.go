@@ -70,16 +70,15 @@ type sceneSnap struct {
 // sceneBuilder takes the latest job (latest wins: a job replaced before
 // the builder took it is never built) and owns the model encodings.
 type sceneBuilder struct {
-	mu       sync.Mutex
-	job      *sceneJob
-	busy     bool
-	idle     *sync.Cond
-	wake     chan struct{}
-	glb      map[glbKey]*blob
-	glbErr   map[glbKey]bool
-	byHash   map[[32]byte]*blob
-	total    int64 // bytes of the blobs in byHash
-	warnedAt map[glbKey]bool
+	mu     sync.Mutex
+	job    *sceneJob
+	busy   bool
+	idle   *sync.Cond
+	wake   chan struct{}
+	glb    map[glbKey]*blob
+	glbErr map[glbKey]bool
+	byHash map[[32]byte]*blob
+	total  int64 // bytes of the blobs in byHash
 }
 
 func (b *sceneBuilder) init() {

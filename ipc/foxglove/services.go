@@ -47,11 +47,10 @@ func (sv *service) advert() map[string]any {
 }
 
 type callRequest struct {
-	c        *client
-	svc      *service
-	callID   uint32
-	xml      string
-	received string
+	c      *client
+	svc    *service
+	callID uint32
+	xml    string
 }
 
 func (s *Server) failCall(c *client, svc, call uint32, msg string) {
