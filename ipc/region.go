@@ -138,11 +138,10 @@ type Region struct {
 // change log in use. The shared copies are only ever written from it.
 type owned struct {
 	hdr      [headerUsed]byte
-	desc     []byte // descriptor records in use
-	names    []byte // parameter-name bytes in use
-	log      []byte // change-log bytes in use
-	logCheck int    // where the next rolling check of the log starts
-	repairs  []string
+	desc     []byte       // descriptor records in use
+	names    []byte       // parameter-name bytes in use
+	log      []byte       // change-log bytes in use
+	logCheck int          // where the next rolling check of the log starts
 	files    pendingFiles // the file list logFits worked out, for appendLog (changelog.go)
 }
 
