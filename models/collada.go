@@ -36,6 +36,7 @@ func loadCollada(r *Reader, path string) (*Model, error) {
 	}
 	m, err := decodeCollada(data, path, r)
 	if err != nil {
+		//lint:ignore ST1005 a proper noun, and never the message's start: Load prefixes "models: PATH: "
 		return nil, fmt.Errorf("Collada: %w", err)
 	}
 	return m, nil

@@ -126,7 +126,6 @@ func decodeOBJ(data []byte, path string, r *Reader) (*Model, error) {
 	type group struct {
 		mat *Material
 		t   triangles
-		n   int64
 	}
 	var groups []*group
 	byMat := map[*Material]*group{}
