@@ -51,7 +51,7 @@ func TestMirrorRecordingAcrossHostRestarts(t *testing.T) {
 		t.Cleanup(func() { h.Close() })
 		return h
 	}
-	h := host(s1)
+	host(s1)
 	c, err := ipc.Open(shm)
 	if err != nil {
 		t.Fatal(err)
@@ -77,14 +77,14 @@ func TestMirrorRecordingAcrossHostRestarts(t *testing.T) {
 		}
 	}
 	cycle(0)
-	h = host(s1) // restarted with the same scene: nothing to record again
+	h := host(s1) // restarted with the same scene: nothing to record again
 	cycle(0.1)
 	if _, err := h.Execute(`<part file="box.glb" name="EXTRA" insert_at="ROOM" pose_offset="0 2 1 0 0 0"/>`, "client"); err != nil {
 		t.Fatal(err)
 	}
 	h.Cycle()
 	cycle(0.2)
-	h = host(s1) // the same file, but without the client's EXTRA
+	host(s1) // the same file, but without the client's EXTRA
 	cycle(0.3)
 	h = host(s2) // another scene
 	cycle(0.4)
