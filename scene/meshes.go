@@ -345,3 +345,20 @@ type MeshStats struct {
 	Materials  int `json:"materials"`
 	Triangles  int `json:"triangles_drawn"`
 }
+
+// MeshStats reports how much geometry the scene shares.
+func (s *Scene) MeshStats() MeshStats {
+	// Instances are counted in the graph, not the cache, so meshes of a
+	// command that failed and was undone do not count.
+	st := MeshStats{Geometries: len(s.meshes.geometries), Materials: len(s.meshes.materials)}
+	s.top.Walk(func(n *Node) error {
+		st.Instances += len(n.meshG3N)
+		if n.mesh != nil {
+			for _, p := range n.mesh.Primitives {
+				st.Triangles += len(p.Indices) / 3
+			}
+		}
+		return nil
+	})
+	return st
+}
