@@ -42,7 +42,8 @@ function encodeSet(epoch, writes) {
 
 async function main() {
   const u = new URL(serverURL);
-  const nc = await connect({ servers: `${u.hostname}:${u.port}`, user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) });
+  // Replies come to the role's inbox prefix (NATS.md, "Roles"): a driver's.
+  const nc = await connect({ servers: `${u.hostname}:${u.port}`, user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password), inboxPrefix: "_INBOX.d" });
   const out = {};
 
   // list

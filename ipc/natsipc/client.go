@@ -123,7 +123,7 @@ func DialAs(rawURL string, r Role) (*Conn, error) {
 		go c.resnapshot()
 		go c.refollow()
 	}))
-	nc, err := nats.Connect(joinServers(servers), opts...)
+	nc, err := connectInbox(joinServers(servers), r, opts)
 	if err != nil {
 		if errors.Is(err, nats.ErrAuthorization) && !local {
 			return nil, fmt.Errorf("natsipc: connecting to %s: %w (give the driver's or viewer's credentials in the URL, USER:PASSWORD@HOST; a host on this machine keeps them in %s, readable by its user only)",
@@ -142,6 +142,34 @@ func DialAs(rawURL string, r Role) (*Conn, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// connectInbox connects with role r's inbox prefix. A driver's URL may
+// carry a viewer's credentials (they read as well): the server then
+// refuses the driver's inbox, and the client connects again with the
+// viewer's, so that it reads and its writes get the server's refusal.
+func connectInbox(servers string, r Role, opts []nats.Option) (*nats.Conn, error) {
+	nc, err := nats.Connect(servers, append(opts, nats.CustomInboxPrefix(InboxPrefix(r)))...)
+	if err != nil || r == RoleViewer {
+		return nc, err
+	}
+	probe := DriverInbox + ".probe"
+	sub, err := nc.SubscribeSync(probe)
+	if err == nil {
+		// The server answers the subscription before the flush's PONG:
+		// a refusal is known once Flush returns.
+		err = nc.Flush()
+		sub.Unsubscribe()
+	}
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	if last := nc.LastError(); last == nil || !errors.Is(last, nats.ErrPermissionViolation) || !strings.Contains(last.Error(), probe) {
+		return nc, nil
+	}
+	nc.Close()
+	return nats.Connect(servers, append(opts, nats.CustomInboxPrefix(ViewerInbox))...)
 }
 
 // redact drops a URL's credentials for messages.

@@ -20,7 +20,7 @@ func TestViewerCannotPileUpConsumers(t *testing.T) {
 	natsipc.SweepEvery = 50 * time.Millisecond
 	srv := startServer(t, natsipc.ServerOptions{})
 	serve(t, srv, natsipc.Limits{Consumers: 16}, nil)
-	nc, err := nats.Connect(srv.URLFor(natsipc.RoleViewer))
+	nc, err := nats.Connect(srv.URLFor(natsipc.RoleViewer), inboxOf(srv.URLFor(natsipc.RoleViewer)))
 	if err != nil {
 		t.Fatal(err)
 	}

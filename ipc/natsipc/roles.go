@@ -31,6 +31,23 @@ const (
 	RoleViewer Role = "viewer"
 )
 
+// Inbox prefixes of the roles' clients (nats.CustomInboxPrefix; NATS.md,
+// "Roles"). Another client library logging in as a viewer or driver must
+// use its role's prefix (nats.js: the inboxPrefix option), or it gets no
+// replies.
+const (
+	ViewerInbox = "_INBOX.v"
+	DriverInbox = "_INBOX.d"
+)
+
+// InboxPrefix is the inbox prefix a client of role r uses.
+func InboxPrefix(r Role) string {
+	if r == RoleViewer {
+		return ViewerInbox
+	}
+	return DriverInbox
+}
+
 // Subjects each role may publish and subscribe to. nats-server.conf in this
 // directory holds the same lists for an external server; keep them equal.
 var (
@@ -48,8 +65,14 @@ var (
 		"$JS.API.CONSUMER.DELETE.*.*",
 		"$JS.API.CONSUMER.MSG.NEXT.*.*",
 	}
-	readSubscribe = []string{"simvis.*.values", "simvis.*.rejected", "simvis.*.sensor.>", "_INBOX.>"}
-	drivePublish  = []string{"simvis.*.set", "simvis.*.request"}
+	readSubscribe = []string{"simvis.*.values", "simvis.*.rejected", "simvis.*.sensor.>"}
+	// Replies arrive in inboxes under the role's prefix (ViewerInbox,
+	// DriverInbox): a viewer may read viewers' replies only, never a
+	// driver's (its request outcomes), which "_INBOX.>" allowed. A driver
+	// may read both: it may ask for everything a viewer may.
+	viewerSubscribe = append(append([]string{}, readSubscribe...), ViewerInbox+".>")
+	driverSubscribe = append(append([]string{}, viewerSubscribe...), DriverInbox+".>")
+	drivePublish    = []string{"simvis.*.set", "simvis.*.request"}
 	hostPublish   = []string{"simvis.>", "$JS.API.>", "_INBOX.>"}
 	hostSubscribe = []string{"simvis.>", "_INBOX.>"}
 )
@@ -67,9 +90,9 @@ func Permissions(r Role) *server.Permissions {
 	case RoleHost:
 		return allow(hostPublish, hostSubscribe)
 	case RoleDriver:
-		return allow(append(append([]string{}, drivePublish...), readPublish...), readSubscribe)
+		return allow(append(append([]string{}, drivePublish...), readPublish...), driverSubscribe)
 	default:
-		return allow(readPublish, readSubscribe)
+		return allow(readPublish, viewerSubscribe)
 	}
 }
 

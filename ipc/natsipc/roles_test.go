@@ -39,7 +39,7 @@ func (v *violations) has(what, subject string) bool {
 func roleConn(t *testing.T, url string) (*nats.Conn, *violations) {
 	t.Helper()
 	v := &violations{}
-	nc, err := nats.Connect(url, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+	nc, err := nats.Connect(url, inboxOf(url), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 		v.mu.Lock()
 		v.errs = append(v.errs, err.Error())
 		v.mu.Unlock()
@@ -49,6 +49,19 @@ func roleConn(t *testing.T, url string) (*nats.Conn, *violations) {
 	}
 	t.Cleanup(nc.Close)
 	return nc, v
+}
+
+// inboxOf is the inbox prefix option of the role a URL's user name is
+// (the servers name their users after the roles), as every client library
+// must set it to get replies (NATS.md, "Roles").
+func inboxOf(rawURL string) nats.Option {
+	switch {
+	case strings.Contains(rawURL, "//viewer:"):
+		return nats.CustomInboxPrefix(natsipc.ViewerInbox)
+	case strings.Contains(rawURL, "//driver:"):
+		return nats.CustomInboxPrefix(natsipc.DriverInbox)
+	}
+	return func(*nats.Options) error { return nil }
 }
 
 // uniqueName is a scene name no other test run uses, since secrets files
@@ -101,7 +114,13 @@ func checkRoles(t *testing.T, name string, urlFor func(natsipc.Role) string, ano
 		{subject: sub("set")},
 		{subject: sub("request")},
 		{subject: sub("file")},
-		{subject: "_INBOX.x", driver: true, viewer: true},
+		// Replies: each role's own inbox prefix, never all inboxes.
+		{subject: "_INBOX.>"},
+		{subject: "_INBOX.*.>"},
+		{subject: "_INBOX.x"},
+		{subject: natsipc.ViewerInbox + ".x", driver: true, viewer: true},
+		{subject: natsipc.DriverInbox + ".x", driver: true},
+		{subject: natsipc.DriverInbox + ".>", driver: true},
 		{subject: ">"},
 	}
 	for _, role := range []natsipc.Role{natsipc.RoleDriver, natsipc.RoleViewer} {
@@ -398,5 +417,65 @@ func TestDeliveredMessagesIgnored(t *testing.T) {
 	eventually(t, "a driver's write", func() bool { v, _ := dc.Get(yaw); return v == 33 })
 	if w := warnings.String(); strings.Contains(w, "malformed") {
 		t.Errorf("the host took delivered messages: %s", w)
+	}
+}
+
+// A viewer may not read the replies meant for drivers: subscribing to
+// every inbox, or to the drivers' ones, is refused by the server, and a
+// driver's request outcome (here a refusal and its error text) and its
+// confirmed writes reach the driver alone. A viewer's credentials in a
+// driver's URL still read (the client takes the viewer's inboxes), and
+// its writes get the server's refusal.
+func TestViewerReadsNoDriverReplies(t *testing.T) {
+	name := uniqueName("inbox")
+	srv := startServer(t, natsipc.ServerOptions{Name: name})
+	serveAt(t, srv.URL(), name, natsipc.Limits{}, nil)
+	spy, v := roleConn(t, srv.URLFor(natsipc.RoleViewer))
+	var subs []*nats.Subscription
+	for _, subj := range []string{"_INBOX.>", "_INBOX.*.>", natsipc.DriverInbox + ".>"} {
+		sub, err := spy.SubscribeSync(subj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subs = append(subs, sub)
+	}
+	spy.Flush()
+
+	dc, err := ipc.Dial(srv.URLFor(natsipc.RoleDriver) + "/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dc.Close()
+	const secret = "SECRET_TYPE_42"
+	if _, err := dc.Request(`<element type="` + secret + `" name="X" insert_at="ROBOT"/>`); err == nil || !strings.Contains(err.Error(), secret) {
+		t.Fatalf("the driver's refused request: %v", err)
+	}
+	yaw, err := dc.Param("R_POSE", "yaw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dc.SetConfirmed([]ipc.ValueWrite{{Index: yaw, Value: 12}}, 5*time.Second, nil); err != nil {
+		t.Fatalf("the driver's confirmed write: %v", err)
+	}
+	spy.Flush()
+	for i, sub := range subs {
+		if m, err := sub.NextMsg(200 * time.Millisecond); err == nil {
+			t.Errorf("the viewer's subscription %q read %s: %q", sub.Subject, m.Subject, m.Data)
+		}
+		if !v.has("Subscription", sub.Subject) {
+			t.Errorf("subscription %d (%q) was not refused: %v", i, sub.Subject, v.errs)
+		}
+	}
+
+	vc, err := ipc.Dial(srv.URLFor(natsipc.RoleViewer) + "/" + name)
+	if err != nil {
+		t.Fatalf("a viewer's credentials in a driver's URL: %v", err)
+	}
+	defer vc.Close()
+	if got, err := vc.Get(yaw); err != nil || got != 12 {
+		t.Errorf("the viewer reads yaw %v (%v), want 12", got, err)
+	}
+	if _, err := vc.Request(`<element type="pose" name="Y" insert_at="ROBOT"/>`); err == nil || !strings.Contains(err.Error(), "refuses this client's role") {
+		t.Errorf("a viewer's request: %v, want the server's refusal", err)
 	}
 }
