@@ -1,0 +1,272 @@
+package natsipc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/simvis/simvis/ipc"
+)
+
+// SweepEvery is how often a host looks for durable consumers on its
+// change log (a viewer may create them; they would outlive it) and removes
+// them.
+var SweepEvery = 2 * time.Second
+
+// sweep removes durable consumers from the change-log stream every
+// SweepEvery until ctx ends: simvis clients follow the log with ordered
+// consumers, which the server removes once unused, so a durable one was
+// made by something else and would hold server memory for ever. How many
+// went is reported on the host's goroutine (after).
+func (p *Publisher) sweep(ctx context.Context) {
+	t := time.NewTicker(SweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if !p.nc.IsConnected() {
+			continue
+		}
+		c, cancel := context.WithTimeout(ctx, time.Second)
+		st, err := p.js.Stream(c, streamName(p.name))
+		if err == nil {
+			list := st.ListConsumers(c)
+			var durable []string
+			for info := range list.Info() {
+				if info.Config.Durable != "" {
+					durable = append(durable, info.Name)
+				}
+			}
+			for _, name := range durable {
+				if st.DeleteConsumer(c, name) == nil {
+					p.swept.Add(1)
+				}
+			}
+		}
+		cancel()
+	}
+}
+
+// createStream deletes the scene's change-log stream and creates it
+// anew, on file storage where the server offers it (a server restarted
+// with its store keeps it), else in memory; in memory on a server this
+// process embeds. On a cluster it has Limits.Replicas replicas (by
+// default 3 where the cluster has three or more servers): where the
+// default cannot be had (a server of the cluster is down), the stream
+// gets one and the host says so.
+func (p *Publisher) createStream(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := p.js.DeleteStream(ctx, streamName(p.name)); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return fmt.Errorf("natsipc: removing the previous change log: %w", err)
+	}
+	cfg := jetstream.StreamConfig{
+		Name: streamName(p.name), Subjects: []string{subject(p.name, "log")},
+		Storage: jetstream.FileStorage, Discard: jetstream.DiscardNew,
+		MaxConsumers: p.limits.Consumers,
+		Replicas:     p.limits.Replicas,
+		// Records published twice (a retry after an acknowledgement
+		// lost in a failover) are dropped by their Nats-Msg-Id for this
+		// long; longer outages are covered by checkStream, which counts.
+		Duplicates: 10 * time.Minute,
+	}
+	auto := cfg.Replicas <= 0
+	if auto {
+		cfg.Replicas = 1
+		if ClusterSize(p.nc) >= 3 {
+			cfg.Replicas = 3
+		}
+	}
+	if _, ok := embedded.Load(p.nc.ConnectedServerId()); ok {
+		cfg.Storage = jetstream.MemoryStorage // the server lives and dies with this process
+	}
+	_, err := p.js.CreateStream(ctx, cfg)
+	if err != nil && auto && cfg.Replicas > 1 && ctx.Err() == nil {
+		why := err
+		cfg.Replicas = 1
+		if _, err = p.js.CreateStream(ctx, cfg); err == nil {
+			p.h.Warn("nats-replicas", "the change log has one replica, not 3 (%v): it does not survive the loss of its server; --replicas 3 insists", why)
+		}
+	}
+	if err != nil && ctx.Err() == nil && cfg.Storage == jetstream.FileStorage {
+		cfg.Storage = jetstream.MemoryStorage
+		_, err = p.js.CreateStream(ctx, cfg)
+	}
+	if err != nil {
+		return fmt.Errorf("natsipc: creating the change-log stream (%d replicas): %w", cfg.Replicas, err)
+	}
+	p.storage, p.replicas, p.published = cfg.Storage, cfg.Replicas, 0
+	return nil
+}
+
+// ClusterSize is how many servers the server nc is connected to knows in
+// its cluster: 1 for a server in no cluster, else the servers the
+// connection knows (those of its URL list and those the cluster
+// advertises to clients, INFO connect_urls), counted once per address.
+func ClusterSize(nc *nats.Conn) int {
+	if nc.ConnectedClusterName() == "" {
+		return 1
+	}
+	seen := map[string]bool{}
+	for _, s := range nc.Servers() {
+		u, err := url.Parse(s)
+		if err != nil {
+			continue
+		}
+		seen[u.Host] = true
+	}
+	return max(1, len(seen))
+}
+
+// Replicas is how many servers keep the change-log stream.
+func (p *Publisher) Replicas() int { return p.replicas }
+
+// Storage is where the server keeps the change-log stream.
+func (p *Publisher) Storage() jetstream.StorageType { return p.storage }
+
+// checkStream runs on the host's goroutine after the connection to the
+// server was lost: it reports the outage once, and when the server is back
+// makes sure the stream still holds every record published, recreating it
+// from the host's own log if not (a server restarted without its store,
+// or one that lost it), then reports the recovery.
+func (p *Publisher) checkStream() {
+	p.outageMu.Lock()
+	lostAt, why, warned := p.lostAt, p.lostWhy, p.warnedAt
+	if !lostAt.IsZero() && warned.IsZero() {
+		p.warnedAt = time.Now()
+	}
+	p.outageMu.Unlock()
+	if !lostAt.IsZero() && warned.IsZero() {
+		p.h.Warn("nats-lost", "lost the NATS server (%v); values, changes and sensor frames wait until it is back", why)
+	}
+	if !p.nc.IsConnected() || !p.recheck.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	what := "intact"
+	st, err := p.js.Stream(ctx, streamName(p.name))
+	var info *jetstream.StreamInfo
+	if err == nil {
+		info, err = st.Info(ctx)
+	}
+	switch {
+	case err == nil && info.State.Msgs == info.State.LastSeq && info.State.Msgs >= p.published &&
+		info.State.Msgs-p.published <= uint64(len(p.unpublished)):
+		// Every record acknowledged is there; records after them were
+		// stored but their acknowledgements lost with the server: they
+		// are not published again.
+		extra := info.State.Msgs - p.published
+		p.unpublished = p.unpublished[extra:]
+		p.published += extra
+	case err == nil || errors.Is(err, jetstream.ErrStreamNotFound):
+		// Gone or short: the host's own log has every record.
+		lost := p.published
+		if err == nil {
+			lost -= min(lost, info.State.Msgs)
+		}
+		if err := p.createStream(time.Second); err != nil {
+			p.h.Warn("nats-stream", "the NATS server lost the change log and it could not be recreated yet: %v", err)
+			return
+		}
+		var all ipc.LogCursor
+		recs, err := p.h.Region.ReadLog(&all)
+		if err != nil {
+			p.h.Warn("nats-stream", "reading the host's change log: %v", err)
+			return
+		}
+		p.logCur, p.unpublished = all, recs
+		what = fmt.Sprintf("recreated (%d of its records were lost), refilled with %d records from the host's log", lost, len(recs))
+	default:
+		return // JetStream not ready yet: the next cycle asks again
+	}
+	p.recheck.Store(false)
+	p.outageMu.Lock()
+	backAt, backTo := p.backAt, p.backTo
+	p.lostAt, p.warnedAt = time.Time{}, time.Time{}
+	p.outageMu.Unlock()
+	if backAt.Before(lostAt) {
+		backAt = time.Now()
+	}
+	if !lostAt.IsZero() {
+		p.h.Warn("nats-back", "the NATS server is back after %v (%s); the change-log stream is %s", backAt.Sub(lostAt).Round(time.Millisecond), backTo, what)
+	} else if what != "intact" {
+		p.h.Warn("nats-back", "the change-log stream was %s", what)
+	}
+}
+
+// publishLog copies the shared-memory change log's new records into the
+// stream, in order, each stored before the next. At attach time a failure
+// is an error; later, records that could not be stored (the server is
+// unreachable) wait for the next cycle, with a warning, so that the host's
+// cycle is held up by at most a short timeout and no record is skipped.
+func (p *Publisher) publishLog(timeout time.Duration) error {
+	recs, err := p.h.Region.ReadLog(&p.logCur)
+	if err != nil {
+		return err
+	}
+	p.unpublished = append(p.unpublished, recs...)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for len(p.unpublished) > 0 {
+		rec := p.unpublished[0]
+		p.filesMu.Lock()
+		if p.files == nil {
+			p.files = map[string]map[string]bool{}
+		}
+		for _, f := range rec.Files {
+			if p.files[rec.Dir] == nil {
+				p.files[rec.Dir] = map[string]bool{}
+			}
+			p.files[rec.Dir][f.Path] = true
+		}
+		p.filesMu.Unlock()
+		m := logMsg(p.name, p.epoch, rec)
+		// A retry of a record whose acknowledgement was lost (the server
+		// died after storing it) carries the same Nats-Msg-Id: the stream
+		// acknowledges it again without storing it twice.
+		ack, err := p.js.PublishMsg(ctx, m)
+		if err != nil {
+			if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
+				p.recheck.Store(true) // the stream is gone
+			}
+			return fmt.Errorf("natsipc: publishing change %d: %w", rec.Seq, err)
+		}
+		if ack.Sequence != rec.Seq {
+			// Stream sequence i holds record i: another stream, or one
+			// that lost records. checkStream recreates it.
+			p.recheck.Store(true)
+			return fmt.Errorf("natsipc: change %d was stored as stream message %d", rec.Seq, ack.Sequence)
+		}
+		p.published++
+		p.unpublished = p.unpublished[1:]
+	}
+	return nil
+}
+
+// logMsg is a change-log record as the stream holds it. Its message id
+// lets JetStream drop a record published twice (a retry after a lost
+// acknowledgement).
+func logMsg(name string, epoch uint64, rec ipc.LogRecord) *nats.Msg {
+	m := nats.NewMsg(subject(name, "log"))
+	m.Header.Set(hdrEpoch, strconv.FormatUint(epoch, 10))
+	m.Header.Set(hdrSeq, strconv.FormatUint(rec.Seq, 10))
+	m.Header.Set(hdrSource, rec.Source)
+	m.Header.Set(hdrDir, rec.Dir)
+	if len(rec.Files) > 0 {
+		files, _ := json.Marshal(rec.Files)
+		m.Header.Set(hdrFiles, string(files))
+	}
+	m.Header.Set("Nats-Msg-Id", fmt.Sprintf("%d-%d", epoch, rec.Seq))
+	m.Data = []byte(rec.XML)
+	return m
+}
