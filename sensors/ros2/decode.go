@@ -9,7 +9,12 @@ import (
 
 // Decoding reads back what this package encodes (CDR little-endian with
 // its encapsulation header); the input is hostile: every length is
-// checked against the bytes that remain.
+// checked against the bytes that remain. Each decoder is the exact inverse
+// of its Marshal: it refuses what Marshal never writes (options in the
+// encapsulation header, padding that is not zero, a bool other than 0 or
+// 1, a string without its NUL, bytes after the message), so that what it
+// accepts marshals back to the same bytes and a player republishes what
+// was recorded.
 
 var errShort = errors.New("ros2: message ends early")
 
@@ -26,6 +31,9 @@ func newReader(data []byte) (*reader, error) {
 	if data[0] != 0 || data[1] != 1 {
 		return nil, fmt.Errorf("ros2: encapsulation %#x %#x: want CDR little-endian (0x00 0x01)", data[0], data[1])
 	}
+	if data[2] != 0 || data[3] != 0 {
+		return nil, fmt.Errorf("ros2: encapsulation options %#x %#x: want none", data[2], data[3])
+	}
 	return &reader{b: data[4:]}, nil
 }
 
@@ -34,6 +42,10 @@ func (r *reader) take(n, align int) []byte {
 		return nil
 	}
 	for align > 1 && r.off%align != 0 {
+		if r.off < len(r.b) && r.b[r.off] != 0 {
+			r.err = errors.New("ros2: padding that is not zero")
+			return nil
+		}
 		r.off++
 	}
 	if n < 0 || r.off+n > len(r.b) || r.off+n < r.off {
@@ -50,6 +62,15 @@ func (r *reader) u8() uint8 {
 		return b[0]
 	}
 	return 0
+}
+
+// boolean reads a bool, refusing bytes other than 0 and 1.
+func (r *reader) boolean() bool {
+	v := r.u8()
+	if v > 1 && r.err == nil {
+		r.err = fmt.Errorf("ros2: bool %d: want 0 or 1", v)
+	}
+	return v == 1
 }
 
 func (r *reader) u32() uint32 {
@@ -81,6 +102,9 @@ func (r *reader) count(size int) int {
 
 func (r *reader) str() string {
 	n := r.count(1)
+	if n == 0 && r.err == nil {
+		r.err = errors.New("ros2: string of length 0 (without its terminating NUL)")
+	}
 	b := r.take(n, 1)
 	if len(b) == 0 {
 		return ""
@@ -173,10 +197,10 @@ func DecodePointCloud2(data []byte) (*PointCloud2, error) {
 	for i := 0; i < n && r.err == nil; i++ {
 		m.Fields = append(m.Fields, PointField{Name: r.str(), Offset: r.u32(), Datatype: r.u8(), Count: r.u32()})
 	}
-	m.IsBigendian = r.u8() != 0
+	m.IsBigendian = r.boolean()
 	m.PointStep, m.RowStep = r.u32(), r.u32()
 	m.Data = r.bytes()
-	m.IsDense = r.u8() != 0
+	m.IsDense = r.boolean()
 	if err := r.done(TypePointCloud2); err != nil {
 		return nil, err
 	}
@@ -191,4 +215,62 @@ func (r *reader) u16() uint16 {
 		return binary.LittleEndian.Uint16(b)
 	}
 	return 0
+}
+
+func (r *reader) f64seq() []float64 {
+	n := r.count(8)
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = r.f64()
+	}
+	return out
+}
+
+func (r *reader) f64arr(out []float64) {
+	for i := range out {
+		out[i] = r.f64()
+	}
+}
+
+// DecodeCameraInfo reads a CameraInfo, refusing binning and a region of
+// interest (what CameraInfo cannot hold: Marshal writes them zero).
+func DecodeCameraInfo(data []byte) (*CameraInfo, error) {
+	r, err := newReader(data)
+	if err != nil {
+		return nil, err
+	}
+	m := &CameraInfo{Header: r.header(), Height: r.u32(), Width: r.u32(), DistortionModel: r.str(), D: r.f64seq()}
+	r.f64arr(m.K[:])
+	r.f64arr(m.R[:])
+	r.f64arr(m.P[:])
+	var rest [6]uint32 // binning x, y; roi x_offset, y_offset, height, width
+	for i := range rest {
+		rest[i] = r.u32()
+	}
+	rectify := r.boolean()
+	if err := r.done(TypeCameraInfo); err != nil {
+		return nil, err
+	}
+	if rest != [6]uint32{} || rectify {
+		return nil, fmt.Errorf("ros2: %s with binning %d %d or a region of interest %v %v: want none", TypeCameraInfo, rest[0], rest[1], rest[2:], rectify)
+	}
+	return m, nil
+}
+
+// DecodeTFMessage reads a TFMessage.
+func DecodeTFMessage(data []byte) (*TFMessage, error) {
+	r, err := newReader(data)
+	if err != nil {
+		return nil, err
+	}
+	m := &TFMessage{}
+	// The least a transform takes: stamp, two one-byte strings, 7 float64.
+	n := r.count(8 + 5 + 5 + 56)
+	for i := 0; i < n && r.err == nil; i++ {
+		t := TransformStamped{Header: r.header(), ChildFrameID: r.str()}
+		r.f64arr(t.Translation[:])
+		r.f64arr(t.Rotation[:])
+		m.Transforms = append(m.Transforms, t)
+	}
+	return m, r.done(TypeTFMessage)
 }

@@ -30,6 +30,9 @@
 //	data := tf.Marshal()
 //	schema, err := ros2.Schema(ros2.TypeTFMessage) // for a channel's ros2msg schema
 //
-// Decode* read back LaserScan, Range, Image and PointCloud2 as encoded
-// here, refusing any message cut short or followed by extra bytes.
+// Decode* read back every message type encoded here, each the exact
+// inverse of its Marshal (what it accepts marshals back to the same
+// bytes), refusing any message cut short, followed by extra bytes or
+// holding what Marshal never writes; FramePayload rebuilds a frame's
+// binary payload (sensors.Frame.Encode's data) from its messages.
 package ros2

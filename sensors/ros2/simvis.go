@@ -51,7 +51,7 @@ func DecodeChange(data []byte) (*Change, error) {
 		return nil, err
 	}
 	m := &Change{Seq: r.u32(), Source: r.str(), Dir: r.str(), XML: r.str()}
-	m.Reset = r.u8() != 0
+	m.Reset = r.boolean()
 	return m, r.done(TypeChange)
 }
 
@@ -153,4 +153,41 @@ func DecodeLabels(data []byte) (*Labels, error) {
 		m.Classes = append(m.Classes, LabelClass{ID: r.u16(), Name: r.str()})
 	}
 	return m, r.done(TypeLabels)
+}
+
+// TypeFrameDescription is the schema name of FrameDescription.
+const TypeFrameDescription = "simvis_msgs/msg/FrameDescription"
+
+func init() {
+	defs[TypeFrameDescription] = msgDef{"string sensor\nstring kind\nstring info\n", nil}
+}
+
+// FrameDescription is what a frame's ROS 2 messages cannot hold of what
+// the host published (simvis_msgs/msg/FrameDescription): the sensor's
+// simvis name (topics are made valid ROS names, which loses it), the
+// frame kind and the JSON description sensors.Frame.Encode gave it, with
+// its stamp, pose and float64 values (a LaserScan or Range holds float32).
+// With the binary payload that FramePayload rebuilds from the frame's
+// messages, a player republishes the frame byte for byte.
+type FrameDescription struct {
+	Sensor, Kind, Info string
+}
+
+// Marshal encodes the message as CDR.
+func (m *FrameDescription) Marshal() []byte {
+	w := newWriter(16 + len(m.Sensor) + len(m.Kind) + len(m.Info))
+	w.str(m.Sensor)
+	w.str(m.Kind)
+	w.str(m.Info)
+	return w.b
+}
+
+// DecodeFrameDescription reads a FrameDescription.
+func DecodeFrameDescription(data []byte) (*FrameDescription, error) {
+	r, err := newReader(data)
+	if err != nil {
+		return nil, err
+	}
+	m := &FrameDescription{Sensor: r.str(), Kind: r.str(), Info: r.str()}
+	return m, r.done(TypeFrameDescription)
 }
