@@ -21,6 +21,9 @@
 // change log's directories and segmentation labels; Info (for info) keeps
 // no message data and reads a complete file's index instead of its
 // chunks; Cursor hands play's republishers the messages up to a playback
-// position, one at a time. A panic of the MCAP library's record parsers
+// position, one at a time; Frames turns those messages back into the
+// sensor frames the host published (byte for byte where the recording has
+// each frame's description, Options.Descriptions), for a player to publish
+// through the live host's own transport encoders. A panic of the MCAP library's record parsers
 // on a malformed file is turned into an error (FuzzRead found one).
 package record

@@ -111,6 +111,13 @@ type Options struct {
 	ChunkInterval time.Duration
 	// Limits bound each model file attached (zero fields: models.DefaultLimits).
 	Limits models.Limits
+	// Descriptions records, before each frame's ROS 2 messages, its
+	// FrameDescription on /NAME/simvis_frame: the JSON description the
+	// host publishes, which the messages hold only in part (float32
+	// ranges, no pose, the stamp rounded to nanoseconds), so that Frames
+	// gives a player each frame byte for byte as the host published it.
+	// Off, a recording has the channels it always had.
+	Descriptions bool
 }
 
 // Writer records a scene's cycles and sensor frames into an MCAP file. It is
@@ -577,6 +584,16 @@ func (w *Writer) Frame(f *sensors.Frame, t float64) error {
 	}
 	if f.Kind == "segmentation" {
 		if err := w.recordLabels(f.SegmentationData(), ns, stamp); err != nil {
+			return err
+		}
+	}
+	if w.opts.Descriptions {
+		info, _, err := f.Encode() // what the host's NATS publisher sends
+		if err != nil {
+			return fmt.Errorf("recording: sensor %q: %w", f.Sensor, err)
+		}
+		d := ros2.FrameDescription{Sensor: f.Sensor, Kind: f.Kind, Info: string(info)}
+		if err := w.write(ns+ros2.SuffixDescription, ros2.TypeFrameDescription, d.Marshal(), stamp); err != nil {
 			return err
 		}
 	}
