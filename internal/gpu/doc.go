@@ -21,6 +21,16 @@
 //		return fb.ReadRGBA(gs, img)
 //	})
 //
+// What GL work lives here, written once for sensors and viewers:
+// contexts (New, NewExternal); offscreen targets (Framebuffer: a color
+// texture and a depth buffer; DepthTarget: a depth texture for shadow
+// maps), made by one builder; readback into the caller's buffers
+// (Framebuffer.Read*, ReadBackBuffer); meshes (Mesh: positions, texture
+// coordinates, triangle and edge indices, drawn as triangles, lines or
+// points); textures uploaded from memory (Texture); and pass state
+// (SetSolidState, SetZeroToOneDepth). Programs, shaders and uniforms stay
+// with their users: callers say what they draw, this package how GL does it.
+//
 // Platform: New loads libEGL.so.1 at run time (the binary does not link
 // EGL, so it starts anywhere and New returns an error where EGL is
 // missing). It prefers a hardware device through EGL_EXT_platform_device
@@ -34,7 +44,8 @@
 // state (viewport, depth mask, enables, program), so this package changes
 // that state only through gs; it uses raw GL, loaded through
 // eglGetProcAddress, only for what gls does not wrap (framebuffer objects,
-// renderbuffers, glReadPixels, pixel-store state).
+// renderbuffers, glReadPixels, pixel-store state). Meshes and uploaded
+// textures are made through gs, so that gls.Stats counts them.
 //
 // Image orientation: GL's window origin is bottom-left; every Read method
 // returns rows top-down, so row 0 is the top of the image.

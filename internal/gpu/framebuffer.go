@@ -57,9 +57,7 @@ type Framebuffer struct {
 	Width, Height int
 
 	color ColorFormat
-	fbo   uint32
-	tex   uint32 // color attachment
-	depth uint32 // depth renderbuffer
+	targetObjects
 
 	// Read scratch, kept per framebuffer so that reading every frame does
 	// not allocate: one row for in-place flips, and a whole image only for
@@ -77,63 +75,11 @@ func NewFramebuffer(gs *gls.GLS, width, height int, color ColorFormat) (*Framebu
 	if !ok {
 		return nil, fmt.Errorf("gpu: NewFramebuffer: unknown color format %d", int(color))
 	}
-	if width <= 0 || height <= 0 {
-		return nil, fmt.Errorf("gpu: NewFramebuffer: invalid size %dx%d", width, height)
-	}
-	limit := min(glGetInteger(gls.MAX_TEXTURE_SIZE), glGetInteger(gls.MAX_RENDERBUFFER_SIZE))
-	if width > limit || height > limit {
-		return nil, fmt.Errorf("gpu: NewFramebuffer: size %dx%d exceeds the implementation limit %d", width, height, limit)
-	}
-
-	drainGLErrors()
-	prevTex := uint32(glGetInteger(gls.TEXTURE_BINDING_2D))
-	prevRB := uint32(glGetInteger(gls.RENDERBUFFER_BINDING))
-	prevDraw := uint32(glGetInteger(gls.DRAW_FRAMEBUFFER_BINDING))
-	prevRead := uint32(glGetInteger(gls.READ_FRAMEBUFFER_BINDING))
-	defer func() {
-		glBindTexture(gls.TEXTURE_2D, prevTex)
-		glBindRenderbuffer(gls.RENDERBUFFER, prevRB)
-		glBindFramebuffer(gls.DRAW_FRAMEBUFFER, prevDraw)
-		glBindFramebuffer(gls.READ_FRAMEBUFFER, prevRead)
-	}()
-
-	f := &Framebuffer{Width: width, Height: height, color: color}
-
-	// A texture rather than a renderbuffer so later passes can sample it.
-	f.tex = glGenTexture()
-	glBindTexture(gls.TEXTURE_2D, f.tex)
-	glTexImage2DEmpty(gls.TEXTURE_2D, fi.internal, width, height, fi.format, fi.typ)
-	glTexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MIN_FILTER, gls.NEAREST)
-	glTexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MAG_FILTER, gls.NEAREST)
-	glTexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_S, gls.CLAMP_TO_EDGE)
-	glTexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_T, gls.CLAMP_TO_EDGE)
-	glTexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MAX_LEVEL, 0) // no mipmaps
-
-	f.depth = glGenRenderbuffer()
-	glBindRenderbuffer(gls.RENDERBUFFER, f.depth)
-	glRenderbufferStorage(gls.RENDERBUFFER, gls.DEPTH_COMPONENT32F, width, height)
-
-	f.fbo = glGenFramebuffer()
-	glBindFramebuffer(gls.FRAMEBUFFER, f.fbo)
-	glFramebufferTexture2D(gls.FRAMEBUFFER, gls.COLOR_ATTACHMENT0, gls.TEXTURE_2D, f.tex)
-	glFramebufferRenderbuffer(gls.FRAMEBUFFER, gls.DEPTH_ATTACHMENT, gls.RENDERBUFFER, f.depth)
-	// Draw and read buffer selection is per-framebuffer state: set it once.
-	glDrawBuffer1(gls.COLOR_ATTACHMENT0)
-	glReadBuffer(gls.COLOR_ATTACHMENT0)
-
-	// Allocation failures (GL_OUT_OF_MEMORY) show up as errors, not as an
-	// incomplete status, so check both.
-	err := glErrors()
-	if err == nil {
-		if st := glCheckFramebufferStatus(gls.FRAMEBUFFER); st != gls.FRAMEBUFFER_COMPLETE {
-			err = fmt.Errorf("framebuffer incomplete: %s", fbStatusName(st))
-		}
-	}
+	o, err := newTargetObjects("NewFramebuffer", width, height, attachments{color: &fi})
 	if err != nil {
-		f.deleteObjects()
-		return nil, fmt.Errorf("gpu: NewFramebuffer %dx%d %s: %w", width, height, fi.name, err)
+		return nil, err
 	}
-	return f, nil
+	return &Framebuffer{Width: width, Height: height, color: color, targetObjects: o}, nil
 }
 
 func fbStatusName(st uint32) string {
@@ -164,7 +110,7 @@ func (f *Framebuffer) Format() ColorFormat { return f.color }
 // ColorTexture returns the GL name of the color attachment texture (nearest
 // filtering, no mipmaps), for sampling in a later pass. It must not be
 // sampled while this framebuffer is the draw target.
-func (f *Framebuffer) ColorTexture() uint32 { return f.tex }
+func (f *Framebuffer) ColorTexture() uint32 { return f.colorTex }
 
 // Bind makes f the draw and read framebuffer and sets the viewport to cover
 // it (through gs, so g3n's cached viewport stays right).
@@ -179,11 +125,14 @@ func (f *Framebuffer) Bind(gs *gls.GLS) {
 // the values unclamped. The scissor test, if someone enabled it, still
 // applies.
 func (f *Framebuffer) Clear(gs *gls.GLS, r, g, b, a float32) {
-	f.Bind(gs)
+	f.ClearTo(gs, r, g, b, a, 1)
+}
+
+// ClearTo is Clear with the depth cleared to depth: 0 is the farthest for
+// a reversed-Z pass (SetZeroToOneDepth, SetSolidState reversed).
+func (f *Framebuffer) ClearTo(gs *gls.GLS, r, g, b, a, depth float32) {
 	gs.ClearColor(r, g, b, a)
-	gs.ClearDepth(1)
-	gs.DepthMask(true)
-	gs.Clear(gls.COLOR_BUFFER_BIT | gls.DEPTH_BUFFER_BIT)
+	f.bindClear(gs, f.Width, f.Height, gls.COLOR_BUFFER_BIT|gls.DEPTH_BUFFER_BIT, depth)
 }
 
 // Unbind makes the default framebuffer (0) the draw and read target. A
@@ -318,22 +267,6 @@ func floatBytes(s []float32) []byte {
 // Delete releases the GL objects of f; f is unusable afterwards. Calling it
 // again does nothing.
 func (f *Framebuffer) Delete(gs *gls.GLS) {
-	f.deleteObjects()
+	f.delete()
 	f.row, f.full = nil, nil
-}
-
-func (f *Framebuffer) deleteObjects() {
-	// Deleting a bound framebuffer rebinds 0, as GL specifies.
-	if f.fbo != 0 {
-		glDeleteFramebuffer(f.fbo)
-		f.fbo = 0
-	}
-	if f.tex != 0 {
-		glDeleteTexture(f.tex)
-		f.tex = 0
-	}
-	if f.depth != 0 {
-		glDeleteRenderbuffer(f.depth)
-		f.depth = 0
-	}
 }
