@@ -21,15 +21,49 @@ APT_PACKAGES := gcc pkg-config libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-me
 	python3-dartpy liburdfdom-tools
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test fuzz deps build install picture assets bench clean
+.PHONY: demo test lint fuzz deps build install picture assets bench clean
+
+# The first build of anything that draws compiles GLFW's C sources (cgo,
+# pulled in by g3n's renderer): minutes during which go prints nothing, so
+# say so, and list the packages as they compile.
+COLD_BUILD = $(shell [ "$$($(GO) list -f '{{.Stale}}' github.com/go-gl/glfw/v3.3/glfw 2>/dev/null)" = true ] && echo yes)
+COLD_MSG   := first build: go compiles GLFW's C sources (cgo) and every dependency; about 5 minutes on 2 cores, later builds take seconds
+COLD_NOTE   = $(if $(COLD_BUILD),@echo "$(COLD_MSG)",@:)
 
 demo: deps build
 	./bin/simvis inspect $(SCENE)
 	./bin/simvis capture $(SCENE) -o $(OUT)
 
 test: deps
+	$(COLD_NOTE)
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+# Code-health gates (CI runs them before the tests): gofmt leaves every file
+# as it is, go vet and staticcheck find nothing, and no non-test Go file is
+# over MAX_LINES lines. staticcheck is pinned here, run with
+# `go run pkg@version`: a fresh machine fetches that exact version (checked
+# against the Go checksum database) and builds it with the dependency
+# versions of its own go.mod, while simvis's go.mod, which modules that use
+# simvis read, stays free of it. Every check runs; any finding fails the
+# target. `//lint:ignore CHECK reason` silences a finding where the
+# check is wrong, saying why.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
+MAX_LINES   := 800
+GO_FILES     = $(shell find . \( -name node_modules -o -name '.?*' \) -prune -o -name '*.go' -print)
+lint: deps
+	$(COLD_NOTE)
+	@status=0; \
+	unformatted=$$($$($(GO) env GOROOT)/bin/gofmt -l $(GO_FILES)); \
+	if [ -n "$$unformatted" ]; then echo "gofmt: not formatted (gofmt -w FILE):"; echo "$$unformatted" | sed 's|^\./|  |'; status=1; fi; \
+	echo "$(GO) vet ./..."; $(GO) vet ./... || status=1; \
+	echo "$(GO) run $(STATICCHECK) ./..."; $(GO) run $(STATICCHECK) ./... || status=1; \
+	long=$$(for f in $(GO_FILES); do case $$f in *_test.go) ;; *) n=$$(wc -l < $$f); \
+		[ $$n -le $(MAX_LINES) ] || echo "  $${f#./}: $$n lines"; esac; done); \
+	if [ -n "$$long" ]; then \
+		echo "non-test Go files over $(MAX_LINES) lines: split each by concept, one file per concept, moving code unchanged"; \
+		echo "$$long"; status=1; fi; \
+	exit $$status
 
 # Every Go fuzz target for FUZZTIME each. `make test` already runs their
 # committed seed corpora (testdata/fuzz) as ordinary tests; this explores
@@ -45,21 +79,31 @@ fuzz: deps
 	done
 
 # apt on this image sometimes loses a downloaded package between dpkg runs
-# ("cannot access archive"): a second install finishes the job.
+# ("cannot access archive"): a second install finishes the job. Another apt
+# (unattended-upgrades on a fresh machine) may hold its locks: install waits
+# up to 10 minutes for dpkg's (DPkg::Lock::Timeout); update takes the lists'
+# lock, which that option does not cover (apt 2.6), so APT_UPDATE retries it
+# every 5 s for as long.
+APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends
+APT_UPDATE  := for i in $$(seq 120); do \
+		out=$$($(SUDO) apt-get -o DPkg::Lock::Timeout=600 update -qq 2>&1) && break; \
+		case "$$out" in *"Could not get lock"*) [ $$i -lt 120 ] || { echo "$$out" >&2; exit 1; }; \
+			[ $$i -gt 1 ] || echo "waiting for another apt to release its lock (up to 10 minutes)"; sleep 5;; \
+		*) echo "$$out" >&2; exit 1;; esac; \
+	done
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
-		$(SUDO) apt-get update -qq && \
-		{ $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || \
-		  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; }; \
+		$(APT_UPDATE); \
+		$(APT_INSTALL) $$missing || $(APT_INSTALL) $$missing; \
 	fi
 	@# node may come from elsewhere than Debian (it bundles npm then): only
 	@# a machine without either gets Debian's.
 	@command -v node >/dev/null && command -v npm >/dev/null || { \
-		$(SUDO) apt-get update -qq && \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm; }
+		$(APT_UPDATE); \
+		$(APT_INSTALL) nodejs npm || $(APT_INSTALL) nodejs npm; }
 	@# The exact versions in package-lock.json, installed again only when it changes.
 	@if [ ! internal/jstest/node_modules/.package-lock.json -nt internal/jstest/package-lock.json ]; then \
 		cd internal/jstest && npm ci --no-audit --no-fund --loglevel=error || npm ci --no-audit --no-fund --loglevel=error; \
@@ -70,7 +114,8 @@ REVISION := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD
 LDFLAGS  := -X github.com/simvis/simvis/cli.revision=$(REVISION)
 
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/simvis ./cmd/simvis
+	$(COLD_NOTE)
+	$(GO) build $(if $(COLD_BUILD),-v) -ldflags "$(LDFLAGS)" -o bin/simvis ./cmd/simvis
 
 # simvis on the PATH: go install puts it in $(go env GOBIN), or in
 # $(go env GOPATH)/bin, which must be on the PATH.
