@@ -24,6 +24,9 @@ type Renderer struct {
 
 	surf   *surfaceState // range-sensor rendering, made on first use
 	shadow *shadowState  // camera shadow maps, made on first use
+	// meshes are the sensed primitives' meshes the renderer's own passes
+	// draw (meshes.go), by geometry key; g3n keeps its own for cameras.
+	meshes map[[32]byte]*primMesh
 	// anisotropy is the most texture samples anisotropic filtering may
 	// take (0: the GL has none).
 	anisotropy float32

@@ -294,21 +294,26 @@ func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.Mes
 				if len(p.Indices) < 3 {
 					continue
 				}
-				g := st.geometry(gs, p, nil)
+				g, err := r.mesh(gs, p, nil)
+				if err != nil {
+					return err
+				}
 				c := sensorFromModel.Mul4x1(g.center.Vec4(1)).Vec3()
 				if outside(planes, c, g.radius*maxScale(sensorFromModel)) {
 					continue
 				}
-				if !st.useCut(gs, p) {
+				if ok, err := st.useCut(gs, p); !ok {
+					if err != nil {
+						return err
+					}
 					continue
 				}
 				gs.UniformMatrix4fv(st.sensorFrom.Location(gs), 1, false, &m32[0])
 				gs.Uniform1f(st.drawID.Location(gs), float32(id))
-				gs.BindVertexArray(g.vao)
-				gs.DrawElements(gls.TRIANGLES, g.count, gls.UNSIGNED_INT, 0)
+				g.Draw(gs, gpu.Triangles)
 			}
 		}
-		gs.BindVertexArray(0)
+		gpu.UnbindMesh(gs)
 		return fb.ReadFloat(gs, *pixels)
 	})
 }

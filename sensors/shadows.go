@@ -48,22 +48,13 @@ type shadowCaster struct {
 	world mgl64.Mat4
 }
 
-// shadowGeom is one primitive's triangles uploaded for the shadow pass.
-type shadowGeom struct {
-	vao, vbo, ebo uint32
-	uvs           uint32 // texture coordinates, 0 if none
-	count         int32
-	lo, hi        mgl64.Vec3 // bounding box, primitive coordinates
-}
-
 // shadowState is the renderer's shadow maps, made on first use on the GL
 // thread. The maps are drawn again only when the lights or the casters
 // changed since they were drawn (stereo pairs and still scenes reuse them).
 type shadowState struct {
 	atlas    *gpu.DepthTarget
 	mvp      gls.Uniform
-	geoms    map[[32]byte]*shadowGeom
-	alphas   map[*models.Material]uint32 // masked materials' alpha textures
+	alphas   map[*models.Material]*gpu.Texture // masked materials' alpha
 	cutoff   gls.Uniform
 	alphaTex gls.Uniform
 	lights   []shadowLight
@@ -128,7 +119,7 @@ func (r *Renderer) shadowState(gs *gls.GLS) *shadowState {
 	if r.shadow != nil {
 		return r.shadow
 	}
-	st := &shadowState{geoms: map[[32]byte]*shadowGeom{}, alphas: map[*models.Material]uint32{}}
+	st := &shadowState{alphas: map[*models.Material]*gpu.Texture{}}
 	st.mvp.Init("ShadowMVP")
 	st.cutoff.Init("ShadowCutoff")
 	st.alphaTex.Init("ShadowAlpha")
@@ -146,39 +137,6 @@ func (r *Renderer) shadowState(gs *gls.GLS) *shadowState {
 	}
 	r.shadow = st
 	return st
-}
-
-// geometry returns the primitive's triangles on the GL, uploaded once.
-func (st *shadowState) geometry(gs *gls.GLS, p *models.Primitive) *shadowGeom {
-	if g, ok := st.geoms[p.Key]; ok {
-		return g
-	}
-	g := &shadowGeom{count: int32(len(p.Indices))}
-	pos := make([]float32, 0, 3*len(p.Positions))
-	for i, q := range p.Positions {
-		pos = append(pos, q[0], q[1], q[2])
-		v := mgl64.Vec3{float64(q[0]), float64(q[1]), float64(q[2])}
-		if i == 0 {
-			g.lo, g.hi = v, v
-		}
-		for k := 0; k < 3; k++ {
-			g.lo[k], g.hi[k] = math.Min(g.lo[k], v[k]), math.Max(g.hi[k], v[k])
-		}
-	}
-	g.vao = gs.GenVertexArray()
-	gs.BindVertexArray(g.vao)
-	g.vbo = gs.GenBuffer()
-	gs.BindBuffer(gls.ARRAY_BUFFER, g.vbo)
-	gs.BufferData(gls.ARRAY_BUFFER, 4*len(pos), pos, gls.STATIC_DRAW)
-	gs.VertexAttribPointer(0, 3, gls.FLOAT, false, 0, 0)
-	gs.EnableVertexAttribArray(0)
-	g.uvs = uploadTexCoords(gs, p)
-	g.ebo = gs.GenBuffer()
-	gs.BindBuffer(gls.ELEMENT_ARRAY_BUFFER, g.ebo)
-	gs.BufferData(gls.ELEMENT_ARRAY_BUFFER, 4*len(p.Indices), p.Indices, gls.STATIC_DRAW)
-	gs.BindVertexArray(0)
-	st.geoms[p.Key] = g
-	return g
 }
 
 // casts tells whether a primitive throws a shadow: blended (see-through)
@@ -249,9 +207,7 @@ func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on bool, camView 
 	}
 	s.SetShadowMaps(n, dirSlots, spotSlots)
 	s.SetDrawHook(st.setUniforms)
-	gs.ActiveTexture(gls.TEXTURE0 + shadowAtlasUnit)
-	gs.BindTexture(gls.TEXTURE_2D, st.atlas.Texture())
-	gs.ActiveTexture(gls.TEXTURE0)
+	st.atlas.BindTexture(gs, shadowAtlasUnit)
 	return nil
 }
 
@@ -267,7 +223,10 @@ func (r *Renderer) drawShadowMaps(gs *gls.GLS, st *shadowState, lights []shadowL
 			if !casts(p) {
 				continue
 			}
-			g := st.geometry(gs, p)
+			g, err := r.mesh(gs, p, nil)
+			if err != nil {
+				return err
+			}
 			for k := 0; k < 8; k++ {
 				q := mgl64.Vec3{pick(k&1, g.lo[0], g.hi[0]), pick(k&2, g.lo[1], g.hi[1]), pick(k&4, g.lo[2], g.hi[2])}
 				w := c.world.Mul4x1(q.Vec4(1)).Vec3()
@@ -307,11 +266,7 @@ func (r *Renderer) drawShadowMaps(gs *gls.GLS, st *shadowState, lights []shadowL
 		return fmt.Errorf("sensors: %s shader: %w", shadowProgram, err)
 	}
 	st.atlas.BindClear(gs)
-	gs.Disable(gls.BLEND)
-	gs.Disable(gls.CULL_FACE) // both faces cast: open meshes and planes too
-	gs.Enable(gls.DEPTH_TEST)
-	gs.DepthFunc(gls.LESS)
-	gs.PolygonMode(gls.FRONT_AND_BACK, gls.FILL)
+	gpu.SetSolidState(gs, false) // both faces cast: open meshes and planes too
 	if first {
 		return nil // nothing casts
 	}
@@ -325,21 +280,25 @@ func (r *Renderer) drawShadowMaps(gs *gls.GLS, st *shadowState, lights []shadowL
 				if !casts(p) {
 					continue
 				}
-				g := st.geometry(gs, p)
+				g, err := r.mesh(gs, p, nil)
+				if err != nil {
+					return err
+				}
 				cutoff := float32(0)
-				if mat := p.Material; mat != nil && mat.AlphaMode == models.AlphaMask && mat.BaseColorTexture != nil && g.uvs != 0 {
+				if mat := p.Material; mat != nil && mat.AlphaMode == models.AlphaMask && mat.BaseColorTexture != nil && g.HasTexCoords() {
 					cutoff = mat.AlphaCutoff / max(mat.BaseColor[3], 1e-6)
-					gs.ActiveTexture(gls.TEXTURE0 + shadowAlphaUnit)
-					gs.BindTexture(gls.TEXTURE_2D, st.alphaTexture(gs, mat))
-					gs.ActiveTexture(gls.TEXTURE0)
+					tex, err := st.alphaTexture(gs, mat)
+					if err != nil {
+						return err
+					}
+					tex.Bind(gs, shadowAlphaUnit)
 				}
 				gs.Uniform1f(st.cutoff.Location(gs), cutoff)
-				gs.BindVertexArray(g.vao)
-				gs.DrawElements(gls.TRIANGLES, g.count, gls.UNSIGNED_INT, 0)
+				g.Draw(gs, gpu.Triangles)
 			}
 		}
 	}
-	gs.BindVertexArray(0)
+	gpu.UnbindMesh(gs)
 	return nil
 }
 
@@ -349,9 +308,9 @@ const shadowAlphaUnit = 13
 
 // alphaTexture returns a masked material's texture alpha as a mipmapped
 // one-channel texture, uploaded once.
-func (st *shadowState) alphaTexture(gs *gls.GLS, m *models.Material) uint32 {
+func (st *shadowState) alphaTexture(gs *gls.GLS, m *models.Material) (*gpu.Texture, error) {
 	if tex, ok := st.alphas[m]; ok {
-		return tex
+		return tex, nil
 	}
 	b := m.BaseColorTexture.Bounds()
 	alpha := make([]byte, b.Dx()*b.Dy())
@@ -370,21 +329,14 @@ func (st *shadowState) alphaTexture(gs *gls.GLS, m *models.Material) uint32 {
 			}
 		}
 	}
-	tex := gs.GenTexture()
-	gs.ActiveTexture(gls.TEXTURE0 + shadowAlphaUnit)
-	gs.BindTexture(gls.TEXTURE_2D, tex)
-	gpu.SetUnpackAlignment(1) // rows of one byte per texel
-	gs.TexImage2D(gls.TEXTURE_2D, 0, gls.R8, int32(b.Dx()), int32(b.Dy()), gls.RED, gls.UNSIGNED_BYTE, alpha)
-	gpu.SetUnpackAlignment(4)
-	gs.GenerateMipmap(gls.TEXTURE_2D)
-	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MIN_FILTER, gls.LINEAR_MIPMAP_LINEAR)
-	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MAG_FILTER, gls.LINEAR)
 	// Wrapped as the camera wraps the texture (the material's sampler).
-	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_S, int32(scene.GLWrap(m.Sampler.WrapS)))
-	gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_T, int32(scene.GLWrap(m.Sampler.WrapT)))
-	gs.ActiveTexture(gls.TEXTURE0)
+	tex, err := gpu.NewTextureR8(gs, b.Dx(), b.Dy(), alpha, gpu.Sampling{
+		Filter: gpu.Trilinear, WrapS: scene.GLWrap(m.Sampler.WrapS), WrapT: scene.GLWrap(m.Sampler.WrapT)})
+	if err != nil {
+		return nil, fmt.Errorf("sensors: shadow of a masked material: %w", err)
+	}
 	st.alphas[m] = tex
-	return tex
+	return tex, nil
 }
 
 func pick(bit int, lo, hi float64) float64 {

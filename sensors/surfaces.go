@@ -376,18 +376,8 @@ func (r *Renderer) beginSurfacePass(gs *gls.GLS, program string) (st *surfaceSta
 		gpu.SetZeroToOneDepth(gs, true)
 		restore = func() { gpu.SetZeroToOneDepth(gs, false) }
 	}
-	surfacePassState(gs)
+	gpu.SetSolidState(gs, r.reversedZ) // surfaces are seen from both sides
 	return st, restore, nil
-}
-
-// surfacePassState sets what every surface pass draws with: opaque
-// triangles, filled, seen from both sides, depth tested.
-func surfacePassState(gs *gls.GLS) {
-	gs.Disable(gls.BLEND)
-	gs.Disable(gls.CULL_FACE) // surfaces are seen from both sides
-	gs.Enable(gls.DEPTH_TEST)
-	gs.DepthMask(true)
-	gs.PolygonMode(gls.FRONT_AND_BACK, gls.FILL)
 }
 
 // clearedTarget binds a w x h framebuffer and clears it: color 0 (nothing
@@ -397,16 +387,11 @@ func (r *Renderer) clearedTarget(gs *gls.GLS, w, h int, format gpu.ColorFormat) 
 	if err != nil {
 		return nil, err
 	}
-	fb.Bind(gs)
-	gs.ClearColor(0, 0, 0, 0)
+	far := float32(1)
 	if r.reversedZ {
-		gs.ClearDepth(0)
-		gs.DepthFunc(gls.GREATER)
-	} else {
-		gs.ClearDepth(1)
-		gs.DepthFunc(gls.LESS)
+		far = 0
 	}
-	gs.Clear(gls.COLOR_BUFFER_BIT | gls.DEPTH_BUFFER_BIT)
+	fb.ClearTo(gs, 0, 0, 0, 0, far)
 	return fb, nil
 }
 
@@ -434,18 +419,6 @@ func (r *Renderer) depthViews(views []surfaceView) []surfaceView {
 	return out
 }
 
-// gpuGeometry is one primitive's triangles uploaded for surface rendering.
-type gpuGeometry struct {
-	vao, vbo, ebo uint32
-	uvs           uint32 // texture coordinates, 0 if none
-	count         int32
-	edgeVAO       uint32 // the same vertices with edgeEBO: the edge set's lines
-	edgeEBO       uint32
-	edgeCount     int32
-	center        mgl64.Vec3 // bounding sphere, primitive coordinates
-	radius        float64
-}
-
 // surfaceState is the renderer's GL state for surface rendering, made on
 // first use on the context's thread.
 type surfaceState struct {
@@ -455,14 +428,13 @@ type surfaceState struct {
 	kind       gls.Uniform
 	cutAlpha   gls.Uniform
 	minAlpha   gls.Uniform
-	geoms      map[[32]byte]*gpuGeometry
 	cuts       map[*models.Material]cutState
 }
 
 // cutState is a material's cut-out as uploaded: its alpha texture and the
 // least alpha kept (0: it cuts nothing), or all: it cuts everything away.
 type cutState struct {
-	tex      uint32
+	tex      *gpu.Texture
 	minAlpha float32
 	all      bool
 }
@@ -472,12 +444,12 @@ const cutoutUnit = 12
 
 // cut returns the cut-out state of a primitive's material, uploaded on
 // first use.
-func (st *surfaceState) cut(gs *gls.GLS, m *models.Material) cutState {
+func (st *surfaceState) cut(gs *gls.GLS, m *models.Material) (cutState, error) {
 	if m == nil || m.AlphaMode == models.AlphaOpaque {
-		return cutState{}
+		return cutState{}, nil
 	}
 	if c, ok := st.cuts[m]; ok {
-		return c
+		return c, nil
 	}
 	var c cutState
 	if co := m.Cutout(); co != nil {
@@ -486,48 +458,39 @@ func (st *surfaceState) cut(gs *gls.GLS, m *models.Material) cutState {
 		} else {
 			ct := co.Texture()
 			c.minAlpha = ct.MinAlpha
-			c.tex = gs.GenTexture()
-			gs.ActiveTexture(gls.TEXTURE0 + cutoutUnit)
-			gs.BindTexture(gls.TEXTURE_2D, c.tex)
-			gpu.SetUnpackAlignment(1) // rows of one byte per texel
-			gs.TexImage2D(gls.TEXTURE_2D, 0, gls.R8, int32(ct.Width), int32(ct.Height), gls.RED, gls.UNSIGNED_BYTE, ct.Alpha)
-			gpu.SetUnpackAlignment(4)
-			filter := int32(gls.LINEAR)
+			sampling := gpu.Sampling{Filter: gpu.Linear, WrapS: scene.GLWrap(ct.WrapS), WrapT: scene.GLWrap(ct.WrapT)}
 			if ct.Nearest {
-				filter = gls.NEAREST
+				sampling.Filter = gpu.Nearest
 			}
-			gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MIN_FILTER, filter)
-			gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_MAG_FILTER, filter)
-			gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_S, int32(scene.GLWrap(ct.WrapS)))
-			gs.TexParameteri(gls.TEXTURE_2D, gls.TEXTURE_WRAP_T, int32(scene.GLWrap(ct.WrapT)))
-			gs.ActiveTexture(gls.TEXTURE0)
+			var err error
+			if c.tex, err = gpu.NewTextureR8(gs, ct.Width, ct.Height, ct.Alpha, sampling); err != nil {
+				return c, fmt.Errorf("sensors: cut-out of a material: %w", err)
+			}
 		}
 	}
 	st.cuts[m] = c
-	return c
+	return c, nil
 }
 
 // useCut sets the cut-out uniforms for a primitive's draw; false where
 // its material cuts it all away (nothing to draw).
-func (st *surfaceState) useCut(gs *gls.GLS, p *models.Primitive) bool {
-	c := st.cut(gs, p.Material)
-	if c.all {
-		return false
+func (st *surfaceState) useCut(gs *gls.GLS, p *models.Primitive) (bool, error) {
+	c, err := st.cut(gs, p.Material)
+	if err != nil || c.all {
+		return false, err
 	}
 	gs.Uniform1f(st.minAlpha.Location(gs), c.minAlpha)
 	if c.minAlpha > 0 {
-		gs.ActiveTexture(gls.TEXTURE0 + cutoutUnit)
-		gs.BindTexture(gls.TEXTURE_2D, c.tex)
-		gs.ActiveTexture(gls.TEXTURE0)
+		c.tex.Bind(gs, cutoutUnit)
 	}
-	return true
+	return true, nil
 }
 
 func (r *Renderer) surfaces(gs *gls.GLS) *surfaceState {
 	if r.surf != nil {
 		return r.surf
 	}
-	st := &surfaceState{geoms: map[[32]byte]*gpuGeometry{}, cuts: map[*models.Material]cutState{}}
+	st := &surfaceState{cuts: map[*models.Material]cutState{}}
 	st.cutAlpha.Init("CutAlpha")
 	st.minAlpha.Init("MinAlpha")
 	st.sensorFrom.Init("SensorFromModel")
@@ -541,88 +504,6 @@ func (r *Renderer) surfaces(gs *gls.GLS) *surfaceState {
 	r.g3n.AddProgram(depthProgram, "simvis_surface_vertex", depthProgram+"_fragment")
 	r.surf = st
 	return st
-}
-
-// geometry returns a primitive's uploaded triangles, with its edge set's
-// lines where edges is given (an upload for a depth camera has none yet).
-func (st *surfaceState) geometry(gs *gls.GLS, p *models.Primitive, edges *edgeSet) *gpuGeometry {
-	if g, ok := st.geoms[p.Key]; ok {
-		if edges != nil && g.edgeVAO == 0 {
-			g.uploadEdges(gs, edges)
-		}
-		return g
-	}
-	pos := make([]float32, 0, 3*len(p.Positions))
-	var lo, hi mgl64.Vec3
-	for i, q := range p.Positions {
-		pos = append(pos, q[0], q[1], q[2])
-		v := mgl64.Vec3{float64(q[0]), float64(q[1]), float64(q[2])}
-		if i == 0 {
-			lo, hi = v, v
-		}
-		for k := 0; k < 3; k++ {
-			lo[k], hi[k] = math.Min(lo[k], v[k]), math.Max(hi[k], v[k])
-		}
-	}
-	g := &gpuGeometry{count: int32(len(p.Indices))}
-	g.center = lo.Add(hi).Mul(0.5)
-	g.radius = hi.Sub(lo).Len() / 2
-	g.vao = gs.GenVertexArray()
-	gs.BindVertexArray(g.vao)
-	g.vbo = gs.GenBuffer()
-	gs.BindBuffer(gls.ARRAY_BUFFER, g.vbo)
-	gs.BufferData(gls.ARRAY_BUFFER, 4*len(pos), pos, gls.STATIC_DRAW)
-	gs.VertexAttribPointer(0, 3, gls.FLOAT, false, 0, 0)
-	gs.EnableVertexAttribArray(0)
-	// Texture coordinates for cut-outs; without them the attribute reads
-	// (0, 0), as the rule takes it.
-	g.uvs = uploadTexCoords(gs, p)
-	g.ebo = gs.GenBuffer()
-	gs.BindBuffer(gls.ELEMENT_ARRAY_BUFFER, g.ebo)
-	gs.BufferData(gls.ELEMENT_ARRAY_BUFFER, 4*len(p.Indices), p.Indices, gls.STATIC_DRAW)
-	gs.BindVertexArray(0)
-	if edges != nil {
-		g.uploadEdges(gs, edges)
-	}
-	st.geoms[p.Key] = g
-	return g
-}
-
-// uploadTexCoords uploads a primitive's texture coordinates as vertex
-// attribute 1 of the bound vertex array and returns the buffer, or 0
-// where it has none (the attribute then reads (0, 0)).
-func uploadTexCoords(gs *gls.GLS, p *models.Primitive) uint32 {
-	if len(p.TexCoords) != len(p.Positions) || len(p.TexCoords) == 0 {
-		return 0
-	}
-	uv := make([]float32, 0, 2*len(p.TexCoords))
-	for _, t := range p.TexCoords {
-		uv = append(uv, t[0], t[1])
-	}
-	buf := gs.GenBuffer()
-	gs.BindBuffer(gls.ARRAY_BUFFER, buf)
-	gs.BufferData(gls.ARRAY_BUFFER, 4*len(uv), uv, gls.STATIC_DRAW)
-	gs.VertexAttribPointer(1, 2, gls.FLOAT, false, 0, 0)
-	gs.EnableVertexAttribArray(1)
-	return buf
-}
-
-func (g *gpuGeometry) uploadEdges(gs *gls.GLS, edges *edgeSet) {
-	g.edgeCount = int32(len(edges.indices))
-	g.edgeVAO = gs.GenVertexArray()
-	gs.BindVertexArray(g.edgeVAO)
-	gs.BindBuffer(gls.ARRAY_BUFFER, g.vbo)
-	gs.VertexAttribPointer(0, 3, gls.FLOAT, false, 0, 0)
-	gs.EnableVertexAttribArray(0)
-	if g.uvs != 0 {
-		gs.BindBuffer(gls.ARRAY_BUFFER, g.uvs)
-		gs.VertexAttribPointer(1, 2, gls.FLOAT, false, 0, 0)
-		gs.EnableVertexAttribArray(1)
-	}
-	g.edgeEBO = gs.GenBuffer()
-	gs.BindBuffer(gls.ELEMENT_ARRAY_BUFFER, g.edgeEBO)
-	gs.BufferData(gls.ELEMENT_ARRAY_BUFFER, 4*len(edges.indices), edges.indices, gls.STATIC_DRAW)
-	gs.BindVertexArray(0)
 }
 
 // renderSurfaces renders each view of a sensor at sensorWorld into
@@ -695,12 +576,15 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 			f.visible = f.visible[:0]
 			for di := range f.draws {
 				d := &f.draws[di]
-				g := st.geometry(gs, d.prim, d.edges)
+				g, err := r.mesh(gs, d.prim, d.edges)
+				if err != nil {
+					return err
+				}
 				// Two matrix-vector products, not a matrix product per draw.
 				c := viewFromSensor.Mul4x1(d.sensorFromModel.Mul4x1(g.center.Vec4(1))).Vec3()
 				if !outside(planes, c, g.radius*maxScale(d.sensorFromModel)) {
 					f.visible = append(f.visible, di)
-					f.drawn += int(g.count) / 3
+					f.drawn += g.Indices() / 3
 				}
 			}
 			// Beams also need what covers no pixel center: every
@@ -708,19 +592,25 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 			// surface thinner than a pixel leaves its draw and triangle
 			// within a pixel of any beam that hits it (GL rasterizes a line
 			// in every column or row it crosses, a point in its pixel).
-			allPasses := [3]uint32{gls.TRIANGLES, gls.LINES, gls.POINTS}
+			allPasses := [3]gpu.Primitive{gpu.Triangles, gpu.Edges, gpu.Corners}
 			passes := allPasses[:1]
 			if mode == modeIDs {
 				passes = allPasses[:]
 			}
 			for _, prim := range passes {
 				if mode == modeIDs {
-					gs.Uniform1f(st.kind.Location(gs), float32(kindOf[prim]))
+					gs.Uniform1f(st.kind.Location(gs), kindOf[prim])
 				}
 				for _, di := range f.visible {
 					d := &f.draws[di]
-					g := st.geometry(gs, d.prim, d.edges)
-					if !st.useCut(gs, d.prim) {
+					g, err := r.mesh(gs, d.prim, d.edges)
+					if err != nil {
+						return err
+					}
+					if ok, err := st.useCut(gs, d.prim); !ok {
+						if err != nil {
+							return err
+						}
 						continue
 					}
 					m32 := mat32(d.sensorFromModel)
@@ -728,22 +618,13 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 					if mode == modeIDs {
 						gs.Uniform1f(st.drawID.Location(gs), float32(di+1))
 					}
-					if prim == gls.LINES {
-						if g.edgeCount == 0 {
-							continue
-						}
-						gs.BindVertexArray(g.edgeVAO)
-						gs.DrawElements(gls.LINES, g.edgeCount, gls.UNSIGNED_INT, 0)
+					if prim == gpu.Corners && g.Indices() >= exactIDs {
 						continue
 					}
-					if prim == gls.POINTS && g.count >= exactIDs {
-						continue
-					}
-					gs.BindVertexArray(g.vao)
-					gs.DrawElements(prim, g.count, gls.UNSIGNED_INT, 0)
+					g.Draw(gs, prim)
 				}
 			}
-			gs.BindVertexArray(0)
+			gpu.UnbindMesh(gs)
 			if err := fb.ReadFloat(gs, f.images[i].pixels); err != nil {
 				return err
 			}
@@ -756,7 +637,7 @@ func (r *Renderer) renderSurfaces(s *scene.Scene, sensorWorld mgl64.Mat4, views 
 const exactIDs = 1 << 24
 
 // kindOf is the Kind each pass of the ID render writes.
-var kindOf = map[uint32]int{gls.TRIANGLES: 0, gls.LINES: 1, gls.POINTS: 2}
+var kindOf = [...]float32{gpu.Triangles: 0, gpu.Edges: 1, gpu.Corners: 2}
 
 // glFromSensor maps the sensor convention (x forward, y left, z up) to GL
 // eye coordinates (x right, y up, looking along -z).

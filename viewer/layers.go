@@ -272,12 +272,8 @@ func (l *layers) restore() {
 }
 
 func clearTo(gs *gls.GLS, f *gpu.Framebuffer, bg [3]float32) {
-	f.Bind(gs)
-	gs.Disable(gls.MULTISAMPLE)
-	gs.ClearColor(bg[0], bg[1], bg[2], 1)
-	gs.ClearDepth(1)
-	gs.DepthMask(true)
-	gs.Clear(gls.COLOR_BUFFER_BIT | gls.DEPTH_BUFFER_BIT)
+	gs.Disable(gls.MULTISAMPLE) // the targets are single-sampled; see Viewer's frame
+	f.Clear(gs, bg[0], bg[1], bg[2], 1)
 }
 
 func (l *layers) release(gs *gls.GLS) {
