@@ -59,10 +59,6 @@ func MaxAnisotropy(gs *gls.GLS) float32 {
 	return float32(n)
 }
 
-// SetUnpackAlignment sets GL_UNPACK_ALIGNMENT, the row alignment of pixel
-// data uploaded from memory (4 by default; 1 for rows of single bytes).
-func SetUnpackAlignment(n int) { glPixelStorei(gls.UNPACK_ALIGNMENT, int32(n)) }
-
 // MaxTextureSize returns GL_MAX_TEXTURE_SIZE, the largest side of a 2D
 // texture.
 func MaxTextureSize(gs *gls.GLS) int { return glGetInteger(gls.MAX_TEXTURE_SIZE) }

@@ -44,9 +44,9 @@ func NewTextureR8(gs *gls.GLS, width, height int, pix []byte, s Sampling) (*Text
 	prev := uint32(glGetInteger(gls.TEXTURE_BINDING_2D))
 	t := &Texture{id: gs.GenTexture()}
 	gs.BindTexture(gls.TEXTURE_2D, t.id)
-	SetUnpackAlignment(1) // rows of one byte per texel
+	setUnpackAlignment(1) // rows of one byte per texel
 	gs.TexImage2D(gls.TEXTURE_2D, 0, gls.R8, int32(width), int32(height), gls.RED, gls.UNSIGNED_BYTE, pix)
-	SetUnpackAlignment(4)
+	setUnpackAlignment(4)
 	minFilter, magFilter := int32(gls.NEAREST), int32(gls.NEAREST)
 	switch s.Filter {
 	case Linear:
@@ -86,3 +86,7 @@ func bindTextureUnit(gs *gls.GLS, unit int, id uint32) {
 	gs.BindTexture(gls.TEXTURE_2D, id)
 	gs.ActiveTexture(gls.TEXTURE0)
 }
+
+// setUnpackAlignment sets GL_UNPACK_ALIGNMENT, the row alignment of pixel
+// data uploaded from memory (4 by default, which g3n's uploads assume).
+func setUnpackAlignment(n int) { glPixelStorei(gls.UNPACK_ALIGNMENT, int32(n)) }
