@@ -21,7 +21,7 @@ APT_PACKAGES := gcc pkg-config libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-me
 	python3-dartpy liburdfdom-tools
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint fuzz deps build install picture assets bench clean
+.PHONY: demo test lint packages-doc fuzz deps build install picture assets bench clean
 
 # The first build of anything that draws compiles GLFW's C sources (cgo,
 # pulled in by g3n's renderer): minutes during which go prints nothing, so
@@ -64,6 +64,12 @@ lint: deps
 		echo "non-test Go files over $(MAX_LINES) lines: split each by concept, one file per concept, moving code unchanged"; \
 		echo "$$long"; status=1; fi; \
 	exit $$status
+
+# docs/packages.md's generated section (layers, packages, imports, the
+# dependency rules) from the code; internal/archtest's tests fail while it
+# is stale or an import breaks a rule.
+packages-doc:
+	$(GO) generate ./internal/archtest
 
 # Every Go fuzz target for FUZZTIME each. `make test` already runs their
 # committed seed corpora (testdata/fuzz) as ordinary tests; this explores
