@@ -338,12 +338,14 @@ func opaque(img *image.RGBA) {
 
 // MeshStats tells how much the scene shares: Instances g3n meshes drawn from
 // Geometries distinct geometries (one GPU buffer set each) and Materials
-// distinct materials.
+// distinct materials, and how many triangles are drawn.
 type MeshStats struct {
 	Instances  int `json:"instances"`
 	Geometries int `json:"geometries"`
 	Materials  int `json:"materials"`
-	Triangles  int `json:"triangles_drawn"`
+	// Triangles are those of the meshes shown: switched-off subtrees are
+	// not drawn (nor exported), so their triangles do not count.
+	Triangles int `json:"triangles_drawn"`
 }
 
 // MeshStats reports how much geometry the scene shares.
@@ -353,12 +355,24 @@ func (s *Scene) MeshStats() MeshStats {
 	st := MeshStats{Geometries: len(s.meshes.geometries), Materials: len(s.meshes.materials)}
 	s.top.Walk(func(n *Node) error {
 		st.Instances += len(n.meshG3N)
+		return nil
+	})
+	// Triangles follow Export's rule (Node.style): a switched-off node hides
+	// its subtree. Its own stack, as Walk: a chain of parts is as deep as
+	// it is long.
+	stack := []*Node{s.top}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if shown, _ := n.style(nil); !shown {
+			continue
+		}
 		if n.mesh != nil {
 			for _, p := range n.mesh.Primitives {
 				st.Triangles += len(p.Indices) / 3
 			}
 		}
-		return nil
-	})
+		stack = append(stack, n.children...)
+	}
 	return st
 }
