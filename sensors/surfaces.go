@@ -364,8 +364,9 @@ func (f *surfaceFrame) findNearDraws(radius float64) {
 }
 
 // beginSurfacePass makes program current and sets the state every surface
-// pass draws with (surfacePassState), with [0, 1] clip depth where the
-// context has reversed-Z; restore puts the clip depth back.
+// pass draws with (opaque, both faces, depth tested: gpu.SetSolidState),
+// with reversed-Z and [0, 1] clip depth where the context has them;
+// restore puts the clip depth back.
 func (r *Renderer) beginSurfacePass(gs *gls.GLS, program string) (st *surfaceState, restore func(), err error) {
 	st = r.surfaces(gs)
 	if _, err := r.g3n.SetProgram(&renderer.ShaderSpecs{Name: program, ShaderUnique: true}); err != nil {
