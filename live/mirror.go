@@ -1,0 +1,275 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors"
+)
+
+// MirrorOptions configure a replica of a running host (Mirror).
+type MirrorOptions struct {
+	// Client is the host's, opened by the caller, who closes it.
+	Client *ipc.Client
+	// Connect opens another client of the same host: Foxglove's drivers
+	// act through their own (the mirror's is busy syncing).
+	Connect func() (*ipc.Client, error)
+	// Where names the host (a window's title).
+	Where string
+	// Gone explains the error of a host that stayed away past Patience
+	// (nil: as it is).
+	Gone     func(error) error
+	Patience time.Duration // how long to retry while the host is away (default 30 s)
+
+	Overlay    []*scene.Command // commands only the replica shows
+	FetchFiles bool             // fetch model files over NATS even where the scene's folder exists here
+	Scene      scene.Options
+	// NewMirror is ipc.NewMirrorWith unless set (tests see what a mirror asks for).
+	NewMirror func(*ipc.Client, ipc.MirrorOptions) (*ipc.Mirror, error)
+
+	Out     string   // write the sensors' outputs (or the view) into this directory
+	Latest  bool     // overwrite each sensor's files instead of numbering frames
+	Frames  int      // frames to capture (default 1)
+	Rate    float64  // frames per second of real time (default 10)
+	Sensors []string // capture only these sensors
+	// From renders the replica for people from this viewpoint into
+	// view.png (view_0000.png ...) instead of the sensors' files.
+	From     *Viewpoint
+	Foxglove FoxgloveOptions
+	Record   RecordOptions
+	// Window shows the replica live (from From, or DefaultWindowFrom)
+	// until it closes, instead of the frame loop.
+	Window   *WindowOptions
+	Sinks    []Sink    // the caller's own, given every sensor frame
+	Warnings io.Writer // warnings (default standard error)
+}
+
+// Mirror builds a local replica of a running host's scene by replaying
+// its change log and copying its values, adds the overlay, and captures
+// from it Frames times at Rate, syncing before each frame, until ctx ends.
+// A host restart is followed by a rebuild. It reports progress and a
+// summary on w.
+func Mirror(ctx context.Context, o MirrorOptions, w io.Writer) error {
+	if o.Warnings == nil {
+		o.Warnings = os.Stderr
+	}
+	if o.Gone == nil {
+		o.Gone = func(err error) error { return err }
+	}
+	if o.Patience == 0 {
+		o.Patience = 30 * time.Second
+	}
+	if o.Frames == 0 {
+		o.Frames = 1
+	}
+	if o.Rate == 0 {
+		o.Rate = 10
+	}
+	if o.NewMirror == nil {
+		o.NewMirror = ipc.NewMirrorWith
+	}
+	if o.Window != nil && (o.Record.Path != "" || o.Foxglove.Addr != "") {
+		// The window shows the replica live; recording and the Foxglove
+		// server follow the frame loop, which a window replaces.
+		return optionf("--window excludes --record and --foxglove: run a second mirror for them")
+	}
+	m, err := o.NewMirror(o.Client, ipc.MirrorOptions{Overlay: o.Overlay, FetchFiles: o.FetchFiles, Scene: o.Scene})
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	picked := map[string]bool{}
+	for _, name := range o.Sensors {
+		if !hasSensor(m.Scene(), name) {
+			return fmt.Errorf("--sensor %s: the replica has no such sensor", name)
+		}
+		picked[name] = true
+	}
+	if o.Window != nil {
+		vp := o.From
+		if vp == nil {
+			pose, _ := scene.ParsePose(DefaultWindowFrom)
+			vp = &Viewpoint{Pose: pose, Frame: scene.WorldFrame, Width: 1280, Height: 720, FOV: 70}
+		}
+		return mirrorWindow(ctx, m, &o, *vp, picked, w)
+	}
+	if o.From == nil && len(m.Scene().Sensors()) == 0 && o.Foxglove.Addr == "" {
+		return errors.New("the replica has no sensors to capture (add a camera with --overlay, or render a viewpoint with --from)")
+	}
+	var files *Files // the sensors' files; with From, the view is written instead
+	if o.Out != "" {
+		if files, err = NewFiles(o.Out, o.Latest); err != nil {
+			return err
+		}
+		if o.From != nil {
+			files = nil
+		}
+	}
+	rec, err := OpenRecorder(o.Record, "", o.Rate)
+	if err != nil {
+		return err
+	}
+	defer rec.Close(w)
+	// streams get the sensors' frames whether or not files are written
+	// (From writes the view instead).
+	streams := sinks(o.Sinks)
+	if rec != nil {
+		streams = append(streams, rec)
+	}
+	var fox *Foxglove
+	if o.Foxglove.Addr != "" {
+		if o.Connect == nil {
+			return errors.New("mirror: Foxglove's drivers need MirrorOptions.Connect")
+		}
+		if fox, err = o.Foxglove.startMirror(o.Connect, ipc.NewWarnings(o.Warnings, "simvis mirror").Warn); err != nil {
+			return err
+		}
+		defer fox.Close()
+		streams = append(streams, fox)
+		fmt.Fprintf(w, "serving the replica to Foxglove at %s\n", fox.srv.URL())
+	}
+	all := streams
+	if files != nil {
+		all = append(sinks{files}, streams...)
+	}
+	r, err := sensors.NewRenderer()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	clock := NewClock()
+	// Frames carry the host's scene time of the state they show.
+	var hostAt float64
+	clock.Stamp = func(float64) float64 { return hostAt }
+	behind := ipc.NewWarnings(o.Warnings, "simvis mirror")
+	late := 0
+	period := time.Duration(float64(time.Second) / o.Rate)
+	next := time.Now()
+	total := 0
+	fails := NewFailures(ipc.NewWarnings(o.Warnings, "simvis mirror").Warn)
+	var silentSince time.Time
+	var syncErr error
+	for i := 0; i < o.Frames && ctx.Err() == nil; i++ {
+		if syncErr = m.Sync(); syncErr != nil {
+			// A host restarting or a network cut: keep the replica as it
+			// is and try again, for a while.
+			if silentSince.IsZero() {
+				silentSince = time.Now()
+				fmt.Fprintf(o.Warnings, "simvis mirror: %v; retrying for %v\n", syncErr, o.Patience)
+			}
+			if time.Since(silentSince) > o.Patience {
+				return o.Gone(syncErr)
+			}
+		} else if !silentSince.IsZero() {
+			fmt.Fprintf(o.Warnings, "simvis mirror: in sync again at change %d\n", m.Applied())
+			silentSince = time.Time{}
+		}
+		if at, ok := o.Client.HostTime(); ok {
+			hostAt = at.Seconds()
+		}
+		if fox != nil {
+			// Stamped with the host's scene time, like the frames.
+			fox.Update(m.Scene(), time.Duration(hostAt*float64(time.Second)))
+		}
+		written := 0
+		if files != nil {
+			written = files.Written
+		}
+		t := float64(i) / o.Rate
+		if o.From != nil {
+			if o.Out != "" { // without Out, From serves a recording or Foxglove only
+				name := filepath.Join(o.Out, "view.png")
+				if !o.Latest {
+					name = filepath.Join(o.Out, fmt.Sprintf("view_%04d.png", i))
+				}
+				// Overlays drawing sensors' returns (scan elements) show
+				// this frame's scan.
+				if err = sensors.RenderReturns(r, m.Scene()); err == nil {
+					err = o.From.WritePNG(r, m.Scene(), name)
+				}
+				if err == nil {
+					total++
+				}
+			}
+			if err == nil && len(streams) > 0 {
+				// The recording and Foxglove still get every sensor; the
+				// files are the view alone.
+				if err = streams.Cycle(m.Scene(), t); err == nil {
+					clock.Render(r, m.Scene(), t, picked, streams, fails.Fail)
+				}
+			}
+		} else if err = all.Cycle(m.Scene(), t); err == nil {
+			clock.Render(r, m.Scene(), t, picked, all, fails.Fail)
+		}
+		n := 0
+		if files != nil {
+			n = files.Written - written
+			total += n
+		} else if o.From != nil && o.Out != "" && err == nil {
+			n = 1
+		}
+		if err != nil {
+			return err
+		}
+		if o.Frames > 1 {
+			fmt.Fprintf(w, "frame %d/%d: change %d, %d files, host time %.3f s\n", i+1, o.Frames, m.Applied(), n, hostAt)
+		}
+		if i == 0 {
+			// The first frame compiles the renderer's shaders and uploads
+			// the meshes: the schedule starts after it.
+			next = time.Now()
+		}
+		next = next.Add(period)
+		if lag := time.Since(next); lag > period && i+1 < o.Frames {
+			// Rendering takes longer than Rate allows: say so (once a
+			// second at most) instead of quietly stretching the run.
+			late++
+			behind.Warn("behind", "frame %d is %v behind its schedule at --rate %g: a frame takes longer than %v to sync, render and write (lower --rate, or pick sensors with --sensor)",
+				i, lag.Round(time.Millisecond), o.Rate, period)
+		}
+		if i+1 < o.Frames {
+			time.Sleep(time.Until(next))
+		}
+	}
+	if o.Out != "" {
+		fmt.Fprintf(w, "replica at change %d (%d rebuilds): %d files in %s\n", m.Applied(), m.Rebuilds, total, o.Out)
+	} else {
+		fmt.Fprintf(w, "replica at change %d (%d rebuilds)\n", m.Applied(), m.Rebuilds)
+	}
+	if late > 0 {
+		fmt.Fprintf(o.Warnings, "simvis mirror: %d of %d frames started late: %d frames at --rate %g should take %v\n",
+			late, o.Frames, o.Frames, o.Rate, (time.Duration(o.Frames-1) * period).Round(time.Millisecond))
+	}
+	if fox != nil {
+		fmt.Fprintln(w, fox.Summary())
+	}
+	if err := rec.Close(w); err != nil {
+		return err
+	}
+	if syncErr != nil {
+		// The last frames came from a replica the host no longer updated:
+		// not a success.
+		return fmt.Errorf("the replica is out of sync: %w", o.Gone(syncErr))
+	}
+	if fails.Total() > 0 {
+		// Every frame that could be written was; the run still failed.
+		return errors.New(fails.String())
+	}
+	return nil
+}
+
+func hasSensor(s *scene.Scene, name string) bool {
+	for _, se := range s.Sensors() {
+		if se.Name == name {
+			return true
+		}
+	}
+	return false
+}
