@@ -73,8 +73,8 @@ var (
 	viewerSubscribe = append(append([]string{}, readSubscribe...), ViewerInbox+".>")
 	driverSubscribe = append(append([]string{}, viewerSubscribe...), DriverInbox+".>")
 	drivePublish    = []string{"simvis.*.set", "simvis.*.request"}
-	hostPublish   = []string{"simvis.>", "$JS.API.>", "_INBOX.>"}
-	hostSubscribe = []string{"simvis.>", "_INBOX.>"}
+	hostPublish     = []string{"simvis.>", "$JS.API.>", "_INBOX.>"}
+	hostSubscribe   = []string{"simvis.>", "_INBOX.>"}
 )
 
 // Permissions returns the publish and subscribe permissions of a role, as
