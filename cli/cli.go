@@ -15,7 +15,7 @@ import (
 	"time"
 
 	_ "github.com/simvis/simvis/elements"
-	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/live"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
@@ -83,7 +83,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simvis %s: %v\n", c.name, err)
-		if ue := (*usageError)(nil); errors.As(err, &ue) {
+		ue, oe := (*usageError)(nil), (*live.OptionError)(nil)
+		if errors.As(err, &ue) || errors.As(err, &oe) {
 			fmt.Fprintf(stderr, "usage: simvis %s %s\n", c.name, c.args)
 			return 2
 		}
@@ -433,7 +434,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			if out == "" && rf.path == "" {
+			if out == "" && rf.o.Path == "" {
 				return usagef("-o DIR is required")
 			}
 			if flagGiven(fs, "frames") {
@@ -461,84 +462,21 @@ func init() {
 			if err != nil {
 				return err
 			}
-			if len(s.Sensors()) == 0 {
-				return fmt.Errorf("%s has no sensors to capture", path)
-			}
 			if err := checkSweeps(s, sw, frames); err != nil {
 				return err
 			}
-			r, err := sensors.NewRenderer()
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			if out != "" {
-				if err := os.MkdirAll(out, 0o755); err != nil {
-					return err
-				}
-			}
-			rec, err := rf.open(path, rate)
-			if err != nil {
-				return err
-			}
-			defer rec.close(w)
-			// A sensor that fails is reported and the others are still
-			// written, in every frame; the run fails at the end.
-			fails := newSensorFailures(ipc.NewWarnings(warnings, "simvis capture").Warn)
-			recorded := 0 // sensor frames recorded by the last capture
-			capture := func(st *sensors.Stamp) []string {
-				if rec != nil {
-					var written []string
-					written, recorded = captureRecorded(r, s, out, st, rec, fails)
-					return written
-				}
-				var written []string
-				for _, se := range s.Sensors() {
-					paths, err := sensors.CaptureSensor(r, s, se, out, st)
-					if err != nil {
-						fails.fail(se, err)
-						continue
-					}
-					written = append(written, paths...)
-				}
-				return written
-			}
-			if frames == 0 {
-				for _, p := range capture(nil) {
-					fmt.Fprintln(w, p)
-				}
-			} else {
-				total := 0
-				for i := 0; i < frames; i++ {
+			o := live.CaptureOptions{Scene: s, SceneFile: path, Out: out, Frames: frames, Rate: rate, Record: rf.o, Warnings: warnings}
+			if len(sw) > 0 {
+				o.Before = func(i int) error {
 					for _, x := range sw {
 						if err := s.Set(x.element, x.param, x.at(i, frames)); err != nil {
-							return fmt.Errorf("frame %d: %w", i, err)
+							return err
 						}
 					}
-					written := capture(&sensors.Stamp{Frame: i, Time: float64(i) / rate})
-					total += len(written)
-					// Numbered from 0 like the files (NAME_0000.png) and
-					// the errors, with the count beside.
-					switch n := len(s.Sensors()); {
-					case out != "":
-						fmt.Fprintf(w, "frame %d (%d of %d): %d files\n", i, i+1, frames, len(written))
-					case recorded == n:
-						fmt.Fprintf(w, "frame %d (%d of %d): recorded\n", i, i+1, frames)
-					default: // only what was recorded is said to be
-						fmt.Fprintf(w, "frame %d (%d of %d): %d of %d sensor frames recorded\n", i, i+1, frames, recorded, n)
-					}
-				}
-				if out != "" {
-					fmt.Fprintf(w, "%d files in %s\n", total, out)
+					return nil
 				}
 			}
-			if err := rec.close(w); err != nil {
-				return err
-			}
-			if fails.total() > 0 {
-				return errors.New(fails.String())
-			}
-			return nil
+			return live.Capture(o, w)
 		},
 	})
 }
@@ -704,33 +642,24 @@ func printTFTree(w io.Writer, s *scene.Scene, asJSON bool) error {
 	return nil
 }
 
-// viewpoint is a render for people (sensed="false" geometry included) from
-// a pose in a frame of the scene.
-type viewpoint struct {
-	pose          scene.Pose
-	frame         string
-	width, height int
-	fov           float64
-}
-
 // maxViewSide bounds a view's width and height, as the sensors' bounds
 // theirs: the largest framebuffer side GL implementations commonly allow.
 const maxViewSide = 16384
 
-func parseViewpoint(from, frame, size string, fov float64) (viewpoint, error) {
-	vp := viewpoint{frame: frame, fov: fov}
+func parseViewpoint(from, frame, size string, fov float64) (live.Viewpoint, error) {
+	vp := live.Viewpoint{Frame: frame, FOV: fov}
 	var err error
-	if vp.pose, err = scene.ParsePose(from); err != nil {
+	if vp.Pose, err = scene.ParsePose(from); err != nil {
 		return vp, usagef("--from: %v", err)
 	}
 	w, h, ok := strings.Cut(size, "x")
 	var errW, errH error
-	vp.width, errW = strconv.Atoi(w)
-	vp.height, errH = strconv.Atoi(h)
+	vp.Width, errW = strconv.Atoi(w)
+	vp.Height, errH = strconv.Atoi(h)
 	if !ok || errW != nil || errH != nil {
 		return vp, usagef("--size %q: want WxH in pixels, e.g. 1280x720", size)
 	}
-	if vp.width < 1 || vp.height < 1 || vp.width > maxViewSide || vp.height > maxViewSide {
+	if vp.Width < 1 || vp.Height < 1 || vp.Width > maxViewSide || vp.Height > maxViewSide {
 		return vp, usagef("--size %s: width and height must be 1 to %d pixels (the largest render target)", size, maxViewSide)
 	}
 	if !(fov > 0 && fov < 180) {
@@ -745,26 +674,6 @@ func viewFlags(fs *flag.FlagSet, from, frame, size *string, fov *float64, defaul
 	fs.StringVar(frame, "frame", scene.WorldFrame, "frame the viewpoint pose is given in")
 	fs.StringVar(size, "size", "1280x720", "image size WxH in pixels")
 	fs.Float64Var(fov, "fov", 70, "horizontal field of view, degrees")
-}
-
-// write renders the scene from the viewpoint into a PNG file.
-func (vp viewpoint) write(r *sensors.Renderer, s *scene.Scene, path string) error {
-	base, err := s.Transform(vp.frame, scene.WorldFrame)
-	if err != nil {
-		return err
-	}
-	img, err := r.RenderRGBA(s, sensors.View{
-		Pose: base.Mul4(vp.pose.Matrix()), Width: vp.width, Height: vp.height, HFOV: vp.fov,
-		Near: 0.05, Far: 500, Background: sensors.DefaultBackground, Viewer: true,
-		// No shadows, as in the window (viewer.currentView): a view for
-		// people shows the scene and its overlays; shadows are a camera
-		// sensor's realism, which capture renders.
-		Shadows: false,
-	})
-	if err != nil {
-		return err
-	}
-	return sensors.WritePNG(path, img)
 }
 
 func init() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/live"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 )
@@ -47,38 +48,35 @@ func benchFoxglove(b *testing.B, fast bool, clients int) {
 	}
 	defer h.Close()
 	// clients < 0: no server at all, the host's own rate.
-	var fox *foxgloveLive
+	var fox *live.Foxglove
 	if clients >= 0 {
-		ff := foxgloveFlags{addr: "127.0.0.1:0", maxClients: 16}
-		var cleanup func()
-		if fox, cleanup, err = ff.startHost(h, "simvis serve", nil, func(string, string, ...any) {}); err != nil {
+		if fox, err = live.StartFoxglove(h, live.FoxgloveOptions{Addr: "127.0.0.1:0"}, "simvis serve", nil, func(string, string, ...any) {}); err != nil {
 			b.Fatal(err)
 		}
-		defer cleanup()
+		defer fox.Close()
 	}
 	clients = max(clients, 0)
 	var sentMu sync.Mutex
 	sent := map[uint64]time.Time{} // scan stamp -> when it was published
-	hs := &hostSensors{clock: newSensorClock(), fails: newSensorFailures(func(string, string, ...any) {}), seen: map[string]bool{},
-		hostRate: 30, warn: func(string, string, ...any) {}}
-	hs.emit = func(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) (int, error) {
+	sink := live.SinkFunc(func(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stamp) error {
 		sentMu.Lock()
 		sent[uint64(st.Time*1e9)] = time.Now()
 		sentMu.Unlock()
 		if fox == nil {
-			return 0, nil
+			return nil
 		}
-		return fox.emit(se, f, st)
-	}
-	if hs.r, err = sensors.NewRenderer(); err != nil {
+		return fox.Frame(se, f, st)
+	})
+	hs, err := live.NewLoop(h.Scene, sink, 30, func(string, string, ...any) {})
+	if err != nil {
 		b.Skip(err)
 	}
-	defer hs.close()
+	defer hs.Close()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// One cycle first, so that the scan's channel exists.
-	if err := h.Run(ctx, 1, func(_ int, t time.Duration) error { hs.cycle(h.Scene, t.Seconds()); return nil }); err != nil {
+	if err := h.Run(ctx, 1, func(_ int, t time.Duration) error { hs.Cycle(h.Scene, t.Seconds()); return nil }); err != nil {
 		b.Fatal(err)
 	}
 	type result struct {
@@ -92,7 +90,7 @@ func benchFoxglove(b *testing.B, fast bool, clients int) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			conn, _, err := websocket.Dial(ctx, fox.srv.URL(), &websocket.DialOptions{Subprotocols: []string{"foxglove.websocket.v1"}})
+			conn, _, err := websocket.Dial(ctx, fox.URL(), &websocket.DialOptions{Subprotocols: []string{"foxglove.websocket.v1"}})
 			if err != nil {
 				b.Error(err)
 				ready <- struct{}{}
@@ -153,7 +151,7 @@ func benchFoxglove(b *testing.B, fast bool, clients int) {
 	start := time.Now()
 	c0 := h.Region.Cycles()
 	runCtx, stop := context.WithTimeout(ctx, 3*time.Second)
-	err = h.Run(runCtx, 0, func(_ int, t time.Duration) error { hs.cycle(h.Scene, t.Seconds()); return nil })
+	err = h.Run(runCtx, 0, func(_ int, t time.Duration) error { hs.Cycle(h.Scene, t.Seconds()); return nil })
 	stop()
 	elapsed := time.Since(start)
 	cycles := h.Region.Cycles() - c0
@@ -179,7 +177,7 @@ func benchFoxglove(b *testing.B, fast bool, clients int) {
 		b.ReportMetric(float64(all[len(all)/2].Microseconds())/1000, "p50-ms")
 		b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
 	}
-	st := fox.srv.Stats()
+	st := fox.Stats()
 	b.ReportMetric(float64(st.Dropped)/float64(clients)/elapsed.Seconds(), "dropped/s/client")
 }
 
@@ -197,14 +195,13 @@ func BenchmarkFoxgloveCycle(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer h.Close()
-	ff := foxgloveFlags{addr: "127.0.0.1:0", maxClients: 16}
-	fox, cleanup, err := ff.startHost(h, "simvis serve", nil, func(string, string, ...any) {})
+	fox, err := live.StartFoxglove(h, live.FoxgloveOptions{Addr: "127.0.0.1:0"}, "simvis serve", nil, func(string, string, ...any) {})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer cleanup()
+	defer fox.Close()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		fox.cycle(h.Scene, time.Duration(i)*time.Millisecond)
+		fox.Update(h.Scene, time.Duration(i)*time.Millisecond)
 	}
 }

@@ -65,6 +65,11 @@ var Rules = []Rule{
 		To:   []string{"ipc/...", "record/...", "cli/..."},
 	},
 	{
+		Says: "`live` runs scenes over transports, recordings, sensors and the viewer: none of those imports it",
+		From: []string{"models/...", "scene/...", "elements/...", "sensors/...", "ipc/...", "record/...", "viewer/..."},
+		To:   []string{"live/..."},
+	},
+	{
 		Says:   "Nothing imports `cli` but the commands (`cmd/...`, `examples/door/cmd/...`)",
 		From:   []string{"..."},
 		Except: []string{"cmd/...", "examples/door/cmd/...", "cli/..."},
