@@ -21,7 +21,7 @@ APT_PACKAGES := gcc pkg-config libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-me
 	python3-dartpy liburdfdom-tools
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint packages-doc fuzz deps build install picture assets bench clean
+.PHONY: demo test lint packages-doc cli-doc fuzz deps build install picture assets bench clean
 
 # The first build of anything that draws compiles GLFW's C sources (cgo,
 # pulled in by g3n's renderer): minutes during which go prints nothing, so
@@ -70,6 +70,11 @@ lint: deps
 # is stale or an import breaks a rule.
 packages-doc:
 	$(GO) generate ./internal/archtest
+
+# docs/commands.md and docs/cli.md's command list from the command table;
+# cli's TestCommandDocs fails while they are stale.
+cli-doc:
+	$(GO) test ./cli -run '^TestCommandDocs$$' -update-docs
 
 # Every Go fuzz target for FUZZTIME each. `make test` already runs their
 # committed seed corpora (testdata/fuzz) as ordinary tests; this explores

@@ -30,7 +30,35 @@ type command struct {
 	flags      func(fs *flag.FlagSet)
 }
 
-var commands []*command
+// commandTable makes each command, in the order help lists them. Each
+// run makes its command afresh, so no flag value outlives a run.
+var commandTable = []func() *command{
+	inspectCommand,
+	captureCommand,
+	exportCommand,
+	framesCommand,
+	benchCommand,
+	serveCommand,
+	elementsCommand,
+	setCommand,
+	requestCommand,
+	logCommand,
+	mirrorCommand,
+	benchIpcCommand,
+	infoCommand,
+	playCommand,
+	versionCommand,
+	viewCommand,
+}
+
+// commands returns every command, made afresh.
+func commands() []*command {
+	list := make([]*command, len(commandTable))
+	for i, mk := range commandTable {
+		list[i] = mk()
+	}
+	return list
+}
 
 // warnings receives what long-running commands report on the side (host
 // overruns, rejected values); Main points it at its stderr.
@@ -113,7 +141,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func find(name string) *command {
-	for _, c := range commands {
+	for _, c := range commands() {
 		if c.name == name {
 			return c
 		}
@@ -128,7 +156,7 @@ usage: simvis COMMAND [flags] [SCENE] [args]
 
 commands:
 `)
-	for _, c := range commands {
+	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.short)
 	}
 	fmt.Fprint(w, "\nRun 'simvis help COMMAND' or 'simvis COMMAND -h' for a command's flags.\n"+
@@ -216,15 +244,14 @@ func sceneArgs(args []string, maxRest int) (string, []string, error) {
 	return args[0], args[1:], nil
 }
 
-func init() {
+func inspectCommand() *command {
 	var sf sceneFlags
 	var asJSON bool
-	commands = append(commands, &command{
+	return &command{
 		name: "inspect", args: "[--json] [--set E.P=V ...] SCENE [budget flags]",
 		short:   "print the scene graph, elements, sensors and mesh sharing",
 		summary: "Print the scene graph (separators, insertion points, transforms, models, sensors),\nthe elements with their parameter table indices and values, the sensors, and how\nmany GPU geometries the scene's meshes share.",
 		flags: func(fs *flag.FlagSet) {
-			sf = sceneFlags{}
 			sf.register(fs)
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
 		},
@@ -248,7 +275,7 @@ func init() {
 			info.WriteSummary(w)
 			return nil
 		},
-	})
+	}
 }
 
 // wantExt refuses an output file whose extension is not one of exts
@@ -320,90 +347,31 @@ func positiveZeros(b []byte) []byte {
 // isNumberByte reports whether c can continue a JSON number after "0".
 func isNumberByte(c byte) bool { return c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' }
 
-// sweep is one --sweep ELEMENT.PARAM=FROM:TO.
-type sweep struct {
-	element, param string
-	from, to       float64
-}
-
-func parseSweep(a string) (sweep, error) {
+// parseSweep reads one --sweep ELEMENT.PARAM=FROM:TO.
+func parseSweep(a string) (live.Sweep, error) {
 	lhs, rng, ok := strings.Cut(a, "=")
 	dot := strings.LastIndex(lhs, ".")
 	fromS, toS, ok2 := strings.Cut(rng, ":")
 	if !ok || !ok2 || dot <= 0 || dot == len(lhs)-1 {
-		return sweep{}, usagef("--sweep %q: want ELEMENT.PARAM=FROM:TO", a)
+		return live.Sweep{}, usagef("--sweep %q: want ELEMENT.PARAM=FROM:TO", a)
 	}
 	from, err1 := strconv.ParseFloat(strings.TrimSpace(fromS), 64)
 	to, err2 := strconv.ParseFloat(strings.TrimSpace(toS), 64)
 	if err1 != nil || err2 != nil || math.IsNaN(from) || math.IsInf(from, 0) || math.IsNaN(to) || math.IsInf(to, 0) {
-		return sweep{}, usagef("--sweep %q: FROM and TO must be finite numbers", a)
+		return live.Sweep{}, usagef("--sweep %q: FROM and TO must be finite numbers", a)
 	}
-	return sweep{lhs[:dot], lhs[dot+1:], from, to}, nil
+	return live.Sweep{Element: lhs[:dot], Param: lhs[dot+1:], From: from, To: to}, nil
 }
 
-// at is the sweep's value at frame i of n (numbered from 0): FROM at the
-// first, TO at the last.
-func (x sweep) at(i, n int) float64 {
-	if n <= 1 {
-		return x.from
-	}
-	return x.from + (x.to-x.from)*float64(i)/float64(n-1)
-}
-
-// checkSweeps applies every frame's sweep values to s without rendering, so
-// that a value an element refuses (beyond a joint's limits) fails the
-// command before any frame is written, naming the frame as the files and
-// progress lines number it. s keeps its values.
-func checkSweeps(s *scene.Scene, sw []sweep, frames int) error {
-	if len(sw) == 0 {
-		return nil
-	}
-	orig := make([]float64, len(sw))
-	for k, x := range sw {
-		v, err := s.Value(x.element, x.param)
-		if err != nil {
-			return fmt.Errorf("--sweep %s.%s: %w", x.element, x.param, err)
-		}
-		orig[k] = v
-	}
-	restore := func() error {
-		for k, x := range sw {
-			if err := s.Set(x.element, x.param, orig[k]); err != nil {
-				return err
-			}
-		}
-		return s.Update()
-	}
-	for i := 0; i < frames; i++ {
-		for _, x := range sw {
-			if err := s.Set(x.element, x.param, x.at(i, frames)); err != nil {
-				return fmt.Errorf("--sweep %s.%s=%g:%g: frame %d: %w", x.element, x.param, x.from, x.to, i, err)
-			}
-		}
-		if err := s.Update(); err != nil {
-			var names []string
-			for _, x := range sw {
-				names = append(names, fmt.Sprintf("%s.%s=%g", x.element, x.param, x.at(i, frames)))
-			}
-			err = fmt.Errorf("--sweep: frame %d (%s) of %d is refused, nothing written: %w", i, strings.Join(names, " "), frames, err)
-			if rerr := restore(); rerr != nil {
-				return errors.Join(err, rerr)
-			}
-			return err
-		}
-	}
-	return restore()
-}
-
-func init() {
+func captureCommand() *command {
 	var sf sceneFlags
 	var out string
 	var frames int
 	var rate float64
 	var sweeps setFlags
 	var rf recordFlags
-	commands = append(commands, &command{
-		name: "capture", args: "SCENE -o DIR [--mcap FILE.mcap] [--frames N [--sweep E.P=FROM:TO ...] [--rate HZ]] [--set E.P=V ...] [budget flags]",
+	return &command{
+		name: "capture", args: "SCENE [-o DIR] [--mcap FILE.mcap] [--frames N [--sweep E.P=FROM:TO ...] [--rate HZ]] [--set E.P=V ...] [budget flags]",
 		short: "render every sensor headless into a directory, once or as a sequence",
 		summary: "Render every sensor of the scene headless and write its output into DIR:\n" +
 			"  camera   NAME.png, NAME.json (intrinsics, world pose)\n" +
@@ -420,10 +388,8 @@ func init() {
 			"With --mcap every frame also goes into one MCAP recording (ROS 2 messages, tf, the\n" +
 			"scene's change log and model files; docs/recordings.md); -o is then optional.",
 		flags: func(fs *flag.FlagSet) {
-			sf = sceneFlags{}
-			sweeps = nil
 			sf.register(fs)
-			fs.StringVar(&out, "o", "", "output directory (required)")
+			fs.StringVar(&out, "o", "", "output directory (required unless --mcap records the frames)")
 			fs.IntVar(&frames, "frames", 0, "write a sequence of N frames")
 			fs.Float64Var(&rate, "rate", 10, "frames per second of the sequence, for its time stamps")
 			fs.Var(&sweeps, "sweep", "sweep a parameter over the sequence, ELEMENT.PARAM=FROM:TO (repeatable)")
@@ -450,46 +416,30 @@ func init() {
 			if !(rate > 0) || math.IsInf(rate, 0) {
 				return usagef("--rate %v: want frames per second > 0", rate)
 			}
-			var sw []sweep
+			o := live.CaptureOptions{SceneFile: path, Out: out, Frames: frames, Rate: rate, Record: rf.o, Warnings: warnings}
 			for _, a := range sweeps {
 				x, err := parseSweep(a)
 				if err != nil {
 					return err
 				}
-				sw = append(sw, x)
+				o.Sweeps = append(o.Sweeps, x)
 			}
-			s, err := sf.load(path)
-			if err != nil {
+			if o.Scene, err = sf.load(path); err != nil {
 				return err
-			}
-			if err := checkSweeps(s, sw, frames); err != nil {
-				return err
-			}
-			o := live.CaptureOptions{Scene: s, SceneFile: path, Out: out, Frames: frames, Rate: rate, Record: rf.o, Warnings: warnings}
-			if len(sw) > 0 {
-				o.Before = func(i int) error {
-					for _, x := range sw {
-						if err := s.Set(x.element, x.param, x.at(i, frames)); err != nil {
-							return err
-						}
-					}
-					return nil
-				}
 			}
 			return live.Capture(o, w)
 		},
-	})
+	}
 }
 
-func init() {
+func exportCommand() *command {
 	var sf sceneFlags
 	var out string
-	commands = append(commands, &command{
+	return &command{
 		name: "export", args: "SCENE -o FILE.glb|FILE.gltf [--set E.P=V ...] [budget flags]",
 		short:   "write the composed scene as one glTF file (y-up)",
 		summary: "Write the composed scene (current parameter values applied) as one glTF file,\nconverted back to glTF's y-up, for checking in other tools.",
 		flags: func(fs *flag.FlagSet) {
-			sf = sceneFlags{}
 			sf.register(fs)
 			fs.StringVar(&out, "o", "", "output .glb or .gltf file (required)")
 		},
@@ -521,7 +471,7 @@ func init() {
 			fmt.Fprintf(w, "%s: %d meshes, %d triangles\n", out, len(m.Meshes), m.TriangleCount())
 			return nil
 		},
-	})
+	}
 }
 
 // framePose is one frame's pose in the output of `simvis frames`.
@@ -541,15 +491,14 @@ type tfEdge struct {
 	Static bool   `json:"static"`
 }
 
-func init() {
+func framesCommand() *command {
 	var sf sceneFlags
 	var asJSON, asTF bool
-	commands = append(commands, &command{
+	return &command{
 		name: "frames", args: "SCENE [FRAME [REFERENCE]] [--json] [--tf] [--set E.P=V ...] [budget flags]",
 		short:   "print the pose of a frame relative to another",
 		summary: "Print the pose of FRAME relative to REFERENCE (default: world), i.e. the transform\nthat maps FRAME coordinates into REFERENCE coordinates, as x y z (m) roll pitch yaw (deg)\nand as a 4x4 matrix. Without FRAME, list the world pose of every frame. Frames are\ninsertion points and sensors; 'world' is the world frame.",
 		flags: func(fs *flag.FlagSet) {
-			sf = sceneFlags{}
 			sf.register(fs)
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
 			fs.BoolVar(&asTF, "tf", false, "list the tf tree: each frame relative to its tf parent, static or moving")
@@ -608,7 +557,7 @@ func init() {
 			}
 			return nil
 		},
-	})
+	}
 }
 
 // printTFTree prints the scene's tf tree (ros2.SceneTree): one edge a line,
@@ -676,12 +625,12 @@ func viewFlags(fs *flag.FlagSet, from, frame, size *string, fov *float64, defaul
 	fs.Float64Var(fov, "fov", 70, "horizontal field of view, degrees")
 }
 
-func init() {
+func benchCommand() *command {
 	var sf sceneFlags
 	var seconds float64
 	var asJSON, cyclesOnly bool
 	var generate, marvinAssets, backend string
-	commands = append(commands, &command{
+	return &command{
 		name: "bench", args: "SCENE [--seconds S] [--json] [--backend auto|gpu|cpu] [--cycles] [--set E.P=V ...] [budget flags] | --generate DIR",
 		short: "measure each sensor's rate, and range sensors' speed and accuracy against the ray caster",
 		summary: "Render each sensor of the scene repeatedly and print frames per second; for range\n" +
@@ -697,7 +646,6 @@ func init() {
 			"DIR/marvin50 (50 MARVINs, 150 scanners) and DIR/mesh1m (a million triangles), from the\n" +
 			"MARVIN assets in --marvin-assets (see docs/performance.md).",
 		flags: func(fs *flag.FlagSet) {
-			sf = sceneFlags{}
 			sf.register(fs)
 			fs.Float64Var(&seconds, "seconds", 2, "time to spend on each measurement")
 			fs.BoolVar(&asJSON, "json", false, "print JSON instead of text")
@@ -746,67 +694,15 @@ func init() {
 					}
 				}
 			}
-			d := time.Duration(seconds * float64(time.Second))
-			var results []sensors.BenchResult
-			if !cyclesOnly {
-				if results, err = sensors.Bench(r, s, d); err != nil {
-					return err
-				}
-			}
-			var scanners, all []string
-			for _, se := range s.Sensors() {
-				all = append(all, se.Name)
-				if se.Type == "laser" || se.Type == "laser3d" || se.Type == "psd" {
-					scanners = append(scanners, se.Name)
-				}
-			}
-			sets := map[string][]string{"all sensors": all}
-			if len(scanners) > 1 && len(scanners) < len(all) {
-				sets["all scanners"] = scanners
-			}
-			for _, name := range []string{"all scanners", "all sensors"} {
-				names, ok := sets[name]
-				if !ok {
-					continue
-				}
-				res, err := sensors.BenchSet(r, s, names, d)
-				if err != nil {
-					return err
-				}
-				res.Sensor = name
-				results = append(results, res)
+			results, err := live.Bench(r, s, time.Duration(seconds*float64(time.Second)), cyclesOnly)
+			if err != nil {
+				return err
 			}
 			info := r.Info()
 			if asJSON {
 				return writeJSON(w, map[string]any{"renderer": info.Renderer, "gl_version": info.Version, "results": results})
 			}
-			fmt.Fprintf(w, "renderer: %s (%s)\n\n", info.Renderer, info.Version)
-			fmt.Fprintf(w, "%-14s %-8s %10s %12s %10s %8s %9s %9s %10s %8s %6s %s\n",
-				"sensor", "type", "frames/s", "beams/s", "cpu fr/s", "speedup", "<=1mm", "<=1cm", "max err", "hit/miss", "exact", "triangles drawn/sensed")
-			for _, res := range results {
-				fmt.Fprintf(w, "%-14s %-8s %10.1f", res.Sensor, res.Type, res.FPS)
-				if res.Beams == 0 {
-					fmt.Fprintln(w)
-					continue
-				}
-				fmt.Fprintf(w, " %12.0f", res.BeamsPerSec)
-				if res.Sensors > 0 {
-					fmt.Fprintf(w, "   %d sensors: %.2f ms per cycle, %.2f ms CPU per cycle", res.Sensors, res.CycleMS, res.CycleCPUMS)
-				}
-				if res.CPUFPS > 0 {
-					hitMiss := "-"
-					if res.HitMiss != nil {
-						hitMiss = fmt.Sprint(*res.HitMiss)
-					}
-					fmt.Fprintf(w, " %10.1f %7.2fx %8.3f%% %8.3f%% %10.2g %8s %6d %d/%d", res.CPUFPS, res.SpeedRatio,
-						100*res.Within1mm, 100*res.Within1cm, res.MaxError, hitMiss, res.ExactBeams, res.Drawn, res.Triangles)
-					if res.Backend != "" {
-						fmt.Fprintf(w, " (%s)", res.Backend)
-					}
-				}
-				fmt.Fprintln(w)
-			}
-			return nil
+			return live.WriteBenchTable(w, info.Renderer, info.Version, results)
 		},
-	})
+	}
 }

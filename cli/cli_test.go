@@ -34,7 +34,7 @@ func TestHelpAndUsage(t *testing.T) {
 	if code != 0 {
 		t.Errorf("help exit %d", code)
 	}
-	for _, c := range commands {
+	for _, c := range commands() {
 		if !strings.Contains(out, "  "+c.name+" ") {
 			t.Errorf("help does not list %s:\n%s", c.name, out)
 		}

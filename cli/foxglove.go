@@ -11,7 +11,6 @@ import (
 type foxgloveFlags struct{ o live.FoxgloveOptions }
 
 func (f *foxgloveFlags) register(fs *flag.FlagSet) {
-	*f = foxgloveFlags{}
 	o, d := &f.o, live.DefaultFoxglove
 	fs.StringVar(&o.Addr, "foxglove", "", "serve the Foxglove WebSocket protocol on ADDR, e.g. 127.0.0.1:8765 (not loopback: needs a token)")
 	fs.StringVar(&o.Token, "foxglove-token", "", "driver token: may set parameters and call services (default $SIMVIS_FOXGLOVE_TOKEN)")

@@ -47,7 +47,6 @@ type hostFlags struct {
 }
 
 func (f *hostFlags) register(fs *flag.FlagSet) {
-	*f = hostFlags{}
 	fs.StringVar(&f.shm, "shm", defaultShm(), shmHelp)
 	fs.StringVar(&f.connect, "connect", "", "reach the host over NATS instead: nats://[TOKEN@|USER:PASS@]HOST:PORT/NAME")
 }
@@ -191,7 +190,6 @@ func interrupted() (context.Context, context.CancelFunc) {
 type natsFlags struct{ o live.NATSOptions }
 
 func (f *natsFlags) register(fs *flag.FlagSet) {
-	*f = natsFlags{}
 	fs.BoolVar(&f.o.Off, "no-nats", false, "serve over shared memory only, no NATS")
 	fs.StringVar(&f.o.URL, "nats", "", "publish through this NATS server or cluster instead of an embedded one (a cluster: nats://USER:PASSWORD@HOST1:4222,HOST2:4222,HOST3:4222)")
 	fs.StringVar(&f.o.Listen, "listen", "127.0.0.1:4222", "address of the embedded NATS server (not loopback: needs credentials)")
@@ -213,7 +211,7 @@ func (f *natsFlags) options() (live.NATSOptions, error) {
 	return f.o, nil
 }
 
-func init() {
+func serveCommand() *command {
 	var o live.ServeOptions
 	var nf natsFlags
 	var ff foxgloveFlags
@@ -221,7 +219,7 @@ func init() {
 	var rf recordFlags
 	var window bool
 	var wf windowFlags
-	commands = append(commands, &command{
+	return &command{
 		name: "serve", args: "SCENE [--shm NAME] [--replace] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [--record FILE.mcap [--realtime]] [NATS flags] [--foxglove ADDR [Foxglove flags]] [budget flags]",
 		short: "run a scene as a host that other processes drive and mirror",
 		summary: "Run the scene as a host: publish its elements and values in shared memory\n" +
@@ -237,7 +235,6 @@ func init() {
 			"Sensors that requests add render too. With --record every cycle (tf, values, change\n" +
 			"log) and sensor frame goes into an MCAP recording (docs/recordings.md). Ctrl-C stops it.",
 		flags: func(fs *flag.FlagSet) {
-			o = live.ServeOptions{}
 			fs.StringVar(&o.Shm, "shm", defaultShm(), shmHelp)
 			fs.BoolVar(&o.Replace, "replace", false, "take the name of a host that another process runs (refused otherwise)")
 			fs.Float64Var(&o.Rate, "rate", 30, "host cycles per second")
@@ -275,7 +272,7 @@ func init() {
 				return err
 			}
 			if window {
-				o.Window = wf.options()
+				o.Window = wf.options(fs)
 			}
 			o.Scene, o.Record, o.Warnings, o.NewHost = path, rf.o, warnings, newHost
 			// Signal handlers come first: a Ctrl-C at any time from here on,
@@ -285,13 +282,13 @@ func init() {
 			defer stop()
 			return withLimitHint(live.Serve(ctx, o, w))
 		},
-	})
+	}
 }
 
-func init() {
+func elementsCommand() *command {
 	var hf hostFlags
 	var asJSON bool
-	commands = append(commands, &command{
+	return &command{
 		name: "elements", args: "[--shm NAME | --connect URL] [--json]",
 		short:   "list a running host's elements, their value indices and values",
 		summary: "List the elements a running host publishes: name, type, insertion point, the index\nof the first value and every parameter's current value.",
@@ -340,13 +337,13 @@ func init() {
 			}
 			return nil
 		},
-	})
+	}
 }
 
-func init() {
+func setCommand() *command {
 	var hf hostFlags
 	var setTimeout time.Duration
-	commands = append(commands, &command{
+	return &command{
 		name: "set", args: "[--shm NAME | --connect URL] [--timeout D] ELEMENT.PARAM=VALUE ...",
 		short: "write parameter values of a running host",
 		summary: "Write parameter values into a running host's value array and wait until a host cycle\n" +
@@ -403,13 +400,13 @@ func init() {
 			}
 			return nil
 		},
-	})
+	}
 }
 
-func init() {
+func requestCommand() *command {
 	var hf hostFlags
 	var timeout time.Duration
-	commands = append(commands, &command{
+	return &command{
 		name: "request", args: "[--shm NAME | --connect URL] 'XML' ... (- reads one from standard input)",
 		short:   "ask a running host to execute part, element or sensor commands",
 		summary: "Send each XML command to a running host's change-request log and wait for its\noutcome: the change-log sequence number, or the host's error. File paths in requests\nare relative to the scene file's directory and may not leave it.",
@@ -443,14 +440,14 @@ func init() {
 			}
 			return nil
 		},
-	})
+	}
 }
 
-func init() {
+func logCommand() *command {
 	var hf hostFlags
 	var from uint64
 	var follow bool
-	commands = append(commands, &command{
+	return &command{
 		name: "log", args: "[--shm NAME | --connect URL] [--from SEQ] [--follow]",
 		short:   "print a running host's change log",
 		summary: "Print the change log of a running host: every command it executed, from the scene\nfile on, as SEQ SOURCE XML. --follow keeps printing new ones until the host stops\n(exit 0; a host killed without stopping is an error, exit 1).",
@@ -490,10 +487,10 @@ func init() {
 				}
 			}
 		},
-	})
+	}
 }
 
-func init() {
+func mirrorCommand() *command {
 	var o live.MirrorOptions
 	var hf hostFlags
 	var overlay, from, frame, size string
@@ -504,8 +501,8 @@ func init() {
 	var rf recordFlags
 	var window bool
 	var wf windowFlags
-	commands = append(commands, &command{
-		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] -o DIR [--record FILE.mcap] [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [--foxglove ADDR [Foxglove flags]] [budget flags]",
+	return &command{
+		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] [-o DIR] [--record FILE.mcap] [--window] [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [--foxglove ADDR [Foxglove flags]] [budget flags]",
 		short: "replicate a running host's scene and capture from the replica",
 		summary: "Build a local replica of a running host's scene by replaying its change log and\n" +
 			"copying its values, add the overlay file's commands (visualization only: never\n" +
@@ -519,11 +516,10 @@ func init() {
 			"A host restart is followed by a rebuild. With --record the replica's frames, tf, values\n" +
 			"and change log also go into an MCAP recording (docs/recordings.md); -o is then optional.",
 		flags: func(fs *flag.FlagSet) {
-			o, only = live.MirrorOptions{}, nil
 			hf.register(fs)
 			hf.readOnly = true // over NATS: the viewer role
 			fs.StringVar(&overlay, "overlay", "", "scene file of commands only the replica shows")
-			fs.StringVar(&o.Out, "o", "", "output directory (required)")
+			fs.StringVar(&o.Out, "o", "", "output directory (required unless --window, --record or --foxglove take the replica)")
 			fs.IntVar(&o.Frames, "frames", 1, "frames to capture")
 			fs.Float64Var(&o.Rate, "rate", 10, "frames per second")
 			fs.Var(&only, "sensor", "capture only this sensor (repeatable)")
@@ -555,7 +551,7 @@ func init() {
 			}
 			var err error
 			if window {
-				if o.Window = wf.options(); from == "" {
+				if o.Window = wf.options(fs); from == "" {
 					from = live.DefaultWindowFrom
 				}
 			}
@@ -587,14 +583,14 @@ func init() {
 			defer stop()
 			return withLimitHint(live.Mirror(ctx, o, w))
 		},
-	})
+	}
 }
 
-func init() {
+func benchIpcCommand() *command {
 	var rate float64
 	var duration time.Duration
 	var connect string
-	commands = append(commands, &command{
+	return &command{
 		name: "bench-ipc", args: "[--rate HZ] [--duration D] [--connect URL|embedded]",
 		short: "measure the shared-array interface: write rates, latencies, mirror catch-up",
 		summary: "Measure the shared-array interface in one process, every client on its own\n" +
@@ -637,7 +633,7 @@ func init() {
 				res.CatchUpCmds, res.CatchUp.Round(time.Millisecond), res.HostLoad.Round(time.Millisecond))
 			return nil
 		},
-	})
+	}
 }
 
 func benchNATS(w io.Writer, connect string, rate float64, duration, period time.Duration) error {

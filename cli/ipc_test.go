@@ -167,7 +167,7 @@ func TestServeClientsAndMirror(t *testing.T) {
 	}
 	viewOut := filepath.Join(dir, "view")
 	code, out, errOut = simvis(t, "mirror", "--shm", shm, "--overlay", overlay, "-o", viewOut, "--from", "-6 0 3 0 0 0", "--size", "64x48", "--frames", "2", "--rate", "50")
-	if code != 0 || !strings.Contains(out, "frame 2/2: change 5, 1 files") {
+	if code != 0 || !strings.Contains(out, "frame 1 (2 of 2): change 5, 1 files") {
 		t.Fatalf("mirror --from: %d %q %q", code, out, errOut)
 	}
 	if c := testkit.ReadPNG(t, filepath.Join(viewOut, "view_0001.png")).At(32, 24); !isRed(c) {

@@ -44,7 +44,6 @@ const (
 )
 
 func (f *limitFlags) register(fs *flag.FlagSet) {
-	*f = limitFlags{}
 	d := scene.DefaultLimits
 	// Zero defaults keep "(default 0)" out of the help; the real defaults
 	// are in the text, read from scene.DefaultLimits.

@@ -194,7 +194,7 @@ func TestMultiHostLinkCut(t *testing.T) {
 	mirrorOut := filepath.Join(dir, "mirror")
 	mirror := start(t, h.in(h.b, "mirror", "--connect", "nats://s3cret@"+h.aForB+":4222/lab", "-o", mirrorOut,
 		"--latest", "--frames", "1000", "--rate", "10"))
-	mirror.wait(t, "frame 2/1000: change 4", 15*time.Second)
+	mirror.wait(t, "frame 1 (2 of 1000): change 4", 15*time.Second)
 
 	h.link(false)
 	client := func(args ...string) {

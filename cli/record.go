@@ -1,16 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"sort"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/simvis/simvis/live"
 	"github.com/simvis/simvis/record"
@@ -21,7 +17,6 @@ import (
 type recordFlags struct{ o live.RecordOptions }
 
 func (f *recordFlags) register(fs *flag.FlagSet, name string) {
-	*f = recordFlags{}
 	fs.StringVar(&f.o.Path, name, "", "record every cycle and sensor frame into this MCAP file (ROS 2 profile, docs/recordings.md)")
 	fs.StringVar(&f.o.Compression, "record-compression", "zstd", "chunk compression of the recording: zstd or lz4")
 	fs.BoolVar(&f.o.Realtime, "realtime", false, "stamp the recording with the wall clock, not scene time")
@@ -36,7 +31,6 @@ type readFlags struct {
 }
 
 func (f *readFlags) register(fs *flag.FlagSet) {
-	*f = readFlags{}
 	mib := func(v *float64, name string, def int64, what string) {
 		fs.Float64Var(v, strings.TrimPrefix(name, "--"), 0, fmt.Sprintf("%s, MiB (default %g; <0: no limit)", what, float64(def)/(1<<20)))
 	}
@@ -80,20 +74,10 @@ func playShm() string {
 	return "play"
 }
 
-// printable returns s, quoted where it holds anything but printable
-// characters: a recording's names are the file's, and control sequences
-// would reach the user's terminal.
-func printable(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
-		return strconv.Quote(s)
-	}
-	return s
-}
-
-func init() {
+func infoCommand() *command {
 	var asJSON bool
 	var rdf readFlags
-	commands = append(commands, &command{
+	return &command{
 		name: "info", args: "FILE.mcap [--json] [recording bounds]",
 		short: "describe a recording: topics, message counts, duration",
 		summary: "Read a recording (any MCAP file; a file cut short is read up to its last whole\n" +
@@ -117,81 +101,22 @@ func init() {
 			if err != nil {
 				return err
 			}
-			type topic struct {
-				Topic    string  `json:"topic"`
-				Schema   string  `json:"schema"`
-				Encoding string  `json:"encoding"`
-				Messages int     `json:"messages"`
-				Hz       float64 `json:"hz"`
-			}
-			type attachment struct {
-				Name  string `json:"name"`
-				Bytes int    `json:"bytes"`
-			}
-			info := struct {
-				File        string       `json:"file"`
-				Profile     string       `json:"profile"`
-				Complete    bool         `json:"complete"`
-				Truncation  string       `json:"truncation,omitempty"`
-				Start       float64      `json:"start"`
-				Duration    float64      `json:"duration"`
-				Messages    int          `json:"messages"`
-				Changes     int          `json:"changes"`
-				Topics      []topic      `json:"topics"`
-				Attachments []attachment `json:"attachments"`
-				Meta        *record.Meta `json:"simvis,omitempty"`
-			}{File: args[0], Profile: rec.Profile, Complete: rec.Complete, Truncation: rec.Truncation,
-				Start: float64(rec.Start) / 1e9, Duration: float64(rec.End-rec.Start) / 1e9, Messages: rec.Messages, Changes: rec.ChangeMessages}
-			if rec.HasMeta {
-				info.Meta = &rec.Meta
-			}
-			for _, t := range rec.Topics {
-				hz := 0.0
-				if t.Messages > 1 && t.Last > t.First {
-					hz = float64(t.Messages-1) / (float64(t.Last-t.First) / 1e9)
-				}
-				info.Topics = append(info.Topics, topic{t.Topic, t.Schema, t.Encoding, t.Messages, hz})
-			}
-			for _, a := range rec.Attachments {
-				info.Attachments = append(info.Attachments, attachment{a.Name, int(a.Size)})
-			}
-			sort.Slice(info.Attachments, func(i, j int) bool { return info.Attachments[i].Name < info.Attachments[j].Name })
 			if asJSON {
-				data, err := json.MarshalIndent(info, "", "  ")
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(w, "%s\n", data)
-				return err
+				return writeJSON(w, rec.Report(args[0]))
 			}
-			state := "complete (summary and index)"
-			if !rec.Complete {
-				state = "incomplete: " + rec.Truncation
-			}
-			fmt.Fprintf(w, "%s: profile %q, %s\n", args[0], rec.Profile, state)
-			fmt.Fprintf(w, "start %.9f s, duration %.3f s, %d messages, %d change-log commands\n", info.Start, info.Duration, rec.Messages, rec.ChangeMessages)
-			if info.Meta != nil {
-				fmt.Fprintf(w, "simvis: scene %s, %g Hz, epoch %d ns, realtime %v\n", printable(info.Meta.Scene), info.Meta.Rate, info.Meta.EpochNs, info.Meta.Realtime)
-			}
-			for _, t := range info.Topics {
-				fmt.Fprintf(w, "  %-32s %-34s %-4s %7d msgs %8.2f Hz\n", printable(t.Topic), printable(t.Schema), printable(t.Encoding), t.Messages, t.Hz)
-			}
-			for _, a := range info.Attachments {
-				fmt.Fprintf(w, "  attachment %s (%d bytes)\n", printable(a.Name), a.Bytes)
-			}
-			return nil
+			return rec.Report(args[0]).WriteText(w)
 		},
-	})
+	}
 }
 
-func init() {
+func playCommand() *command {
 	var o live.PlayOptions
 	var nf natsFlags
 	var ff foxgloveFlags
 	var lf limitFlags
 	var rf recordFlags
 	var rdf readFlags
-	commands = append(commands, &command{
+	return &command{
 		name: "play", args: "FILE.mcap [--rate X] [--start T] [--loop] [--paused] [--fast] [--rerender [-o DIR] [--record FILE.mcap]] [--shm NAME] [NATS flags] [--foxglove ADDR [Foxglove flags]] [budget flags] [recording bounds]",
 		short: "run a recording as a host: its scene, values and change log at their times",
 		summary: "Rebuild the scene of a simvis MCAP recording (its change log, model files from its\n" +
@@ -204,7 +129,6 @@ func init() {
 			"end unless --loop. Controls, one a line on standard input: " + live.PlayControls + ".\n" +
 			"docs/recordings.md describes the recording and the controls.",
 		flags: func(fs *flag.FlagSet) {
-			o = live.PlayOptions{}
 			fs.StringVar(&o.Shm, "shm", playShm(), "region name (/dev/shm/simvis-NAME) or path; $SIMVIS_SHM sets the default (else play)")
 			fs.Float64Var(&o.Rate, "rate", 1, "playback speed factor")
 			fs.Float64Var(&o.Start, "start", 0, "start at this many seconds into the recording")
@@ -252,5 +176,5 @@ func init() {
 			defer stop()
 			return withLimitHint(live.Play(ctx, o, w))
 		},
-	})
+	}
 }

@@ -322,7 +322,7 @@ func TestCaptureAndMirrorGoOnPastAFailingSensor(t *testing.T) {
 	mirrorOut := filepath.Join(dir, "mirror")
 	os.MkdirAll(filepath.Join(mirrorOut, "BAD.psd.json"), 0o755)
 	code, stdout, stderr = simvis(t, "mirror", "--shm", shm, "-o", mirrorOut, "--latest", "--frames", "2", "--rate", "100")
-	if code != 1 || !strings.Contains(stdout, "frame 2/2: change 2, 1 files") || !strings.Contains(stdout, ": 2 files in") ||
+	if code != 1 || !strings.Contains(stdout, "frame 1 (2 of 2): change 2, 1 files") || !strings.Contains(stdout, ": 2 files in") ||
 		!strings.Contains(stderr, "simvis mirror: 2 sensor frames failed (BAD: 2)") {
 		t.Errorf("mirror: exit %d %q %q", code, stdout, stderr)
 	}

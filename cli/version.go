@@ -69,9 +69,9 @@ func (v versionInfo) String() string {
 	return s + ")"
 }
 
-func init() {
+func versionCommand() *command {
 	var asJSON bool
-	commands = append(commands, &command{
+	return &command{
 		name: "version", args: "[--json]",
 		short: "print the module version and the revision the binary was built from",
 		summary: "Print simvis' module version (\"(devel)\" for a build from a checkout), the VCS revision\n" +
@@ -91,5 +91,5 @@ func init() {
 			_, err := fmt.Fprintln(w, v)
 			return err
 		},
-	})
+	}
 }

@@ -21,7 +21,7 @@ func (f *windowFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.o.Panel, "panel", true, "window: show the panel of elements and sensors (key Tab)")
 	fs.StringVar(&f.o.Follow, "follow", "", "window: frame the f key follows (default: the first pose element's insertion point)")
 	fs.StringVar(&f.o.Shots, "shots", ".", "window: directory for screenshots (key p)")
-	fs.IntVar(&f.o.BenchFrames, "bench-frames", 0, "window: draw N frames as fast as possible, print frames per second and exit")
+	fs.IntVar(&f.o.BenchFrames, "bench-frames", 0, "window: draw N frames as fast as possible (every one, unless --redraw-all=false), print frames per second and exit")
 	fs.Float64Var(&f.o.MaxFPS, "max-fps", 60, "window: frames per second at most (0: no limit)")
 	fs.BoolVar(&f.o.EveryFrame, "redraw-all", false, "window: draw every frame, even when nothing changed (the still meshes from the cache unless --cache=false)")
 	fs.BoolVar(&f.cache, "cache", true, "window: draw the meshes that stand still once and only what moves over them each frame")
@@ -29,19 +29,25 @@ func (f *windowFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.o.Present, "present", "auto", "window: how frames reach the window: gl (GL swap), x11 (the viewer puts them, XShmPutImage), auto (x11 with a software GL such as llvmpipe)")
 }
 
-// options are the flags as live takes them.
-func (f *windowFlags) options() *live.WindowOptions {
+// options are the flags as live takes them. --bench-frames draws every
+// frame it counts unless --redraw-all=false says otherwise: a picture that
+// did not change is otherwise shown again without drawing, and the rate
+// would not be a drawing rate.
+func (f *windowFlags) options(fs *flag.FlagSet) *live.WindowOptions {
 	o := f.o
 	o.NoCache = !f.cache
+	if o.BenchFrames > 0 && !flagGiven(fs, "redraw-all") {
+		o.EveryFrame = true
+	}
 	return &o
 }
 
-func init() {
+func viewCommand() *command {
 	var sf sceneFlags
 	var wf windowFlags
 	var out, from, frame, size string
 	var fov float64
-	commands = append(commands, &command{
+	return &command{
 		name: "view", args: "SCENE [-o FILE.png] [--from \"x y z roll pitch yaw\"] [--frame FRAME] [--size WxH] [--fov DEG] [--set E.P=V ...] [window flags] [budget flags]",
 		short: "show the scene in a window, or render it for people into a PNG (-o)",
 		summary: "Without -o, open a window on the X display (DISPLAY) showing the scene: drag with\n" +
@@ -54,9 +60,7 @@ func init() {
 			"labels); sensors whose returns a scan element draws render first.\n" +
 			"The viewpoint is a pose in FRAME (default world) that looks along its +x with +z up.",
 		flags: func(fs *flag.FlagSet) {
-			sf = sceneFlags{}
 			sf.register(fs)
-			wf = windowFlags{}
 			wf.register(fs)
 			fs.StringVar(&out, "o", "", "output PNG file (without it: a window)")
 			viewFlags(fs, &from, &frame, &size, &fov, "-4.7 -3.7 2.4 0 25 38")
@@ -75,7 +79,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			wo := wf.options()
+			wo := wf.options(fs)
 			if err := wo.Check(); err != nil {
 				return err
 			}
@@ -103,5 +107,5 @@ func init() {
 			fmt.Fprintln(w, out)
 			return nil
 		},
-	})
+	}
 }

@@ -21,8 +21,9 @@ type CaptureOptions struct {
 	// stamped frame / Rate; 0 captures once, without numbers.
 	Frames int
 	Rate   float64
-	// Before runs before frame i renders (a sweep sets values).
-	Before   func(i int) error
+	// Sweeps move parameters over the sequence; every frame's values are
+	// checked before the first frame renders.
+	Sweeps   []Sweep
 	Record   RecordOptions
 	Sinks    []Sink    // the caller's own, given every sensor frame
 	Warnings io.Writer // warnings (default standard error)
@@ -42,6 +43,9 @@ func Capture(o CaptureOptions, w io.Writer) error {
 	s := o.Scene
 	if len(s.Sensors()) == 0 {
 		return fmt.Errorf("%s has no sensors to capture", o.SceneFile)
+	}
+	if err := CheckSweeps(s, o.Sweeps, o.Frames); err != nil {
+		return err
 	}
 	r, err := sensors.NewRenderer()
 	if err != nil {
@@ -127,8 +131,8 @@ func Capture(o CaptureOptions, w io.Writer) error {
 	} else {
 		total := 0
 		for i := 0; i < o.Frames; i++ {
-			if o.Before != nil {
-				if err := o.Before(i); err != nil {
+			for _, x := range o.Sweeps {
+				if err := s.Set(x.Element, x.Param, x.At(i, o.Frames)); err != nil {
 					return fmt.Errorf("frame %d: %w", i, err)
 				}
 			}

@@ -219,7 +219,8 @@ func Mirror(ctx context.Context, o MirrorOptions, w io.Writer) error {
 			return err
 		}
 		if o.Frames > 1 {
-			fmt.Fprintf(w, "frame %d/%d: change %d, %d files, host time %.3f s\n", i+1, o.Frames, m.Applied(), n, hostAt)
+			// Numbered from 0, like capture's lines and every file (view_0000.png).
+			fmt.Fprintf(w, "frame %d (%d of %d): change %d, %d files, host time %.3f s\n", i, i+1, o.Frames, m.Applied(), n, hostAt)
 		}
 		if i == 0 {
 			// The first frame compiles the renderer's shaders and uploads
