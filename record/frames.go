@@ -63,10 +63,6 @@ type partial struct {
 	msgs map[string][]byte
 }
 
-// kinds are the frame kinds of the sensor types that render frames.
-var kinds = map[string]string{"laser": "scan", "psd": "psd", "laser3d": "cloud", "camera": "image",
-	"depth": "depth", "segmentation": "segmentation"}
-
 // NewFrames returns Frames for rec (as ReadWith read it: labels and meta)
 // played in s, the scene rebuilt from rec's change log and values: its
 // sensors route the topics, and it gives frames without a description
@@ -88,12 +84,19 @@ func (fs *Frames) route() {
 	}
 	fs.routes, fs.sensors = map[string]route{}, len(list)
 	for _, se := range list {
-		kind, ok := kinds[se.Type]
+		// The sensor says what it renders; a kind the codec does not know
+		// has no topics to route.
+		fk, ok := se.Sensor.(scene.FrameKinder)
 		if !ok {
 			continue
 		}
+		kind := fk.FrameKind()
+		suffixes := ros2.FrameSuffixes(kind)
+		if suffixes == nil {
+			continue
+		}
 		ns := ros2.SensorTopic(se.Name)
-		for _, suffix := range append(ros2.FrameSuffixes(kind), ros2.SuffixDescription) {
+		for _, suffix := range append(suffixes, ros2.SuffixDescription) {
 			fs.routes[ns+suffix] = route{se, kind, suffix}
 		}
 	}

@@ -582,8 +582,8 @@ func (w *Writer) Frame(f *sensors.Frame, t float64) error {
 			return err
 		}
 	}
-	if f.Kind == "segmentation" {
-		if err := w.recordLabels(f.SegmentationData(), ns, stamp); err != nil {
+	if sg, ok := f.Payload().(*sensors.SegmentationImage); ok {
+		if err := w.recordLabels(sg, ns, stamp); err != nil {
 			return err
 		}
 	}

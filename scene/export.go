@@ -17,8 +17,9 @@ var lookAlongX = mgl64.HomogRotate3DZ(-math.Pi / 2)
 // with the current element values applied: every node keeps its name and
 // local transform, meshes are shared as in the scene, switched-off subtrees
 // are left out, color overrides are applied to the materials, lights become
-// KHR_lights_punctual lights and camera-like sensors (camera, depth,
-// segmentation) glTF perspective cameras, so other tools can check what
+// KHR_lights_punctual lights and sensors that see as cameras
+// (CameraExporter: the built-in camera, depth, segmentation) glTF
+// perspective cameras, so other tools can check what
 // simvis built. Ambient lights and the default lights have no glTF
 // counterpart and are not written; other sensors stay named nodes.
 func (s *Scene) Export() (*models.Model, error) {
@@ -48,8 +49,10 @@ func (s *Scene) Export() (*models.Model, error) {
 		}
 		mn := out.AddNode(parent, name, n.local, mesh)
 		if se := sensorAt[n]; se != nil {
-			if cam := exportCamera(se); cam != nil {
-				out.AddNode(mn, name+" camera", lookAlongX, nil).Camera = cam
+			if ce, ok := se.Sensor.(CameraExporter); ok {
+				if cam := ce.ExportCamera(); cam != nil {
+					out.AddNode(mn, name+" camera", lookAlongX, nil).Camera = cam
+				}
 			}
 		}
 		for _, g := range n.g3n.Children() {
@@ -167,49 +170,6 @@ func recolored(mesh *models.Mesh, color *[4]float32, mats map[styledKey]*models.
 	}
 	meshes[styledMesh{mesh, *color}] = m
 	return m
-}
-
-// exportCamera returns the glTF camera of a camera-like sensor, read from
-// its command with the sensor types' defaults (640x480, fov 60 degrees;
-// camera and segmentation: near 0.05 m, far 100 m; depth: range_min 0.1 m,
-// range_max 10 m), or nil for other sensors. The sensor was built from
-// the same command, so its attributes are valid.
-func exportCamera(se *SensorEntry) *models.Camera {
-	c := se.Command
-	nearAttr, farAttr, near, far := "near", "far", 0.05, 100.0
-	switch se.Type {
-	case "camera", "segmentation":
-	case "depth":
-		nearAttr, farAttr, near, far = "range_min", "range_max", 0.1, 10
-	default:
-		return nil
-	}
-	w, errW := c.Int("width", 640, 1, 16384)
-	h, errH := c.Int("height", 480, 1, 16384)
-	zn, errN := c.Float(nearAttr, near)
-	zf, errF := c.Float(farAttr, far)
-	if errW != nil || errH != nil || errN != nil || errF != nil || !(zn > 0 && zf > zn) {
-		return nil
-	}
-	aspect := float64(w) / float64(h)
-	var yfov float64
-	if c.Has("vfov") {
-		v, err := c.Float("vfov", 0)
-		if err != nil {
-			return nil
-		}
-		yfov = v * math.Pi / 180
-	} else {
-		hfov, err := c.Float("fov", 60)
-		if err != nil {
-			return nil
-		}
-		yfov = 2 * math.Atan(math.Tan(hfov*math.Pi/360)/aspect)
-	}
-	if !(yfov > 0 && yfov < math.Pi) {
-		return nil
-	}
-	return &models.Camera{YFOV: yfov, AspectRatio: aspect, ZNear: zn, ZFar: zf}
 }
 
 // exportLight returns the punctual light a light element placed as g, or

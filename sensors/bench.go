@@ -228,15 +228,15 @@ func BenchSet(r *Renderer, s *scene.Scene, names []string, d time.Duration) (Ben
 // beams returns how many ranges (beams or depth pixels) a frame holds; 0
 // for frames that are not ranges.
 func (f *Frame) beams() int {
-	switch f.Kind {
-	case "scan":
-		return len(f.scan.Ranges)
-	case "psd":
+	switch p := f.payload.(type) {
+	case *Scan:
+		return len(p.Ranges)
+	case *Reading:
 		return 1
-	case "cloud":
-		return len(f.cloud.Ranges)
-	case "depth":
-		return len(f.depth.Depth)
+	case *Cloud:
+		return len(p.Ranges)
+	case *DepthImage:
+		return len(p.Depth)
 	}
 	return 0
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 )
 
@@ -42,6 +43,7 @@ type Camera struct {
 	umap  *undistortMap // nil for an ideal pinhole
 	resp  Response
 	blur  motionBlur
+	gltf  *models.Camera // what Export writes (ExportCamera)
 }
 
 // readPinhole reads width, height and fov or vfov (square pixels).
@@ -134,6 +136,7 @@ func newCamera(ctx *scene.Context) (scene.Sensor, error) {
 			return nil, err
 		}
 	}
+	cam.gltf = gltfCamera(c, "near", "far", 0.05, 100)
 	return cam, nil
 }
 

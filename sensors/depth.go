@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors/raycast"
 )
@@ -32,7 +33,8 @@ type DepthCamera struct {
 	yTan []float64 // per column of the render: the pixel center ray's y over x
 	zTan []float64 // per row: z over x
 	dist Distortion
-	umap *undistortMap // nil for an ideal pinhole; then the render is the image
+	umap *undistortMap  // nil for an ideal pinhole; then the render is the image
+	gltf *models.Camera // what Export writes (ExportCamera)
 	// Scratch of the CPU backend, kept between frames: the rays depend on
 	// the pixel and the camera's pose only, so a camera that stays put
 	// casts the same ones again.
@@ -77,6 +79,7 @@ func newDepthCamera(ctx *scene.Context) (scene.Sensor, error) {
 	d.yTan, d.zTan, tanX, tanY = grid.pixelRays()
 	near := math.Max(1e-3, b.rangeMin*0.5)
 	far := b.rangeMax * math.Sqrt(1+tanX*tanX+tanY*tanY) * 1.01
+	d.gltf = gltfCamera(ctx.Command, "range_min", "range_max", 0.1, 10)
 	d.views = []surfaceView{{rot: mgl64.Ident4(), w: grid.Width, h: grid.Height, tanX: tanX, tanY: tanY, near: near, far: far}}
 	return d, nil
 }
@@ -246,7 +249,7 @@ func (d *DepthCamera) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendin
 	}
 	frame := func() *Frame {
 		img.Info.Stamp = st
-		return &Frame{Sensor: img.Info.Sensor, Kind: "depth", depth: img, stamp: st}
+		return NewFrame(img.Info.Sensor, img, st)
 	}
 	return pendingFrame{cast: m.cast, start: m.start, finish: func(cost time.Duration) (*Frame, error) {
 		start := time.Now()

@@ -23,12 +23,12 @@ func TestFramesWithNonFinitePoseEncode(t *testing.T) {
 	st := &Stamp{Frame: 2, Time: 0.2}
 	info := FrameInfo{Sensor: "CAM", Stamp: st, Intrinsics: Intrinsics{Width: 2, Height: 1, Fx: 1, Fy: 1}, Pose: pose, Near: 0.1, Far: inf}
 	frames := []*Frame{
-		{Sensor: "SCAN", Kind: "scan", stamp: st, scan: &Scan{Sensor: "SCAN", Stamp: st, RangeMax: 30,
-			Ranges: []float64{1.25, inf, math.Inf(-1), nan}, Pose: pose}},
-		{Sensor: "PSD", Kind: "psd", stamp: st, psd: &Reading{Sensor: "PSD", Stamp: st, Range: nan, RangeMax: 0.8, Pose: pose}},
-		{Sensor: "CAM", Kind: "image", stamp: st, image: image.NewRGBA(image.Rect(0, 0, 2, 1)), camInfo: info},
-		{Sensor: "DEPTH", Kind: "depth", stamp: st, depth: &DepthImage{Info: info, Depth: []float32{float32(inf), 2}}},
-		{Sensor: "CLOUD", Kind: "cloud", stamp: st, cloud: &Cloud{Width: 1, Height: 1, Points: []mgl64.Vec3{{nan, nan, nan}}, Ranges: []float64{inf}, Pose: pose}},
+		NewFrame("SCAN", &Scan{Sensor: "SCAN", Stamp: st, RangeMax: 30,
+			Ranges: []float64{1.25, inf, math.Inf(-1), nan}, Pose: pose}, st),
+		NewFrame("PSD", &Reading{Sensor: "PSD", Stamp: st, Range: nan, RangeMax: 0.8, Pose: pose}, st),
+		NewFrame("CAM", &CameraImage{Image: image.NewRGBA(image.Rect(0, 0, 2, 1)), Info: info}, st),
+		NewFrame("DEPTH", &DepthImage{Info: info, Depth: []float32{float32(inf), 2}}, st),
+		NewFrame("CLOUD", &Cloud{Sensor: "CLOUD", Stamp: st, Width: 1, Height: 1, Points: []mgl64.Vec3{{nan, nan, nan}}, Ranges: []float64{inf}, Pose: pose}, st),
 	}
 	dir := t.TempDir()
 	for _, f := range frames {

@@ -2,31 +2,54 @@ package sensors
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
-	"image"
-	"io"
 	"math"
 
-	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
 )
 
 // Frame is one rendered sensor output: what capture writes as files and
 // what a transport publishes as a message (Encode), rendered once for both.
+// What it carries is its Payload, one Go type per kind: consumers call
+// the payload's methods (or convert by its type), they do not switch on
+// Kind.
 type Frame struct {
 	Sensor string
-	Kind   string // "scan", "psd", "image", "depth", "cloud" or "segmentation"
+	Kind   string // the payload's FrameKind: "scan", "psd", "image", "depth", "cloud" or "segmentation"
 
-	scan    *Scan
-	psd     *Reading
-	image   *image.RGBA
-	camInfo FrameInfo
-	depth   *DepthImage
-	cloud   *Cloud
-	seg     *SegmentationImage
+	payload Payload
 	stamp   *Stamp
 }
+
+// The frame kinds of the built-in sensors, as Frame.Kind, the payloads'
+// FrameKind and the sensors' (scene.FrameKinder) give them.
+const (
+	KindScan         = "scan"         // *Scan
+	KindPSD          = "psd"          // *Reading
+	KindImage        = "image"        // *CameraImage
+	KindDepth        = "depth"        // *DepthImage
+	KindCloud        = "cloud"        // *Cloud
+	KindSegmentation = "segmentation" // *SegmentationImage
+)
+
+// Payload is what a frame carries: *Scan, *Reading, *CameraImage,
+// *DepthImage, *Cloud or *SegmentationImage for the built-in sensors.
+// Encode returns it as a message (see Frame.Encode), WriteFiles writes it
+// as capture does under base and returns the files written.
+type Payload interface {
+	FrameKind() string
+	Encode() (info, data []byte, err error)
+	WriteFiles(base string) ([]string, error)
+}
+
+// NewFrame returns sensor's frame carrying p, stamped st (may be nil);
+// its Kind is p's FrameKind.
+func NewFrame(sensor string, p Payload, st *Stamp) *Frame {
+	return &Frame{Sensor: sensor, Kind: p.FrameKind(), payload: p, stamp: st}
+}
+
+// Payload returns what the frame carries (nil for a zero Frame).
+func (f *Frame) Payload() Payload { return f.payload }
 
 // framer is a sensor that renders Frames; every built-in type is one.
 type framer interface {
@@ -89,78 +112,30 @@ func RenderReturns(r *Renderer, s *scene.Scene) error {
 	return nil
 }
 
-// returns gives a range frame's hits in world coordinates (nil for frames
+// returner is a payload of ranges: it adds its hits, in world
+// coordinates, and its origin to rt.
+type returner interface {
+	addReturns(rt *scene.Returns)
+}
+
+// returns gives a range frame's hits in world coordinates (none for frames
 // that are not ranges).
 func (f *Frame) returns() *scene.Returns {
 	rt := &scene.Returns{Sensor: f.Sensor}
-	hit := func(m mgl64.Mat4, dir mgl64.Vec3, rg float64) {
-		if math.IsInf(rg, 0) || math.IsNaN(rg) {
-			return
-		}
-		rt.Points = append(rt.Points, m.Mul4x1(dir.Mul(rg).Vec4(1)).Vec3())
-	}
-	switch f.Kind {
-	case "scan":
-		m := f.scan.Pose.Matrix()
-		rt.Origin = m.Col(3).Vec3()
-		rt.Points = make([]mgl64.Vec3, 0, len(f.scan.Ranges))
-		for i, rg := range f.scan.Ranges {
-			a := f.scan.AngleMin + float64(i)*f.scan.AngleIncrement
-			hit(m, mgl64.Vec3{math.Cos(a), math.Sin(a), 0}, rg)
-		}
-	case "psd":
-		m := f.psd.Pose.Matrix()
-		rt.Origin = m.Col(3).Vec3()
-		hit(m, mgl64.Vec3{1, 0, 0}, f.psd.Range)
-	case "cloud":
-		m := f.cloud.Pose.Matrix()
-		rt.Origin = m.Col(3).Vec3()
-		rt.Points = make([]mgl64.Vec3, 0, len(f.cloud.Points))
-		for _, p := range f.cloud.Points {
-			if !(math.IsNaN(p[0]) || math.IsInf(p[0], 0)) {
-				rt.Points = append(rt.Points, m.Mul4x1(p.Vec4(1)).Vec3())
-			}
-		}
+	if r, ok := f.payload.(returner); ok {
+		r.addReturns(rt)
 	}
 	return rt
 }
 
 // WriteFiles writes the frame as capture does: base plus ".scan.json",
 // ".psd.json", ".png" and ".json", ".depth.png", ".depth.f32" and ".json",
-// or ".pcd".
+// or ".pcd" (the payload's WriteFiles).
 func (f *Frame) WriteFiles(base string) ([]string, error) {
-	switch f.Kind {
-	case "scan":
-		return []string{base + ".scan.json"}, writeJSONFile(base+".scan.json", f.scan)
-	case "psd":
-		return []string{base + ".psd.json"}, writeJSONFile(base+".psd.json", f.psd)
-	case "image":
-		if err := WritePNG(base+".png", f.image); err != nil {
-			return nil, err
-		}
-		return []string{base + ".png", base + ".json"}, writeJSONFile(base+".json", f.camInfo)
-	case "depth":
-		files := []string{base + ".depth.png", base + ".depth.f32", base + ".json"}
-		if err := WritePNG(files[0], f.depth.Millimeters()); err != nil {
-			return nil, err
-		}
-		if err := writeAtomic(files[1], func(w io.Writer) error {
-			_, err := w.Write(float32Bytes(f.depth.Depth))
-			return err
-		}); err != nil {
-			return nil, err
-		}
-		// The colour-mapped preview for people goes before the JSON, which stays last.
-		if err := WriteDepthPreview(base+".preview.png", f.depth); err != nil {
-			return nil, err
-		}
-		return []string{files[0], files[1], base + ".preview.png", files[2]}, writeJSONFile(files[2], f.depth.Info)
-	case "cloud":
-		return []string{base + ".pcd"}, f.cloud.WritePCD(base + ".pcd")
-	case "segmentation":
-		return f.seg.WriteFiles(base)
+	if f.payload == nil {
+		return nil, fmt.Errorf("frame of unknown kind %q", f.Kind)
 	}
-	return nil, fmt.Errorf("frame of unknown kind %q", f.Kind)
+	return f.payload.WriteFiles(base)
 }
 
 func float32Bytes(v []float32) []byte {
@@ -171,15 +146,6 @@ func float32Bytes(v []float32) []byte {
 	return raw
 }
 
-// cloudInfo describes a cloud's binary payload.
-type cloudInfo struct {
-	Sensor string   `json:"sensor"`
-	Stamp  *Stamp   `json:"stamp,omitempty"`
-	Width  int      `json:"width"`
-	Height int      `json:"height"`
-	Pose   jsonPose `json:"pose"`
-}
-
 // Encode returns the frame as a message: info is JSON (the whole reading
 // for scans and PSD, which have no data; for cameras and depth cameras the
 // FrameInfo their NAME.json holds: calibration as sensor_msgs/CameraInfo,
@@ -188,35 +154,10 @@ type cloudInfo struct {
 // range, -Inf too close), float32 x y z per point for clouds (NaN no
 // return); for segmentation see SegmentationImage.Encode.
 func (f *Frame) Encode() (info, data []byte, err error) {
-	switch f.Kind {
-	case "scan":
-		info, err = json.Marshal(f.scan)
-	case "psd":
-		info, err = json.Marshal(f.psd)
-	case "image":
-		info, err = json.Marshal(f.camInfo)
-		px := f.image.Pix
-		data = make([]byte, 0, len(px)/4*3)
-		for i := 0; i < len(px); i += 4 {
-			data = append(data, px[i], px[i+1], px[i+2])
-		}
-	case "depth":
-		info, err = json.Marshal(f.depth.Info)
-		data = float32Bytes(f.depth.Depth)
-	case "cloud":
-		info, err = json.Marshal(cloudInfo{Sensor: f.Sensor, Stamp: f.stamp, Width: f.cloud.Width, Height: f.cloud.Height, Pose: finitePose(f.cloud.Pose)})
-		data = make([]byte, 12*len(f.cloud.Points))
-		for i, p := range f.cloud.Points {
-			for k := 0; k < 3; k++ {
-				binary.LittleEndian.PutUint32(data[12*i+4*k:], math.Float32bits(float32(p[k])))
-			}
-		}
-	case "segmentation":
-		info, data, err = f.seg.Encode()
-	default:
-		err = fmt.Errorf("frame of unknown kind %q", f.Kind)
+	if f.payload == nil {
+		return nil, nil, fmt.Errorf("frame of unknown kind %q", f.Kind)
 	}
-	return info, data, err
+	return f.payload.Encode()
 }
 
 func (l *Laser) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
@@ -225,7 +166,7 @@ func (l *Laser) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, err
 		return nil, err
 	}
 	sc.Stamp = st
-	return &Frame{Sensor: l.name, Kind: "scan", scan: sc, stamp: st}, nil
+	return NewFrame(l.name, sc, st), nil
 }
 
 func (p *PSD) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
@@ -234,7 +175,7 @@ func (p *PSD) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error
 		return nil, err
 	}
 	rd.Stamp = st
-	return &Frame{Sensor: p.name, Kind: "psd", psd: rd, stamp: st}, nil
+	return NewFrame(p.name, rd, st), nil
 }
 
 func (c *Camera) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
@@ -244,7 +185,7 @@ func (c *Camera) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, er
 	}
 	v := c.View()
 	info := FrameInfo{Sensor: c.name, Stamp: st, Intrinsics: c.Intrinsics(), Pose: scene.PoseFromMatrix(v.Pose)}
-	return &Frame{Sensor: c.name, Kind: "image", image: img, camInfo: info, stamp: st}, nil
+	return NewFrame(c.name, &CameraImage{Image: img, Info: info}, st), nil
 }
 
 func (sg *Segmentation) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
@@ -253,7 +194,7 @@ func (sg *Segmentation) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Fr
 		return nil, err
 	}
 	im.Info.Stamp, im.Labels.Stamp = st, st
-	return &Frame{Sensor: sg.name, Kind: "segmentation", seg: im, stamp: st}, nil
+	return NewFrame(sg.name, im, st), nil
 }
 
 func (d *DepthCamera) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
@@ -262,7 +203,7 @@ func (d *DepthCamera) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Fram
 		return nil, err
 	}
 	img.Info.Stamp = st
-	return &Frame{Sensor: img.Info.Sensor, Kind: "depth", depth: img, stamp: st}, nil
+	return NewFrame(img.Info.Sensor, img, st), nil
 }
 
 func (l *Laser3D) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
@@ -270,5 +211,6 @@ func (l *Laser3D) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, e
 	if err != nil {
 		return nil, err
 	}
-	return &Frame{Sensor: l.name, Kind: "cloud", cloud: cl, stamp: st}, nil
+	cl.Sensor, cl.Stamp = l.name, st
+	return NewFrame(l.name, cl, st), nil
 }

@@ -10,19 +10,27 @@ import "image"
 func (f *Frame) Stamp() *Stamp { return f.stamp }
 
 // ScanData returns a "scan" frame's scan.
-func (f *Frame) ScanData() *Scan { return f.scan }
+func (f *Frame) ScanData() *Scan { p, _ := f.payload.(*Scan); return p }
 
 // ReadingData returns a "psd" frame's reading.
-func (f *Frame) ReadingData() *Reading { return f.psd }
+func (f *Frame) ReadingData() *Reading { p, _ := f.payload.(*Reading); return p }
 
 // ImageData returns an "image" frame's pixels and its FrameInfo.
-func (f *Frame) ImageData() (*image.RGBA, FrameInfo) { return f.image, f.camInfo }
+func (f *Frame) ImageData() (*image.RGBA, FrameInfo) {
+	if c, ok := f.payload.(*CameraImage); ok {
+		return c.Image, c.Info
+	}
+	return nil, FrameInfo{}
+}
 
 // DepthData returns a "depth" frame's image.
-func (f *Frame) DepthData() *DepthImage { return f.depth }
+func (f *Frame) DepthData() *DepthImage { p, _ := f.payload.(*DepthImage); return p }
 
 // CloudData returns a "cloud" frame's cloud.
-func (f *Frame) CloudData() *Cloud { return f.cloud }
+func (f *Frame) CloudData() *Cloud { p, _ := f.payload.(*Cloud); return p }
 
 // SegmentationData returns a "segmentation" frame's image.
-func (f *Frame) SegmentationData() *SegmentationImage { return f.seg }
+func (f *Frame) SegmentationData() *SegmentationImage {
+	p, _ := f.payload.(*SegmentationImage)
+	return p
+}

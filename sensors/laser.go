@@ -135,7 +135,7 @@ func (l *Laser) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFrame
 	sc := l.newScan()
 	return l.pending(r, s, sc.Ranges, func(world mgl64.Mat4) *Frame {
 		sc.Pose, sc.Stamp = scene.PoseFromMatrix(world), st
-		return &Frame{Sensor: l.name, Kind: "scan", scan: sc, stamp: st}
+		return NewFrame(l.name, sc, st)
 	})
 }
 
@@ -242,7 +242,7 @@ func (p *PSD) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFrame, 
 	return p.pending(r, s, out, func(world mgl64.Mat4) *Frame {
 		rd := p.reading(out[0], world)
 		rd.Stamp = st
-		return &Frame{Sensor: p.name, Kind: "psd", psd: rd, stamp: st}
+		return NewFrame(p.name, rd, st)
 	})
 }
 

@@ -112,6 +112,8 @@ func newLaser3D(ctx *scene.Context) (scene.Sensor, error) {
 // Height layers (lowest first), points in the sensor frame; NaN where a
 // beam returned nothing in range (PCL's convention for organized clouds).
 type Cloud struct {
+	Sensor        string
+	Stamp         *Stamp // nil outside sequences and hosts
 	Width, Height int
 	Points        []mgl64.Vec3
 	Ranges        []float64 // per beam, as in Scan (+Inf none, -Inf too close)
@@ -147,7 +149,8 @@ func (l *Laser3D) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFra
 	cl := l.newCloud()
 	return l.pending(r, s, cl.Ranges, func(world mgl64.Mat4) *Frame {
 		l.points(cl, world)
-		return &Frame{Sensor: l.name, Kind: "cloud", cloud: cl, stamp: st}
+		cl.Sensor, cl.Stamp = l.name, st
+		return NewFrame(l.name, cl, st)
 	})
 }
 

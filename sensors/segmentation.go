@@ -13,6 +13,7 @@ import (
 	"github.com/g3n/engine/gls"
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/internal/gpu"
+	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 )
 
@@ -53,7 +54,8 @@ type Segmentation struct {
 	yTan  []float64 // per column of the render: the pixel center ray's y over x
 	zTan  []float64 // per row: z over x
 	dist  Distortion
-	umap  *undistortMap // nil for an ideal pinhole; then the render is the image
+	umap  *undistortMap  // nil for an ideal pinhole; then the render is the image
+	gltf  *models.Camera // what Export writes (ExportCamera)
 
 	ids    map[string]int // instance (part or element name) -> id
 	owners []string       // owners[id-1]: the instance's name
@@ -89,6 +91,7 @@ func newSegmentation(ctx *scene.Context) (scene.Sensor, error) {
 	// plane clips them.
 	far := v.Far * math.Sqrt(1+tanX*tanX+tanY*tanY) * 1.01
 	sg.sv = surfaceView{rot: mgl64.Ident4(), w: grid.Width, h: grid.Height, tanX: tanX, tanY: tanY, near: v.Near, far: far}
+	sg.gltf = gltfCamera(c, "near", "far", 0.05, 100)
 	return sg, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/scene"
 )
 
 // Limits bound what clients can queue at the host, so that a flood from
@@ -331,10 +332,19 @@ func (p *Publisher) describe() describeReply {
 		if rate <= 0 && p.h.Period() > 0 {
 			rate = float64(time.Second) / float64(p.h.Period()) // every host cycle
 		}
-		d.Sensors = append(d.Sensors, describeSensor{Name: se.Name, Type: se.Type, Kind: sensorKinds[se.Type], At: se.At,
+		d.Sensors = append(d.Sensors, describeSensor{Name: se.Name, Type: se.Type, Kind: frameKind(se), At: se.At,
 			Subject: subject(p.name, "sensor."+se.Name), RateHz: rate})
 	}
 	return d
+}
+
+// frameKind is the kind of frames a sensor publishes, as the sensor says
+// (scene.FrameKinder): "" where it does not.
+func frameKind(se *scene.SensorEntry) string {
+	if fk, ok := se.Sensor.(scene.FrameKinder); ok {
+		return fk.FrameKind()
+	}
+	return ""
 }
 
 // Close tells clients the host stopped and stops serving.

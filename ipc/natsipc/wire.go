@@ -152,16 +152,10 @@ type describeRecord struct {
 type describeSensor struct {
 	Name    string  `json:"name"`
 	Type    string  `json:"type"`
-	Kind    string  `json:"kind"` // the frames' Simvis-Kind; "" for a type this transport does not know
+	Kind    string  `json:"kind"` // the frames' Simvis-Kind; "" for a sensor that does not say (scene.FrameKinder)
 	At      string  `json:"insert_at"`
 	Subject string  `json:"subject"`
 	RateHz  float64 `json:"rate_hz"` // frames per second of scene time
-}
-
-// sensorKinds maps sensor types to the kind of frames they publish.
-var sensorKinds = map[string]string{
-	"camera": "image", "depth": "depth", "laser": "scan", "psd": "psd",
-	"laser3d": "cloud", "segmentation": "segmentation",
 }
 
 // requestReply answers simvis.NAME.request.

@@ -110,6 +110,15 @@ const (
 	SuffixClassImage    = "/class/image_raw"
 )
 
+// Encoder is a frame payload (sensors.Payload) that gives its own ROS 2
+// messages: a sensor type of one's own makes its frames recordable and
+// publishable to ROS 2 tools by implementing it. ns is the sensor's topic
+// namespace, body and optical the headers of its sensor frame and its
+// optical frame (REP-103), both stamped.
+type Encoder interface {
+	ROS2Messages(ns string, body, optical Header) ([]Message, error)
+}
+
 // FrameMessages encodes a rendered frame as its ROS 2 messages, stamped
 // stamp, under ns (the sensor's namespace, SensorTopic(f.Sensor) unless the
 // caller disambiguated): a scan as LaserScan (frame: the sensor), a PSD
@@ -120,13 +129,16 @@ const (
 // image as rgb8 Image plus CameraInfo, a depth image as 32FC1 meters
 // (+Inf nothing in range, -Inf too close) plus CameraInfo, a segmentation
 // as mono16 instance and class id Images plus CameraInfo, all images in
-// the sensor's optical frame.
+// the sensor's optical frame; a payload of another type through its
+// Encoder.
 func FrameMessages(f *sensors.Frame, ns string, stamp Time) ([]Message, error) {
 	body := Header{Stamp: stamp, FrameID: FrameID(f.Sensor)}
 	optical := Header{Stamp: stamp, FrameID: OpticalFrame(f.Sensor)}
-	switch f.Kind {
-	case "scan":
-		sc := f.ScanData()
+	switch p := f.Payload().(type) {
+	case Encoder:
+		return p.ROS2Messages(ns, body, optical)
+	case *sensors.Scan:
+		sc := p
 		m := LaserScan{Header: body, AngleMin: float32(sc.AngleMin), AngleMax: float32(sc.AngleMax),
 			AngleIncrement: float32(sc.AngleIncrement), RangeMin: float32(sc.RangeMin), RangeMax: float32(sc.RangeMax),
 			Ranges: make([]float32, len(sc.Ranges))}
@@ -134,15 +146,15 @@ func FrameMessages(f *sensors.Frame, ns string, stamp Time) ([]Message, error) {
 			m.Ranges[i] = float32(r)
 		}
 		return []Message{{ns + SuffixScan, TypeLaserScan, m.Marshal()}}, nil
-	case "psd":
-		rd := f.ReadingData()
+	case *sensors.Reading:
+		rd := p
 		m := Range{Header: body, RadiationType: Infrared, MinRange: float32(rd.RangeMin), MaxRange: float32(rd.RangeMax), Range: float32(rd.Range)}
 		return []Message{{ns + SuffixRange, TypeRange, m.Marshal()}}, nil
-	case "cloud":
-		m := cloudMessage(f.CloudData(), body)
+	case *sensors.Cloud:
+		m := cloudMessage(p, body)
 		return []Message{{ns + SuffixPoints, TypePointCloud2, m.Marshal()}}, nil
-	case "image":
-		img, info := f.ImageData()
+	case *sensors.CameraImage:
+		img, info := p.Image, p.Info
 		w, h := info.Intrinsics.Width, info.Intrinsics.Height
 		data := make([]byte, 0, 3*w*h)
 		for y := 0; y < h; y++ {
@@ -154,8 +166,8 @@ func FrameMessages(f *sensors.Frame, ns string, stamp Time) ([]Message, error) {
 		m := Image{Header: optical, Height: uint32(h), Width: uint32(w), Encoding: "rgb8", Step: uint32(3 * w), Data: data}
 		ci := cameraInfo(info.Intrinsics, optical)
 		return []Message{{ns + SuffixImage, TypeImage, m.Marshal()}, {ns + SuffixCameraInfo, TypeCameraInfo, ci.Marshal()}}, nil
-	case "depth":
-		d := f.DepthData()
+	case *sensors.DepthImage:
+		d := p
 		in := d.Info.Intrinsics
 		data := make([]byte, 4*len(d.Depth))
 		for i, z := range d.Depth {
@@ -164,8 +176,8 @@ func FrameMessages(f *sensors.Frame, ns string, stamp Time) ([]Message, error) {
 		m := Image{Header: optical, Height: uint32(in.Height), Width: uint32(in.Width), Encoding: "32FC1", Step: uint32(4 * in.Width), Data: data}
 		ci := cameraInfo(in, optical)
 		return []Message{{ns + SuffixDepthImage, TypeImage, m.Marshal()}, {ns + SuffixDepthInfo, TypeCameraInfo, ci.Marshal()}}, nil
-	case "segmentation":
-		sg := f.SegmentationData()
+	case *sensors.SegmentationImage:
+		sg := p
 		in := sg.Info.Intrinsics
 		out := make([]Message, 0, 3)
 		for _, im := range []struct {

@@ -1,0 +1,89 @@
+package scene
+
+import (
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/models"
+)
+
+// The interfaces below are what elements and sensors declare about
+// themselves for the code that carries, records, exports or shows a scene
+// (transports, recordings, viewers, Export). Those ask the element or
+// sensor, never a table of type names, so that a type registered from
+// outside simvis takes part by implementing them, like image.Image's
+// optional interfaces. Each is optional: a type that does not implement
+// one is treated as before the capability existed (not drawn as an
+// overlay, not followed, no frames of a known kind, ...).
+
+// FrameKinder is a sensor that renders frames of one kind ("image",
+// "depth", "scan", "psd", "cloud", "segmentation" for the built-in
+// types): transports name the kind in their description of the scene
+// (NATS's desc) and recordings route a sensor's topics by it.
+type FrameKinder interface {
+	FrameKind() string
+}
+
+// CameraExporter is a sensor that sees as a pinhole camera: Export writes
+// it as a glTF perspective camera. ExportCamera returns nil where the
+// sensor has none to give.
+type CameraExporter interface {
+	ExportCamera() *models.Camera
+}
+
+// Ranger is a sensor whose frames carry range returns (HasReturns true):
+// elements that draw a sensor's returns (the scan element) accept it.
+type Ranger interface {
+	HasReturns() bool
+}
+
+// Kinematic is an element whose values only move meshes (a joint, a pose;
+// Kinematic true), never change how one looks: a viewer may keep the
+// meshes that stand still cached while such values change.
+type Kinematic interface {
+	Kinematic() bool
+}
+
+// Mobile is an element that moves a robot through the world (a pose;
+// Mobile true): a viewer asked to follow the robot without a frame
+// follows the first such element's insertion point.
+type Mobile interface {
+	Mobile() bool
+}
+
+// Overlayer is an element drawn as primitives over the scene (points,
+// lines, text): transports that draw a scene as primitives (Foxglove's
+// overlays) ask it for them, given its run of the parameter table.
+type Overlayer interface {
+	Overlay(values []float64) Overlay
+}
+
+// Overlay is what an overlay element draws, in its insertion point's
+// frame.
+type Overlay struct {
+	Cubes []OverlayCube
+	Lines []OverlayLines
+	Texts []OverlayText
+}
+
+// OverlayCube is an axis-aligned cube of edge Size meters (a point, a
+// graph node).
+type OverlayCube struct {
+	Center mgl64.Vec3
+	Size   float64
+	Color  [3]float32
+}
+
+// OverlayLines is a line list: segment i joins Points[2i] and
+// Points[2i+1]; Width is in pixels, whatever the distance.
+type OverlayLines struct {
+	Points []mgl64.Vec3
+	Width  float64
+	Color  [3]float32
+}
+
+// OverlayText is a text facing the viewer, Height meters tall, at At.
+type OverlayText struct {
+	At     mgl64.Vec3
+	Height float64
+	Color  [3]float32
+	Text   string
+}
