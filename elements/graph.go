@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/g3n/engine/math32"
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
@@ -20,6 +21,9 @@ type graph struct {
 	markers []*scene.Node
 	edges   [][2]int
 	lines   *lineSet
+	// For Overlay: marker_size, width and the colors.
+	size, width          float64
+	nodeColor, edgeColor math32.Color
 }
 
 func newGraph(ctx *scene.Context) (scene.Element, error) {
@@ -69,6 +73,7 @@ func newGraph(ctx *scene.Context) (scene.Element, error) {
 		return nil, err
 	}
 
+	g.size, g.width, g.nodeColor, g.edgeColor = size, width, nodeColor, edgeColor
 	sep := ctx.InsertSeparator(mgl64.Ident4())
 	// One marker mesh for all nodes: one GPU geometry however many nodes.
 	marker := models.Box("marker", size, size, size, [4]float32{nodeColor.R, nodeColor.G, nodeColor.B, 1})

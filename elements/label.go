@@ -23,7 +23,9 @@ func init() { scene.RegisterElement("label", newLabel) }
 type label struct {
 	node   *scene.Node
 	sprite *graphic.Sprite
-	aspect float32 // width / height of the rendered text
+	aspect float32      // width / height of the rendered text
+	text   string       // for Overlay
+	color  math32.Color // for Overlay
 }
 
 // labelFontSize is the point size text is rasterized at: large enough to stay
@@ -87,7 +89,7 @@ func newLabel(ctx *scene.Context) (scene.Element, error) {
 	mat.SetEmissiveColor(&col)
 	mat.SetTransparent(true)
 	mat.AddTexture(tex)
-	l := &label{aspect: float32(b.Dx()) / float32(b.Dy())}
+	l := &label{aspect: float32(b.Dx()) / float32(b.Dy()), text: str, color: col}
 	l.sprite = graphic.NewSprite(1, 1, mat)
 	sep := ctx.InsertSeparator(mgl64.Ident4())
 	l.node = ctx.AddChild(sep, scene.KindCustom, ctx.Name, mgl64.Ident4())

@@ -69,6 +69,8 @@ type pointCloud struct {
 	params []scene.Param
 	noise  float64
 	rng    *rand.Rand
+	size   float64      // point_size, for Overlay
+	color  math32.Color // for Overlay
 }
 
 // cubeCorners and cubeTriangles draw one point; both sides of the faces are
@@ -174,6 +176,7 @@ func newPointCloud(ctx *scene.Context) (scene.Element, error) {
 	if _, p.rng, err = c.Rand("seed", 0x5eed); err != nil {
 		return nil, err
 	}
+	p.size, p.color = size, color
 	p.cubePoints = newCubePoints(max, float32(size/2), color)
 	sep := ctx.InsertSeparator(mgl64.Ident4())
 	sep.G3N().Add(p.mesh)
@@ -210,6 +213,8 @@ type lines struct {
 	params []scene.Param
 	max    int
 	set    *lineSet
+	width  float64      // for Overlay
+	color  math32.Color // for Overlay
 }
 
 func newLines(ctx *scene.Context) (scene.Element, error) {
@@ -230,6 +235,7 @@ func newLines(ctx *scene.Context) (scene.Element, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.width, l.color = width, col
 	l.set = newLineSet(l.max, col, float32(width))
 	sep := ctx.InsertSeparator(mgl64.Ident4())
 	sep.G3N().Add(l.set.graphic)

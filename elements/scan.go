@@ -2,16 +2,12 @@ package elements
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
 )
 
 func init() { scene.RegisterElement("scan", newScan) }
-
-// rangeSensorTypes are the sensor types whose frames carry returns.
-var rangeSensorTypes = []string{"laser", "laser3d", "psd"}
 
 // scan draws a range sensor's latest returns as points (and, with
 // beams="true", the beams from the sensor to them): the paper's
@@ -52,8 +48,8 @@ func newScan(ctx *scene.Context) (scene.Element, error) {
 	if se == nil {
 		return nil, c.Errorf("sensor", "no sensor %q declared before this element (declare the sensor first)", name)
 	}
-	if !slices.Contains(rangeSensorTypes, se.Type) {
-		return nil, c.Errorf("sensor", "sensor %q is a %s; a scan draws the returns of a range sensor (%v)", name, se.Type, rangeSensorTypes)
+	if r, ok := se.Sensor.(scene.Ranger); !ok || !r.HasReturns() {
+		return nil, c.Errorf("sensor", "sensor %q is a %s; a scan draws the returns of a range sensor (one whose frames carry returns, as laser, laser3d and psd do)", name, se.Type)
 	}
 	if c.Has("sensed") && ctx.Sensed() {
 		return nil, c.Errorf("sensed", "a scan overlay is never seen by sensors; leave sensed out")

@@ -66,8 +66,12 @@ type layerGraphic struct {
 // again (a robot that moves now and then is not cached between moves).
 const stillAfter = 2 * time.Second
 
-// kinematicTypes are the element types whose values only move meshes.
-var kinematicTypes = map[string]bool{"pose": true, "rotation": true, "translation": true, "scale": true, "scan": true}
+// kinematic reports whether an element's values only move meshes, as the
+// element says (scene.Kinematic).
+func kinematic(e scene.Element) bool {
+	k, ok := e.(scene.Kinematic)
+	return ok && k.Kinematic()
+}
 
 // draw draws roots (the scene first; they share the camera) into the work
 // framebuffer and returns it. Runs on the render thread.
@@ -93,8 +97,9 @@ func (l *layers) draw(gs *gls.GLS, rend *renderer.Renderer, s *scene.Scene, key 
 		l.kinScene = s
 		l.kinematic = l.kinematic[:0]
 		for _, e := range s.Elements() {
+			kin := kinematic(e.Element)
 			for range e.Params {
-				l.kinematic = append(l.kinematic, kinematicTypes[e.Type])
+				l.kinematic = append(l.kinematic, kin)
 			}
 		}
 		clear(l.last)

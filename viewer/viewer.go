@@ -33,7 +33,7 @@ type Options struct {
 	From          scene.Pose // the start (and reset) viewpoint, world frame
 	FOV           float64    // horizontal field of view, degrees (default 70)
 	Grid          bool       // draw the ground grid and frame axes at the start
-	Follow        string     // frame that f follows ("" the first pose element's)
+	Follow        string     // frame that f follows ("" the insertion point of the first element that moves a robot, scene.Mobile: a pose)
 	Shots         string     // directory for screenshots (default ".")
 	Panel         bool       // show the panel at the start
 	// Set changes an element's parameter from the panel: in view on the
@@ -489,7 +489,7 @@ func (v *Viewer) followFrame(s *scene.Scene) (*scene.Node, bool) {
 	name := v.opts.Follow
 	if name == "" {
 		for _, e := range s.Elements() {
-			if e.Type == "pose" {
+			if m, ok := e.Element.(scene.Mobile); ok && m.Mobile() {
 				name = e.At
 				break
 			}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -301,10 +300,6 @@ func (s *Server) publishJSON(id uint32, ts uint64, v any) {
 	s.Publish(id, ts, data)
 }
 
-// overlayTypes are the elements drawn as primitives on the overlays
-// channel.
-var overlayTypes = map[string]bool{"pointcloud": true, "lines": true, "graph": true, "label": true}
-
 // publishOverlays sends one entity per overlay element when any of their
 // values changed or one was added.
 func (s *Server) publishOverlays(sc *scene.Scene, ts uint64) {
@@ -313,7 +308,8 @@ func (s *Server) publishOverlays(sc *scene.Scene, ts uint64) {
 	var now []float64
 	var list []*scene.ElementEntry
 	for _, e := range sc.Elements() {
-		if overlayTypes[e.Type] && e.Start+len(e.Params) <= len(vals) {
+		// The element says whether it is drawn as primitives.
+		if _, ok := e.Element.(scene.Overlayer); ok && e.Start+len(e.Params) <= len(vals) {
 			list = append(list, e)
 			now = append(now, vals[e.Start:e.Start+len(e.Params)]...)
 		}
@@ -324,7 +320,8 @@ func (s *Server) publishOverlays(sc *scene.Scene, ts uint64) {
 	st.overlays, st.overlayVals, st.sceneFresh = len(list), now, true
 	up := fgSceneUpdate{Deletions: []any{}, Entities: []fgEntity{}}
 	for _, e := range list {
-		up.Entities = append(up.Entities, overlayEntity(e, vals[e.Start:e.Start+len(e.Params)], ts))
+		ov := e.Element.(scene.Overlayer).Overlay(vals[e.Start : e.Start+len(e.Params)])
+		up.Entities = append(up.Entities, overlayEntity(e, ov, ts))
 	}
 	s.publishJSON(st.ids[1], ts, up)
 }
@@ -341,103 +338,33 @@ func sameValues(a, b []float64) bool {
 	return true
 }
 
-// rgb reads an element's color attribute as its element does (the
-// command was validated when it ran).
-func rgb(c *scene.Command, name string, def [3]float64) fgColor {
-	v, err := c.RGB(name, def)
-	if err != nil {
-		v = [3]float32{float32(def[0]), float32(def[1]), float32(def[2])}
-	}
-	return fgColor{float64(v[0]), float64(v[1]), float64(v[2]), 1}
-}
+func fgRGB(c [3]float32) fgColor { return fgColor{float64(c[0]), float64(c[1]), float64(c[2]), 1} }
 
-func attrFloat(c *scene.Command, name string, def float64) float64 {
-	v, err := c.Float(name, def)
-	if err != nil {
-		return def
-	}
-	return v
-}
-
-// overlayEntity draws an overlay element as Foxglove primitives, in its
-// insertion point's frame, as simvis draws it: points and graph nodes as
-// cubes, lines and graph edges as line lists (width in pixels), labels as
-// billboard text size meters tall.
-func overlayEntity(e *scene.ElementEntry, v []float64, ts uint64) fgEntity {
+// overlayEntity draws an overlay element's primitives (scene.Overlay) as
+// Foxglove's, in its insertion point's frame: cubes, line lists (width in
+// pixels) and billboard texts.
+func overlayEntity(e *scene.ElementEntry, ov scene.Overlay, ts uint64) fgEntity {
 	ent := newEntity("overlay:"+e.Name, ros2.FrameID(e.At), ts) // the tf frame id of its insertion point
 	ent.Metadata = append(ent.Metadata, fgKV{"type", e.Type})
-	c := e.Command
-	count := func() int {
-		n := 0
-		if len(v) > 0 && v[0] >= 0 {
-			n = int(min(v[0], float64(len(v))))
-		}
-		return n
+	for _, c := range ov.Cubes {
+		p := identity
+		p.Position = fgVec3{c.Center[0], c.Center[1], c.Center[2]}
+		ent.Cubes = append(ent.Cubes, fgCube{Pose: p, Size: fgVec3{c.Size, c.Size, c.Size}, Color: fgRGB(c.Color)})
 	}
-	switch e.Type {
-	case "pointcloud":
-		size := attrFloat(c, "point_size", 0.03)
-		col := rgb(c, "color", [3]float64{1, 0.1, 0.1})
-		for i := 0; i < count() && 3+3*i < len(v); i++ {
-			p := identity
-			p.Position = fgVec3{v[1+3*i], v[2+3*i], v[3+3*i]}
-			ent.Cubes = append(ent.Cubes, fgCube{Pose: p, Size: fgVec3{size, size, size}, Color: col})
-		}
-	case "lines":
-		l := fgLine{Type: 2, Pose: identity, Thickness: attrFloat(c, "width", 1), ScaleInvariant: true,
-			Color: rgb(c, "color", [3]float64{0.1, 0.9, 0.1}), Points: []fgVec3{}, Colors: []fgColor{}, Indices: []uint32{}}
-		for i := 0; i < 2*count() && 3+3*i < len(v); i++ {
-			l.Points = append(l.Points, fgVec3{v[1+3*i], v[2+3*i], v[3+3*i]})
+	for _, ls := range ov.Lines {
+		l := fgLine{Type: 2, Pose: identity, Thickness: ls.Width, ScaleInvariant: true,
+			Color: fgRGB(ls.Color), Points: []fgVec3{}, Colors: []fgColor{}, Indices: []uint32{}}
+		for _, p := range ls.Points {
+			l.Points = append(l.Points, fgVec3{p[0], p[1], p[2]})
 		}
 		ent.Lines = append(ent.Lines, l)
-	case "graph":
-		size := attrFloat(c, "marker_size", 0.15)
-		col := rgb(c, "color", [3]float64{0.1, 0.4, 1})
-		index := map[string]int{}
-		for i := 0; 3*i+2 < len(v); i++ {
-			index[strings.TrimSuffix(e.Params[3*i].Name, "_x")] = i
-			p := identity
-			p.Position = fgVec3{v[3*i], v[3*i+1], v[3*i+2]}
-			ent.Cubes = append(ent.Cubes, fgCube{Pose: p, Size: fgVec3{size, size, size}, Color: col})
-		}
-		l := fgLine{Type: 2, Pose: identity, Thickness: attrFloat(c, "width", 2), ScaleInvariant: true,
-			Color: rgb(c, "edge_color", [3]float64{1, 0.8, 0.1}), Points: []fgVec3{}, Colors: []fgColor{}, Indices: []uint32{}}
-		edges, _ := c.Attr("edges")
-		for _, pair := range strings.Fields(edges) {
-			if a, b, ok := graphEdge(pair, index); ok {
-				for _, n := range [2]int{a, b} {
-					l.Points = append(l.Points, fgVec3{v[3*n], v[3*n+1], v[3*n+2]})
-				}
-			}
-		}
-		ent.Lines = append(ent.Lines, l)
-	case "label":
-		if len(v) >= 4 {
-			text, _ := c.Attr("text")
-			p := identity
-			p.Position = fgVec3{v[0], v[1], v[2]}
-			ent.Texts = append(ent.Texts, fgText{Pose: p, Billboard: true, FontSize: v[3],
-				Color: rgb(c, "color", [3]float64{1, 1, 1}), Text: text})
-		}
+	}
+	for _, t := range ov.Texts {
+		p := identity
+		p.Position = fgVec3{t.At[0], t.At[1], t.At[2]}
+		ent.Texts = append(ent.Texts, fgText{Pose: p, Billboard: true, FontSize: t.Height, Color: fgRGB(t.Color), Text: t.Text})
 	}
 	return ent
-}
-
-// graphEdge reads "A-B" as the graph element does: node names may hold
-// '-', so the one split naming two nodes counts.
-func graphEdge(pair string, index map[string]int) (int, int, bool) {
-	found, a, b := 0, 0, 0
-	for i, r := range pair {
-		if r != '-' {
-			continue
-		}
-		x, okA := index[pair[:i]]
-		y, okB := index[pair[i+1:]]
-		if okA && okB {
-			found, a, b = found+1, x, y
-		}
-	}
-	return a, b, found == 1
 }
 
 // publishValues sends every parameter's value, by name, when any changed.
