@@ -408,8 +408,12 @@ func requestCommand() *command {
 	var timeout time.Duration
 	return &command{
 		name: "request", args: "[--shm NAME | --connect URL] 'XML' ... (- reads one from standard input)",
-		short:   "ask a running host to execute part, element or sensor commands",
-		summary: "Send each XML command to a running host's change-request log and wait for its\noutcome: the change-log sequence number, or the host's error. File paths in requests\nare relative to the scene file's directory and may not leave it.",
+		short: "ask a running host to execute part, element or sensor commands, or to remove one",
+		summary: "Send each XML command to a running host's change-request log and wait for its\noutcome: the change-log sequence number, or the host's error. File paths in requests\nare relative to the scene file's directory and may not leave it.\n" +
+			"<remove name=\"NAME\"/> takes away the part, element or sensor NAME, with whatever was\n" +
+			"inserted inside it: the host starts a new run without them (a new region and change\n" +
+			"log, values carried over), which clients reopen and mirrors rebuild from; its outcome\n" +
+			"is the new run's last change. A request the old run had not taken is sent again.",
 		flags: func(fs *flag.FlagSet) {
 			hf.register(fs)
 			fs.DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait for each outcome")
@@ -433,6 +437,12 @@ func requestCommand() *command {
 					a = string(data)
 				}
 				seq, err := c.Request(a)
+				if errors.Is(err, ipc.ErrHostReplaced) && errors.Is(err, ipc.ErrNotExecuted) && c.Reopen() == nil {
+					// A removal's new run (or a restart) replaced the
+					// host before it took the request: it goes to the
+					// host now at the name, once.
+					seq, err = c.Request(a)
+				}
 				if err != nil {
 					return hf.gone(err)
 				}

@@ -73,6 +73,11 @@ type Host struct {
 	warnings      *Warnings
 	requested     func(LogRecord, error) // test hook: every executed request
 	hooks         []CycleHook
+	run           []ranCommand // the commands of this run's change log, in order
+	// next is the run a removal built, which takes over at the end of the
+	// cycle (remove.go); a run being built lies at tmp until then.
+	next *Host
+	tmp  string
 }
 
 // CycleHook lets a transport take part in the host's cycles, on the host's
@@ -90,12 +95,7 @@ func (h *Host) AddHook(hook CycleHook) { h.hooks = append(h.hooks, hook) }
 // the same rules as shared-memory requests (files inside the scene's
 // directory), logged on success. source names the client in errors and in
 // the change log. Call it from a hook (the host's goroutine).
-func (h *Host) Execute(xml, source string) (uint64, error) {
-	if err := h.request(xml, source); err != nil {
-		return 0, err
-	}
-	return h.Region.hget64(offLogCount), nil
-}
+func (h *Host) Execute(xml, source string) (uint64, error) { return h.request(xml, source) }
 
 // Warn reports a problem on the host's warning output, at most once a
 // second for each kind, counting the rest.
@@ -143,25 +143,64 @@ func NewHost(path, sceneFile string, opts HostOptions) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := Create(path, opts.Sizes)
+	run := make([]ranCommand, len(cmds))
+	for i, c := range cmds {
+		run[i] = ranCommand{c, fmt.Sprintf("%s:%d", c.File, c.Line)}
+	}
+	h := &Host{dir: dir, opts: opts, now: time.Now, warnings: NewWarnings(opts.Warnings, cmp.Or(opts.Command, "simvis serve"))}
+	n, err := h.buildRun(path, run, nil)
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{Region: r, dir: dir, opts: opts, now: time.Now,
-		warnings: NewWarnings(opts.Warnings, cmp.Or(opts.Command, "simvis serve")),
-		pub:      make([]uint64, r.lay.valuesCap), seen: make([]uint64, r.lay.valuesCap)}
-	r.hput64(offPeriod, uint64(float64(time.Second)/opts.Rate))
+	if err := n.Region.takeName(n.tmp); err != nil {
+		return nil, err
+	}
+	h.takeRun(n)
+	return h, nil
+}
+
+// ranCommand is a command the host executed, as its change log has it.
+type ranCommand struct {
+	cmd    *scene.Command
+	source string
+}
+
+// buildRun creates a region for path (a new epoch), not yet under that
+// name (n.tmp: Region.takeName gives it the name and marks a region
+// already there replaced), and a scene, and executes the commands into
+// both: the run that takeRun gives the host. With dropped nil the first failure
+// is returned; else a command that fails is left out and its failure
+// appended to dropped (a removal rebuilds the scene without the commands
+// that depended on what it removed).
+func (h *Host) buildRun(path string, run []ranCommand, dropped *[]error) (*Host, error) {
+	r, tmp, err := createUnnamed(path, h.opts.Sizes)
+	if err != nil {
+		return nil, err
+	}
+	n := &Host{Region: r, tmp: tmp, dir: h.dir, opts: h.opts, now: h.now, warnings: h.warnings,
+		pub: make([]uint64, r.lay.valuesCap), seen: make([]uint64, r.lay.valuesCap)}
+	r.hput64(offPeriod, uint64(float64(time.Second)/h.opts.Rate))
+	r.hput64(offCycle, h.cycles)
 	// The scene's parameter table is the host's own: values clients write
 	// in the region are copied in every cycle and checked there, so none
 	// can change between the check and its use.
-	h.Scene = scene.New(scene.Options{ParamCapacity: r.lay.valuesCap, OnRejected: h.reject, Limits: opts.Limits})
-	for _, c := range cmds {
-		if err := h.execute(c, fmt.Sprintf("%s:%d", c.File, c.Line)); err != nil {
-			h.Close()
-			return nil, err
+	n.Scene = scene.New(scene.Options{ParamCapacity: r.lay.valuesCap, OnRejected: h.reject, Limits: h.opts.Limits})
+	for _, rc := range run {
+		if err := n.execute(rc.cmd, rc.source); err != nil {
+			if dropped == nil {
+				n.Region.Close()
+				os.Remove(tmp)
+				return nil, err
+			}
+			*dropped = append(*dropped, err)
 		}
 	}
-	return h, nil
+	return n, nil
+}
+
+// takeRun makes n's region and scene the host's.
+func (h *Host) takeRun(n *Host) {
+	h.Region, h.Scene, h.run, h.known, h.pub, h.seen, h.requests = n.Region, n.Scene, n.run, n.known, n.pub, n.seen, requestLog{}
 }
 
 // execute runs a command, publishes its elements and appends it to the
@@ -187,7 +226,9 @@ func (h *Host) execute(c *scene.Command, source string) error {
 	if err != nil {
 		return err
 	}
-	_, err = h.Region.appendLog(source, dir, text, lo)
+	if _, err = h.Region.appendLog(source, dir, text, lo); err == nil {
+		h.run = append(h.run, ranCommand{c, source})
+	}
 	return err
 }
 
@@ -233,7 +274,12 @@ func (h *Host) Cycle() error {
 		return err // only without OnRejected, which NewHost always sets
 	}
 	r.serveRequests(&h.requests, now, h.opts.AbandonAfter, h.opts.KeepOutcomes, h.serveRequest, h.requestEvent)
-	h.pushValues()
+	if h.next != nil {
+		h.takeNext() // a removal's new run
+		r = h.Region
+	} else {
+		h.pushValues()
+	}
 	r.hput64(offRejected, h.rejected)
 	h.cycles++
 	r.hput64(offCycle, h.cycles)
@@ -336,13 +382,22 @@ func (h *Host) report(rec LogRecord, err error) {
 
 // request parses and executes a request's text: exactly one command, whose
 // file paths must stay inside the scene's directory.
-func (h *Host) request(text, source string) error {
+func (h *Host) request(text, source string) (uint64, error) {
+	if h.next != nil {
+		return 0, ErrRunRestarted
+	}
 	c, err := scene.ParseCommand(text, source, h.dir)
 	if err != nil {
-		return err
+		return 0, err
+	}
+	if c.Kind() == "remove" {
+		return h.remove(c)
 	}
 	c.Confined = true
-	return h.execute(c, source)
+	if err := h.execute(c, source); err != nil {
+		return 0, err
+	}
+	return h.Region.hget64(offLogCount), nil
 }
 
 // Run cycles until ctx ends or, if cycles > 0, that many cycles ran. After

@@ -200,10 +200,24 @@ func openOwned(path string) (*os.File, os.FileInfo, error) {
 // client still mapping a previous host's file never reads a half-written
 // one; that file is marked replaced, which its clients see (Client.Check).
 func Create(path string, sz Sizes) (*Region, error) {
+	r, tmp, err := createUnnamed(path, sz)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.takeName(tmp); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// createUnnamed is Create but for the name: the region lies at tmp, beside
+// path, until takeName gives it path. A host building a new run (a
+// removal) fills it there while its clients go on with the old one.
+func createUnnamed(path string, sz Sizes) (*Region, string, error) {
 	if sz.Elements <= 0 || sz.NameBytes <= 0 || sz.Values <= 0 || sz.Values > 1<<28 || sz.Elements > 1<<24 ||
 		sz.NameBytes > 1<<30 || sz.Requests <= 0 || sz.Requests > 1<<20 || sz.RequestBytes < 256 ||
 		sz.RequestBytes > 64<<20 || sz.RequestBytes%8 != 0 || sz.LogBytes < 4096 || sz.LogBytes > 1<<40 {
-		return nil, fmt.Errorf("ipc: %s: sizes %+v out of range", path, sz)
+		return nil, "", fmt.Errorf("ipc: %s: sizes %+v out of range", path, sz)
 	}
 	var l layout
 	l.descOff, l.descCap = pageSize, sz.Elements
@@ -214,12 +228,12 @@ func Create(path string, sz Sizes) (*Region, error) {
 	size := l.logOff + roundPage(sz.LogBytes)
 	f, tmp, err := createExclusive(path)
 	if err != nil {
-		return nil, fmt.Errorf("ipc: %w", err)
+		return nil, "", fmt.Errorf("ipc: %w", err)
 	}
 	defer f.Close() // the mapping outlives the descriptor
-	fail := func(err error) (*Region, error) {
+	fail := func(err error) (*Region, string, error) {
 		os.Remove(tmp)
-		return nil, err
+		return nil, "", err
 	}
 	if err := f.Truncate(int64(size)); err != nil {
 		return fail(fmt.Errorf("ipc: %s: %w", path, err))
@@ -254,20 +268,30 @@ func Create(path string, sz Sizes) (*Region, error) {
 	r.hput32(offState, stateRunning)
 	// The epoch goes last: a client that sees it has a complete header.
 	r.hput64(offEpoch, uint64(time.Now().UnixNano())|1)
+	return r, tmp, nil
+}
+
+// takeName renames the region from tmp (createUnnamed) to its path; an
+// earlier region there is marked replaced, so that its clients open this
+// one.
+func (r *Region) takeName(tmp string) error {
+	path := r.path
 	old := markable(path)
 	if err := os.Rename(tmp, path); err != nil {
-		syscall.Munmap(mem)
+		syscall.Munmap(r.mem)
+		r.mem = nil
 		if old != nil {
 			syscall.Munmap(old)
 		}
-		return fail(fmt.Errorf("ipc: %w", err))
+		os.Remove(tmp)
+		return fmt.Errorf("ipc: %w", err)
 	}
 	if old != nil {
 		// Clients of the previous host learn it is gone for good.
 		atomic.StoreUint32((*uint32)(unsafe.Pointer(&old[offState])), stateReplaced)
 		syscall.Munmap(old)
 	}
-	return r, nil
+	return nil
 }
 
 // markable maps the header page of an earlier region at path, if there is

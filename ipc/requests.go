@@ -47,6 +47,25 @@ func tagged(seq uint64, kind uint32) uint32 { return uint32(seq)<<8 | kind }
 // a pending request or an outcome not yet read: nothing was written.
 var ErrRequestLogFull = errors.New("change-request log full")
 
+// notTakenError is a request its host never took before it went (or its
+// run was replaced): it was not executed.
+type notTakenError struct {
+	seq uint64
+	err error
+}
+
+func (e *notTakenError) Error() string {
+	return fmt.Sprintf("%v (request %d was not executed)", e.err, e.seq)
+}
+
+func (e *notTakenError) Unwrap() []error { return []error{e.err, ErrNotExecuted} }
+
+// ErrNotExecuted marks a request's error after which the request was
+// certainly not executed: its host was replaced or went before it took
+// it (or before it was sent). Sending it again, to the host now at the
+// name, is safe: `simvis request` does so once.
+var ErrNotExecuted = errors.New("the request was not executed")
+
 // ErrRequestCancelled is returned when a request got no outcome within the
 // timeout and was cancelled before the host took it: it was never
 // executed and never will be.
@@ -161,7 +180,21 @@ func (r *Region) outcome(seq uint64, deadline time.Time, timeout time.Duration, 
 			return logSeq, nil
 		}
 		if err := ctxAlive(&checked, alive); err != nil {
-			return 0, err
+			if slotLoad(b) != st {
+				// The host wrote the outcome just before it went, or
+				// before a removal replaced its run: it is still ours.
+				continue
+			}
+			switch {
+			case ours && st == tagged(seq, slotReady) && slotCAS(b, st, tagged(seq, slotCancelled)):
+				// Never taken, and now never will be.
+				return 0, &notTakenError{seq, err}
+			case ours && st == tagged(seq, slotExecuting) && errors.Is(err, ErrHostReplaced):
+				// Its host lives and writes the outcome when done (a
+				// removal replaces the run before it answers).
+			default:
+				return 0, err
+			}
 		}
 		if time.Now().After(deadline) {
 			switch {

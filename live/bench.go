@@ -10,8 +10,8 @@ import (
 )
 
 // Bench measures each sensor of the scene for d (unless cyclesOnly), then
-// all its scanners together (laser, laser3d and psd, where they are some
-// but not all of its sensors) and all its sensors, one after the other as
+// all its scanners together (the sensors whose frames carry returns, such
+// as laser, laser3d and psd, where they are some but not all of its sensors) and all its sensors, one after the other as
 // in one cycle: what `simvis bench` prints.
 func Bench(r *sensors.Renderer, s *scene.Scene, d time.Duration, cyclesOnly bool) ([]sensors.BenchResult, error) {
 	var results []sensors.BenchResult
@@ -24,7 +24,7 @@ func Bench(r *sensors.Renderer, s *scene.Scene, d time.Duration, cyclesOnly bool
 	var scanners, all []string
 	for _, se := range s.Sensors() {
 		all = append(all, se.Name)
-		if se.Type == "laser" || se.Type == "laser3d" || se.Type == "psd" {
+		if r, ok := se.Sensor.(scene.Ranger); ok && r.HasReturns() {
 			scanners = append(scanners, se.Name)
 		}
 	}

@@ -197,7 +197,8 @@ func (f FoxgloveOptions) startHost(h *ipc.Host, name string, clock func() time.D
 	if err != nil {
 		return nil, fmt.Errorf("foxglove: attaching to the host's region: %w", err)
 	}
-	l, err := f.start(c, name, foxgloveTokenPath(h.Region.Path()), warnings)
+	// A removal replaces the host's region (a new run): the drivers follow.
+	l, err := f.start(&reopening{c: c}, name, foxgloveTokenPath(h.Region.Path()), warnings)
 	if err != nil {
 		c.Close()
 		return nil, err

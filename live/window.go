@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -173,6 +174,13 @@ func ViewWindow(s *scene.Scene, title string, vp Viewpoint, wf *WindowOptions, w
 // made in a window reaches the host and every other client.
 func clientSetter(c *ipc.Client) func(e, p string, v float64) error {
 	return func(e, p string, v float64) error {
+		// A host restarted, or replaced its run for a removal: the
+		// indices are the new region's.
+		if errors.Is(c.Check(), ipc.ErrHostReplaced) {
+			if err := c.Reopen(); err != nil {
+				return err
+			}
+		}
 		i, err := c.Param(e, p)
 		if err != nil {
 			return err

@@ -111,7 +111,8 @@ func ParseCommand(xmlText, file, dir string) (*Command, error) {
 	return cmds[0], nil
 }
 
-// Kind is the command name: "part", "element" or "sensor".
+// Kind is the command name: "part", "element", "sensor" or "remove" (a
+// host's request, ipc.Host).
 func (c *Command) Kind() string { return c.Elem.Tag }
 
 // Name is the command's name attribute ("" if absent).

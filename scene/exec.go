@@ -69,6 +69,10 @@ func (s *Scene) exec(c *Command, prefix string) error {
 		err = s.execElement(c, prefix)
 	case "sensor":
 		err = s.execSensor(c, prefix)
+	case "remove":
+		// A scene is built by adding; taking away is rebuilding without
+		// the command, which a running host does (ipc.Host).
+		return c.Errorf("", "remove is a request to a running host (simvis request), not a command a scene executes")
 	default:
 		return c.Errorf("", "unknown command (want part, element or sensor)")
 	}

@@ -94,7 +94,7 @@ func ParseCommands(data []byte, file, dir string) ([]*Command, error) {
 	for _, e := range elems {
 		c := &Command{Elem: e, File: file, Line: lineOf[e], Dir: dir}
 		switch e.Tag {
-		case "part", "element", "sensor":
+		case "part", "element", "sensor", "remove":
 		default:
 			return nil, &Error{File: file, Line: c.Line, What: fmt.Sprintf("<%s>", e.FullTag()),
 				Err: errors.New("unknown command (want part, element or sensor)")}

@@ -37,10 +37,6 @@ var typeNameDebts = map[string]string{
 	"record/frames.go:depth":        "decoding recorded frames by kind",
 	"record/frames.go:cloud":        "decoding recorded frames by kind",
 	"record/frames.go:segmentation": "decoding recorded frames by kind",
-	// The bench's list of scanners: scene.Ranger answers it.
-	"live/bench.go:laser":   "scene.Ranger",
-	"live/bench.go:laser3d": "scene.Ranger",
-	"live/bench.go:psd":     "scene.Ranger",
 }
 
 // registeredNames returns the element and sensor type names the module

@@ -139,6 +139,7 @@ func (p *Publisher) Storage() jetstream.StorageType { return p.storage }
 // from the host's own log if not (a server restarted without its store,
 // or one that lost it), then reports the recovery.
 func (p *Publisher) checkStream() {
+	p.followRun()
 	p.outageMu.Lock()
 	lostAt, why, warned := p.lostAt, p.lostWhy, p.warnedAt
 	if !lostAt.IsZero() && warned.IsZero() {
