@@ -292,7 +292,7 @@ func (c *Client) SetConfirmed(writes []ValueWrite, timeout time.Duration, flush 
 // ErrRequestLogFull when the host takes no more requests now.
 func (c *Client) Request(xml string) (uint64, error) {
 	if err := c.Check(); err != nil {
-		return 0, fmt.Errorf("%w (%w)", err, ErrNotExecuted)
+		return 0, &notTakenError{0, err}
 	}
 	return c.conn.Request(xml, c.RequestTimeout)
 }

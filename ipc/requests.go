@@ -48,15 +48,14 @@ func tagged(seq uint64, kind uint32) uint32 { return uint32(seq)<<8 | kind }
 var ErrRequestLogFull = errors.New("change-request log full")
 
 // notTakenError is a request its host never took before it went (or its
-// run was replaced): it was not executed.
+// run was replaced), or never sent: it was not executed. It reads as the
+// host's error; errors.Is finds ErrNotExecuted in it.
 type notTakenError struct {
-	seq uint64
+	seq uint64 // 0: not sent
 	err error
 }
 
-func (e *notTakenError) Error() string {
-	return fmt.Sprintf("%v (request %d was not executed)", e.err, e.seq)
-}
+func (e *notTakenError) Error() string { return e.err.Error() }
 
 func (e *notTakenError) Unwrap() []error { return []error{e.err, ErrNotExecuted} }
 

@@ -186,7 +186,7 @@ func (c *shmConn) ReadValues(start int, dst []float64) error {
 
 func (c *shmConn) Request(xml string, timeout time.Duration) (uint64, error) {
 	if err := c.Check(); err != nil {
-		return 0, fmt.Errorf("%w (%w)", err, ErrNotExecuted)
+		return 0, &notTakenError{0, err}
 	}
 	seq, err := c.region.submit(xml)
 	if err != nil {
