@@ -13,12 +13,14 @@ OUT      ?= out/quickstart
 # xvfb and xdotool run and drive the viewer's window in tests; nats-server is a
 # separately started server; libembree-dev builds the peer ray caster of
 # `make bench-peers`. python3-dartpy (DART) reads URDF robots as an independent
-# forward-kinematics reference; liburdfdom-tools has check_urdf. Node and the npm packages in internal/jstest are the
+# forward-kinematics reference; liburdfdom-tools has check_urdf; blender's own
+# importers read the STL, OBJ and Collada meshes the models tests compare with
+# (internal/blendertest). Node and the npm packages in internal/jstest are the
 # independent MCAP, ROS 2, Foxglove, glTF and NATS readers the tests run.
 APT_PACKAGES := gcc pkg-config libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-mesa-dev \
 	libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev iproute2 \
 	python3-numpy python3-opencv xvfb xdotool xauth nats-server libembree-dev \
-	python3-dartpy liburdfdom-tools
+	python3-dartpy liburdfdom-tools blender
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test lint packages-doc cli-doc fuzz deps build install picture assets bench clean
