@@ -16,3 +16,8 @@ func (l limits) paramRange(i int) (lo, hi float64, ok bool) {
 	}
 	return l.min, l.max, true
 }
+
+// ParamRange reports a URDF joint's limits on its position (radians or
+// meters, as the URDF gives them), so that the window's panel offers a
+// slider over them; a continuous joint has none.
+func (j *joint) ParamRange(i int) (lo, hi float64, ok bool) { return j.limits.paramRange(i) }
