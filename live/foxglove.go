@@ -159,12 +159,8 @@ func (f FoxgloveOptions) start(drv foxglove.Driver, name, tokenPath string, warn
 		fmt.Fprintf(os.Stderr, "%s: Foxglove clients without a token watch; to drive, connect to %s/?token=%s (kept in %s, readable by you only; --foxglove-tokenless-driving lets every local user drive)\n",
 			name, srv.URL(), f.Token, tokenPath)
 	}
-	schema := func(typ string) string {
-		b, _ := ros2.Schema(typ)
-		return string(b)
-	}
 	tf := foxglove.Channel{Encoding: ros2.MessageEncoding, SchemaName: ros2.TypeTFMessage,
-		Schema: schema(ros2.TypeTFMessage), SchemaEncoding: ros2.SchemaEncoding}
+		Schema: schemaText(ros2.TypeTFMessage), SchemaEncoding: ros2.SchemaEncoding}
 	tf.Topic = "/tf"
 	l.tf = srv.Advertise(tf)
 	tf.Topic = "/tf_static"
@@ -216,7 +212,8 @@ func (f FoxgloveOptions) startHost(h *ipc.Host, name string, clock func() time.D
 }
 
 // Update publishes the transforms (/tf every call, /tf_static when it
-// changed) and the scene's state.
+// changed), the joint states (ros2.JointStates, every call) and the
+// scene's state.
 func (l *Foxglove) Update(s *scene.Scene, t time.Duration) {
 	l.last = int64(t)
 	stamp := ros2.TimeFromNanos(int64(t))
@@ -238,7 +235,24 @@ func (l *Foxglove) Update(s *scene.Scene, t time.Duration) {
 			l.srv.Publish(l.tfs, ts, m.Marshal())
 		}
 	}
+	// Joint states every cycle, as /tf: a client subscribing late or
+	// dropping frames gets the latest.
+	for _, js := range ros2.JointStates(s, stamp) {
+		id, ok := l.channels[js.Topic]
+		if !ok {
+			id = l.srv.Advertise(foxglove.Channel{Topic: js.Topic, Encoding: ros2.MessageEncoding, SchemaName: ros2.TypeJointState,
+				Schema: schemaText(ros2.TypeJointState), SchemaEncoding: ros2.SchemaEncoding})
+			l.channels[js.Topic] = id
+		}
+		l.srv.Publish(id, ts, js.Msg.Marshal())
+	}
 	l.srv.Update(s, ts)
+}
+
+// schemaText is the ros2msg schema of one of the package ros2's types.
+func schemaText(typ string) string {
+	b, _ := ros2.Schema(typ)
+	return string(b)
 }
 
 // Frame publishes a sensor frame as its ROS 2 messages, advertising each
@@ -327,7 +341,7 @@ func (r *reopening) Request(xml string) (seq uint64, err error) {
 
 // startMirror serves a mirror's replica to Foxglove: its drivers act on
 // the host through a connection of their own (the mirror's is busy
-// syncing). The caller adds emit to the replica's sensor outputs.
+// syncing). The caller adds it to the replica's sinks.
 func (f FoxgloveOptions) startMirror(connect func() (*ipc.Client, error), warn func(kind, format string, args ...any)) (*Foxglove, error) {
 	c, err := connect()
 	if err != nil {
@@ -384,9 +398,10 @@ func (r *foxReplay) upTo(limit int64) error {
 	r.last = limit
 	err := r.cur.Until(limit, func(sc *mcap.Schema, ch *mcap.Channel, m *mcap.Message) {
 		// simvis's own streams (simvis_msgs: changes, values, labels) are
-		// the rebuilt host's to publish, as the tf tree is.
+		// the rebuilt host's to publish, as the tf tree and the joint
+		// states are.
 		if sc == nil || sc.Encoding != ros2.SchemaEncoding || ch.MessageEncoding != ros2.MessageEncoding || ch.Topic == "/tf" || ch.Topic == "/tf_static" ||
-			strings.HasPrefix(sc.Name, "simvis_msgs/") {
+			sc.Name == ros2.TypeJointState || strings.HasPrefix(sc.Name, "simvis_msgs/") {
 			return
 		}
 		id, ok := r.l.channels[ch.Topic]
