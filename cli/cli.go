@@ -596,9 +596,11 @@ func printTFTree(w io.Writer, s *scene.Scene, asJSON bool) error {
 const maxViewSide = 16384
 
 func parseViewpoint(from, frame, size string, fov float64) (live.Viewpoint, error) {
-	vp := live.Viewpoint{Frame: frame, FOV: fov}
+	vp := live.Viewpoint{Frame: frame, FOV: fov, Auto: from == ""}
 	var err error
-	if vp.Pose, err = scene.ParsePose(from); err != nil {
+	if vp.Auto {
+		// Framed on the scene's content once the scene is there.
+	} else if vp.Pose, err = scene.ParsePose(from); err != nil {
 		return vp, usagef("--from: %v", err)
 	}
 	w, h, ok := strings.Cut(size, "x")
@@ -619,7 +621,7 @@ func parseViewpoint(from, frame, size string, fov float64) (live.Viewpoint, erro
 
 // viewFlags registers the viewpoint flags of view and mirror.
 func viewFlags(fs *flag.FlagSet, from, frame, size *string, fov *float64, defaultFrom string) {
-	fs.StringVar(from, "from", defaultFrom, "viewpoint pose x y z (m) roll pitch yaw (deg)")
+	fs.StringVar(from, "from", defaultFrom, "viewpoint pose x y z (m) roll pitch yaw (deg); a view or window without it frames the scene's sensors and elements, from inside whatever encloses them")
 	fs.StringVar(frame, "frame", scene.WorldFrame, "frame the viewpoint pose is given in")
 	fs.StringVar(size, "size", "1280x720", "image size WxH in pixels")
 	fs.Float64Var(fov, "fov", 70, "horizontal field of view, degrees")

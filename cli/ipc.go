@@ -561,12 +561,10 @@ func mirrorCommand() *command {
 			}
 			var err error
 			if window {
-				if o.Window = wf.options(fs); from == "" {
-					from = live.DefaultWindowFrom
-				}
+				o.Window = wf.options(fs)
 			}
-			if from != "" {
-				vp, err := parseViewpoint(from, frame, size, fov)
+			if from != "" || window {
+				vp, err := parseViewpoint(from, frame, size, fov) // "": framed on the content
 				if err != nil {
 					return err
 				}

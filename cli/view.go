@@ -63,7 +63,7 @@ func viewCommand() *command {
 			sf.register(fs)
 			wf.register(fs)
 			fs.StringVar(&out, "o", "", "output PNG file (without it: a window)")
-			viewFlags(fs, &from, &frame, &size, &fov, "-4.7 -3.7 2.4 0 25 38")
+			viewFlags(fs, &from, &frame, &size, &fov, "")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
 			path, _, err := sceneArgs(args, 0)

@@ -26,8 +26,11 @@ func TestMirrorWindowMovingRobotOverCache(t *testing.T) {
 	dir := t.TempDir()
 	shm := filepath.Join(dir, "region")
 	stop := startServe(t, marvinScene, "--shm", shm, "--no-nats", "--rate", "15")
+	// One fixed viewpoint for the window and the reference: the framed
+	// default follows the robot's pose at the start.
+	const from = "-4.7 -3.7 2.4 0 25 38"
 	w := startWindow(t, display, "mirror", "--shm", shm, "--window", "--size", "800x600", "--grid=false",
-		"--panel=false", "--max-fps", "30", "--shots", dir)
+		"--panel=false", "--max-fps", "30", "--shots", dir, "--from", from)
 	w.wait("viewer: window open 800x600")
 	w.shot() // the lab and MARVIN standing: everything cached
 	c, err := ipc.Open(shm)
@@ -56,7 +59,7 @@ func TestMirrorWindowMovingRobotOverCache(t *testing.T) {
 	}
 	ref := filepath.Join(dir, "ref.png")
 	if code, _, errOut := simvis(t, "view", marvinScene, "--size", "800x600", "--set", "M_POSE.x=-1",
-		"--set", "M_POSE.yaw=60", "-o", ref); code != 0 {
+		"--set", "M_POSE.yaw=60", "-o", ref, "--from", from); code != 0 {
 		t.Fatalf("view -o: %s", errOut)
 	}
 	want := testkit.ReadPNG(t, ref)

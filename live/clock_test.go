@@ -44,7 +44,10 @@ func TestOptionErrors(t *testing.T) {
 		(&WindowOptions{BenchFrames: -1}).Check(),
 		(&WindowOptions{Present: "vga"}).Check(),
 		func() error { _, err := OpenRecorder(RecordOptions{Realtime: true}, "", 30); return err }(),
-		func() error { _, err := OpenRecorder(RecordOptions{Path: "x.mcap", Compression: "gzip"}, "", 30); return err }(),
+		func() error {
+			_, err := OpenRecorder(RecordOptions{Path: "x.mcap", Compression: "gzip"}, "", 30)
+			return err
+		}(),
 	} {
 		if _, ok := err.(*OptionError); !ok {
 			t.Errorf("%v (%T), want an *OptionError", err, err)

@@ -44,7 +44,7 @@ type MirrorOptions struct {
 	From     *Viewpoint
 	Foxglove FoxgloveOptions
 	Record   RecordOptions
-	// Window shows the replica live (from From, or DefaultWindowFrom)
+	// Window shows the replica live (from From, or Framed on its content)
 	// until it closes, instead of the frame loop.
 	Window   *WindowOptions
 	Sinks    []Sink    // the caller's own, given every sensor frame
@@ -95,8 +95,7 @@ func Mirror(ctx context.Context, o MirrorOptions, w io.Writer) error {
 	if o.Window != nil {
 		vp := o.From
 		if vp == nil {
-			pose, _ := scene.ParsePose(DefaultWindowFrom)
-			vp = &Viewpoint{Pose: pose, Frame: scene.WorldFrame, Width: 1280, Height: 720, FOV: 70}
+			vp = &Viewpoint{Auto: true, Width: 1280, Height: 720, FOV: 70}
 		}
 		return mirrorWindow(ctx, m, &o, *vp, picked, w)
 	}

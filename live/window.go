@@ -45,17 +45,27 @@ func (f *WindowOptions) Check() error {
 // Viewpoint is a render for people (sensed="false" geometry included) from
 // a pose in a frame of the scene, looking along its +x with +z up.
 type Viewpoint struct {
+	// Auto frames the scene's content (Framed) at this size and field of
+	// view, instead of Pose in Frame.
+	Auto          bool
 	Pose          scene.Pose
 	Frame         string
 	Width, Height int
 	FOV           float64 // horizontal, degrees
 }
 
-// DefaultWindowFrom is the start Viewpoint of windows that were given none.
-const DefaultWindowFrom = "-4.7 -3.7 2.4 0 25 38"
+// resolved is the viewpoint itself, or with Auto the scene's Framed one at
+// its size and field of view.
+func (vp Viewpoint) resolved(s *scene.Scene) Viewpoint {
+	if vp.Auto {
+		return Framed(s, vp.Width, vp.Height, vp.FOV)
+	}
+	return vp
+}
 
 // WritePNG renders the scene from the Viewpoint into a PNG file.
 func (vp Viewpoint) WritePNG(r *sensors.Renderer, s *scene.Scene, path string) error {
+	vp = vp.resolved(s)
 	base, err := s.Transform(vp.Frame, scene.WorldFrame)
 	if err != nil {
 		return err
@@ -76,6 +86,7 @@ func (vp Viewpoint) WritePNG(r *sensors.Renderer, s *scene.Scene, path string) e
 
 // open opens the window with the Viewpoint as its start view.
 func (f *WindowOptions) open(title string, s *scene.Scene, vp Viewpoint, set func(e, p string, v float64) error, w io.Writer) (*viewer.Viewer, error) {
+	vp = vp.resolved(s)
 	base, err := s.Transform(vp.Frame, scene.WorldFrame)
 	if err != nil {
 		return nil, err
@@ -292,8 +303,7 @@ func mirrorWindow(ctx context.Context, m *ipc.Mirror, o *MirrorOptions, vp Viewp
 // serveWindow opens the host's window: the host's own scene, its panel
 // writing values through a client of the host like any other.
 func serveWindow(shm string, s *scene.Scene, wf *WindowOptions, w io.Writer) (*viewer.Viewer, func(), error) {
-	pose, _ := scene.ParsePose(DefaultWindowFrom)
-	vp := Viewpoint{Pose: pose, Frame: scene.WorldFrame, Width: 1280, Height: 720, FOV: 70}
+	vp := Viewpoint{Auto: true, Width: 1280, Height: 720, FOV: 70}
 	c, err := ipc.Open(shm)
 	if err != nil {
 		return nil, nil, err
