@@ -17,6 +17,7 @@ func init() { scene.RegisterElement("joint", newJoint) }
 // parameter: it follows its leader, position = multiplier·leader + offset,
 // whatever its own limits.
 type joint struct {
+	name      string // as the URDF names it: the element's name without its part's prefix
 	transform *scene.Node
 	kind      string
 	axis      mgl64.Vec3
@@ -33,7 +34,9 @@ type follower struct {
 
 func newJoint(ctx *scene.Context) (scene.Element, error) {
 	c := ctx.Command
-	j := &joint{}
+	// Embedded commands are named PART/JOINT; ROS tools know the joint by
+	// its URDF name alone.
+	j := &joint{name: ctx.Name[strings.LastIndex(ctx.Name, "/")+1:]}
 	var err error
 	j.kind, err = c.Required("kind")
 	if err != nil {
@@ -109,6 +112,10 @@ func (j *joint) Apply(v []float64) error {
 	j.set(v[0])
 	return nil
 }
+
+// JointState gives the joint's URDF name and position (scene.JointStater);
+// a mimic joint inherits it with the position it follows.
+func (j *joint) JointState() (string, float64) { return j.name, j.position }
 
 // set moves the joint and those that mimic it.
 func (j *joint) set(q float64) {

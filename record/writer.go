@@ -145,6 +145,7 @@ type Writer struct {
 	topics   ros2.Namespaces   // each sensor's topic namespace
 	labels   map[string][]byte // each segmentation sensor's Labels as last written
 	static   []byte            // the /tf_static transforms last written (unstamped), to write again when they change
+	joints   map[string][]byte // each joint_states topic's message as last written (unstamped)
 	start    time.Time
 	// The stamp of the cycle last recorded, for its frames: with
 	// Realtime, one wall-clock reading per cycle.
@@ -292,7 +293,8 @@ func (w *Writer) write(topic, typ string, data []byte, t ros2.Time) error {
 // commands executed since the last call (and the model files they load,
 // as attachments), the parameter values that changed, the moving frames on
 // /tf and, at the start and whenever frames were added, every static frame
-// on /tf_static. Call it once per cycle, before the cycle's frames.
+// on /tf_static, and the joint states (ros2.JointStates) where a joint
+// moved. Call it once per cycle, before the cycle's frames.
 func (w *Writer) Cycle(s *scene.Scene, t float64) error {
 	stamp := w.Stamp(t)
 	w.cycleT, w.cycleStamp, w.inCycle = t, stamp, true
@@ -319,6 +321,9 @@ func (w *Writer) Cycle(s *scene.Scene, t float64) error {
 		return fmt.Errorf("recording: %w", err)
 	}
 	if err := w.recordTF(static, moving, stamp); err != nil {
+		return err
+	}
+	if err := w.recordJoints(s, stamp); err != nil {
 		return err
 	}
 	for _, se := range s.Sensors() {
@@ -362,6 +367,30 @@ func (w *Writer) recordTF(static, moving []ros2.Transform, stamp ros2.Time) erro
 	return w.writeTF(changed, stamp)
 }
 
+// recordJoints writes each joint_states topic's message (ros2.JointStates:
+// every joint of its robots) in the cycles where one of its positions
+// changed, the first cycle included, as /simvis/values records values:
+// /tf carries the links' poses every time they move, so a reader needs no
+// joint state between changes.
+func (w *Writer) recordJoints(s *scene.Scene, stamp ros2.Time) error {
+	for _, js := range ros2.JointStates(s, stamp) {
+		key := js.Msg
+		key.Header.Stamp = ros2.Time{}
+		data := key.Marshal()
+		if bytes.Equal(data, w.joints[js.Topic]) {
+			continue
+		}
+		if w.joints == nil {
+			w.joints = map[string][]byte{}
+		}
+		w.joints[js.Topic] = data
+		if err := w.write(js.Topic, ros2.TypeJointState, js.Msg.Marshal(), stamp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (w *Writer) writeTF(ts []ros2.Transform, stamp ros2.Time) error {
 	for _, t := range ts {
 		w.tfSent[t.Child] = t.Matrix
@@ -393,7 +422,7 @@ func (w *Writer) replaced(s *scene.Scene) {
 		return
 	}
 	w.logged, w.recorded, w.reset, w.current = 0, nil, true, map[string]bool{}
-	w.names, w.values, w.static, w.labels, w.tfSent = nil, nil, nil, nil, nil
+	w.names, w.values, w.static, w.labels, w.tfSent, w.joints = nil, nil, nil, nil, nil, nil
 }
 
 // chooseBase sets the recording's base directory from the first commands

@@ -49,6 +49,16 @@ type Mobile interface {
 	Mobile() bool
 }
 
+// JointStater is an element that is one joint of a robot (a URDF joint):
+// recordings and Foxglove publish its position on /joint_states
+// (sensor_msgs/JointState) under Name, the joint's name in the robot's
+// description (URDF), which ROS tools match against it. Position is in
+// radians (revolute, continuous) or meters (prismatic); a joint that
+// mimics another gives the position it follows.
+type JointStater interface {
+	JointState() (name string, position float64)
+}
+
 // Overlayer is an element drawn as primitives over the scene (points,
 // lines, text): transports that draw a scene as primitives (Foxglove's
 // overlays) ask it for them, given its run of the parameter table.

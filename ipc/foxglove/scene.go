@@ -319,9 +319,17 @@ func (s *Server) publishOverlays(sc *scene.Scene, ts uint64) {
 	}
 	st.overlays, st.overlayVals, st.sceneFresh = len(list), now, true
 	up := fgSceneUpdate{Deletions: []any{}, Entities: []fgEntity{}}
+	var ids map[string]string // tf frame ids: a robot's links are named by their link names
+	if len(list) > 0 {
+		ids = ros2.FrameIDs(sc)
+	}
 	for _, e := range list {
 		ov := e.Element.(scene.Overlayer).Overlay(vals[e.Start : e.Start+len(e.Params)])
-		up.Entities = append(up.Entities, overlayEntity(e, ov, ts))
+		frame, ok := ids[e.At]
+		if !ok {
+			frame = ros2.FrameID(e.At)
+		}
+		up.Entities = append(up.Entities, overlayEntity(e, frame, ov, ts))
 	}
 	s.publishJSON(st.ids[1], ts, up)
 }
@@ -342,9 +350,10 @@ func fgRGB(c [3]float32) fgColor { return fgColor{float64(c[0]), float64(c[1]), 
 
 // overlayEntity draws an overlay element's primitives (scene.Overlay) as
 // Foxglove's, in its insertion point's frame: cubes, line lists (width in
-// pixels) and billboard texts.
-func overlayEntity(e *scene.ElementEntry, ov scene.Overlay, ts uint64) fgEntity {
-	ent := newEntity("overlay:"+e.Name, ros2.FrameID(e.At), ts) // the tf frame id of its insertion point
+// pixels) and billboard texts. frame is the tf frame id of its insertion
+// point.
+func overlayEntity(e *scene.ElementEntry, frame string, ov scene.Overlay, ts uint64) fgEntity {
+	ent := newEntity("overlay:"+e.Name, frame, ts)
 	ent.Metadata = append(ent.Metadata, fgKV{"type", e.Type})
 	for _, c := range ov.Cubes {
 		p := identity

@@ -1,6 +1,6 @@
 // Package ros2 turns simvis sensor frames and frames of reference into ROS 2
 // messages: sensor_msgs LaserScan, PointCloud2, Image, CameraInfo and Range,
-// and tf2_msgs/TFMessage, serialized as CDR (XCDR1, little-endian, with the
+// tf2_msgs/TFMessage and a robot's sensor_msgs/JointState, serialized as CDR (XCDR1, little-endian, with the
 // 4-byte encapsulation header ROS 2 middlewares and MCAP's ROS 2 profile
 // use), and holds their schema texts in MCAP's ros2msg form.
 //
@@ -18,7 +18,10 @@
 //     `simvis frames` lists them; "world" the world frame); each camera,
 //     depth camera and segmentation sensor also has NAME_optical (REP-103:
 //     z forward, x right, y down), which its Image and CameraInfo headers
-//     name;
+//     name; a URDF robot's links are named by their link names where those
+//     are free, else R/LINK (robots.go);
+//   - joint states: JointStates gives /joint_states (or /R/joint_states)
+//     from the elements that are scene.JointStater;
 //   - time is the caller's: a Time in every header.
 //
 // A publisher's cycle, in short:

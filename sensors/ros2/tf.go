@@ -19,7 +19,11 @@ type Transform struct {
 // like the scene: one transform per frame (insertion points and sensors,
 // as `simvis frames` names them, ids by FrameID) from its parent frame, and
 // for every camera, depth camera and segmentation sensor NAME the optical
-// frame NAME_optical under it.
+// frame NAME_optical under it. A URDF robot's links are named by their
+// link names where those are free (robots.go; FrameIDs gives every id):
+// link LINK of part R is LINK, its parent the parent link's frame (the
+// URDF tree: the joint's origin times its motion), the root link's the
+// part's frame R.
 //
 // A sensor's parent is the insertion point it was inserted at (its
 // insert_at). An insertion point's parent is the frame of the nearest
@@ -96,17 +100,18 @@ func SceneTree(s *scene.Scene) ([]Edge, error) {
 		}
 		return nil
 	}
+	nm := nameFrames(s)
 	ids := map[string]string{scene.WorldFrame: scene.WorldFrame}
 	var out []Edge
 	add := func(name string, n, pn *scene.Node) error {
-		id := FrameID(name)
+		id := nm.id(name)
 		if other, ok := ids[id]; ok {
 			return fmt.Errorf("ros2: frames %q and %q both map to the tf frame id %q: rename one", other, name, id)
 		}
 		ids[id] = name
 		parent, m := scene.WorldFrame, n.World()
 		if pn != nil {
-			parent = FrameID(byNode[pn])
+			parent = nm.id(byNode[pn])
 			// Composed from the common ancestor down, not from the world
 			// transforms: a static edge is then the same bits whatever
 			// the elements above it do.
