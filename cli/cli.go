@@ -201,7 +201,7 @@ func (f *sceneFlags) load(path string) (*scene.Scene, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := loadScene(path, scene.Options{Limits: l})
+	s, err := loadScene(path, scene.Options{Limits: l, PackagePath: f.limits.packages()})
 	if err != nil {
 		return nil, withLimitHint(err)
 	}
@@ -416,7 +416,8 @@ func captureCommand() *command {
 			if !(rate > 0) || math.IsInf(rate, 0) {
 				return usagef("--rate %v: want frames per second > 0", rate)
 			}
-			o := live.CaptureOptions{SceneFile: path, Out: out, Frames: frames, Rate: rate, Record: rf.o, Warnings: warnings}
+			o := live.CaptureOptions{SceneFile: path, Out: out, Frames: frames, Rate: rate, Record: rf.o, Warnings: warnings,
+				PackagePath: sf.limits.packages()}
 			for _, a := range sweeps {
 				x, err := parseSweep(a)
 				if err != nil {

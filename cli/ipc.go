@@ -274,7 +274,7 @@ func serveCommand() *command {
 			if window {
 				o.Window = wf.options(fs)
 			}
-			o.Scene, o.Record, o.Warnings, o.NewHost = path, rf.o, warnings, newHost
+			o.Scene, o.Record, o.Warnings, o.NewHost, o.PackagePath = path, rf.o, warnings, newHost, lf.packages()
 			// Signal handlers come first: a Ctrl-C at any time from here on,
 			// right after the serving line included, stops the host with its
 			// summary and removes its region instead of killing it.
@@ -573,6 +573,7 @@ func mirrorCommand() *command {
 			if o.Scene.Limits, err = lf.limits(); err != nil {
 				return err
 			}
+			o.Scene.PackagePath = lf.packages()
 			if o.Foxglove, err = ff.options(); err != nil {
 				return err
 			}

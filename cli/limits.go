@@ -66,16 +66,18 @@ func (f *limitFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.elements, "max-elements", 0, fmt.Sprintf("most elements the whole scene may hold; a host's shared descriptor table holds as many (default %d; <0: no limit)", d.Elements))
 }
 
+// packages is the package search path of URDF parts: the --package-path
+// flags, then $ROS_PACKAGE_PATH. The commands pass it in their options
+// (scene.Options, live's); nothing process-wide is set.
+func (f *limitFlags) packages() []string {
+	return append(slices.Clone([]string(f.packagePath)), models.EnvPackagePath()...)
+}
+
 // limits returns the budgets the flags give. A per-command count given on
 // the command line bounds each model file too: a model larger than what a
 // command may instantiate is refused before it is decoded, and raising
 // the count lets larger models in.
-//
-// It also sets the package search path of URDF parts
-// (models.DefaultPackagePath): the --package-path flags, then
-// $ROS_PACKAGE_PATH.
 func (f *limitFlags) limits() (scene.Limits, error) {
-	models.DefaultPackagePath = append(slices.Clone([]string(f.packagePath)), models.EnvPackagePath()...)
 	var l scene.Limits
 	l.Parts, l.Vertices, l.Triangles, l.Nodes = f.parts, f.vertices, f.triangles, f.nodes
 	l.Model.Vertices, l.Model.Triangles, l.Model.Nodes = f.vertices, f.triangles, f.nodes

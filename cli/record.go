@@ -171,7 +171,7 @@ func playCommand() *command {
 			if o.Foxglove, err = ff.options(); err != nil {
 				return err
 			}
-			o.File, o.Record, o.Controls, o.Warnings, o.NewHost = args[0], rf.o, os.Stdin, warnings, newHost
+			o.File, o.Record, o.Controls, o.Warnings, o.NewHost, o.PackagePath = args[0], rf.o, os.Stdin, warnings, newHost, lf.packages()
 			ctx, stop := interrupted()
 			defer stop()
 			return withLimitHint(live.Play(ctx, o, w))

@@ -40,6 +40,9 @@ type HostOptions struct {
 	// Limits bound what one command (from the scene file or a request)
 	// may add to the scene; zero fields take scene.DefaultLimits.
 	Limits scene.Limits
+	// PackagePath is where URDF parts find package://PKG/... files (nil:
+	// models.DefaultPackagePath, $ROS_PACKAGE_PATH).
+	PackagePath []string
 	// Warnings receives overrun, rejected-value and repair reports, at
 	// most one line of each kind a second (nil: standard error).
 	Warnings io.Writer
@@ -184,7 +187,7 @@ func (h *Host) buildRun(path string, run []ranCommand, dropped *[]error) (*Host,
 	// The scene's parameter table is the host's own: values clients write
 	// in the region are copied in every cycle and checked there, so none
 	// can change between the check and its use.
-	n.Scene = scene.New(scene.Options{ParamCapacity: r.lay.valuesCap, OnRejected: h.reject, Limits: h.opts.Limits})
+	n.Scene = scene.New(scene.Options{ParamCapacity: r.lay.valuesCap, OnRejected: h.reject, Limits: h.opts.Limits, PackagePath: h.opts.PackagePath})
 	for _, rc := range run {
 		if err := n.execute(rc.cmd, rc.source); err != nil {
 			if dropped == nil {
@@ -213,7 +216,7 @@ func (h *Host) execute(c *scene.Command, source string) error {
 		return err
 	}
 	text := c.String()
-	lo := loadOpts{confined: c.Confined, limits: h.opts.Limits.Model}
+	lo := loadOpts{confined: c.Confined, limits: h.opts.Limits.Model, packages: strings.Join(h.opts.PackagePath, "\x00")}
 	if err := h.Region.logFits(source, dir, text, lo); err != nil {
 		return err
 	}

@@ -59,6 +59,18 @@ func loadedFiles(dir, command string, lo loadOpts, memo *fileMemo) []FileHash {
 type loadOpts struct {
 	confined bool
 	limits   models.Limits
+	// packages is the package search path (HostOptions.PackagePath),
+	// joined by NULs so that loadOpts compares with ==.
+	packages string
+}
+
+// packagePath is the search path packages holds: nil (the default) when
+// empty.
+func (lo loadOpts) packagePath() []string {
+	if lo.packages == "" {
+		return nil
+	}
+	return strings.Split(lo.packages, "\x00")
 }
 
 type fileWalker struct {
@@ -131,7 +143,7 @@ func (w *fileWalker) otherFormat(full string) {
 		if w.lo.confined {
 			root = w.dir
 		}
-		m, err := models.LoadWith(full, models.LoadOptions{Root: root, Limits: w.lo.limits})
+		m, err := models.LoadWith(full, models.LoadOptions{Root: root, Limits: w.lo.limits, PackagePath: w.lo.packagePath()})
 		if err != nil {
 			return // the command's own execution reports it
 		}

@@ -23,10 +23,14 @@ type CaptureOptions struct {
 	Rate   float64
 	// Sweeps move parameters over the sequence; every frame's values are
 	// checked before the first frame renders.
-	Sweeps   []Sweep
-	Record   RecordOptions
-	Sinks    []Sink    // the caller's own, given every sensor frame
-	Warnings io.Writer // warnings (default standard error)
+	Sweeps []Sweep
+	Record RecordOptions
+	// PackagePath is where the scene's URDF parts found their package://
+	// files (the scene.Options.PackagePath it was loaded with), for the
+	// recording to attach them.
+	PackagePath []string
+	Sinks       []Sink    // the caller's own, given every sensor frame
+	Warnings    io.Writer // warnings (default standard error)
 }
 
 // Capture renders every sensor of the scene once, or Frames times, into
@@ -58,6 +62,7 @@ func Capture(o CaptureOptions, w io.Writer) error {
 			return err
 		}
 	}
+	o.Record.PackagePath = o.PackagePath
 	rec, err := OpenRecorder(o.Record, o.SceneFile, o.Rate)
 	if err != nil {
 		return err

@@ -111,6 +111,7 @@ func Mirror(ctx context.Context, o MirrorOptions, w io.Writer) error {
 			files = nil
 		}
 	}
+	o.Record.PackagePath = o.Scene.PackagePath
 	rec, err := OpenRecorder(o.Record, "", o.Rate)
 	if err != nil {
 		return err

@@ -30,10 +30,13 @@ type PlayOptions struct {
 	Rerender bool
 	Out      string
 	Limits   scene.Limits
-	Read     record.ReadOptions
-	NATS     NATSOptions
-	Foxglove FoxgloveOptions
-	Record   RecordOptions // with Rerender
+	// PackagePath is where URDF parts find package://PKG/... files that
+	// the recording did not attach (nil: models.DefaultPackagePath).
+	PackagePath []string
+	Read        record.ReadOptions
+	NATS        NATSOptions
+	Foxglove    FoxgloveOptions
+	Record      RecordOptions // with Rerender
 	// Controls gives play's controls (PlayControls), one a line; nil: none.
 	Controls io.Reader
 	Sinks    []Sink    // the caller's own, given re-rendered frames
@@ -100,6 +103,7 @@ func Play(ctx context.Context, o PlayOptions, w io.Writer) error {
 	// (a replaced scene is recorded as replaced).
 	var recOut *Recorder
 	if o.Rerender {
+		o.Record.PackagePath = o.PackagePath
 		if recOut, err = OpenRecorder(o.Record, rec.Meta.Scene, rec.Meta.Rate); err != nil {
 			return err
 		}
@@ -164,7 +168,7 @@ func (ps *playback) runScene(ctx context.Context, pos time.Duration, paused bool
 		return nil, fmt.Errorf("%s: %w", o.File, err)
 	}
 	h, err := o.NewHost(ipc.Path(o.Shm), sceneFile, ipc.HostOptions{Rate: rec.Meta.Rate, Fast: o.Fast, Warnings: o.Warnings, Limits: o.Limits,
-		Command: "simvis play"})
+		PackagePath: o.PackagePath, Command: "simvis play"})
 	if err != nil {
 		return nil, fmt.Errorf("%s: rebuilding the recorded scene: %w", o.File, err)
 	}

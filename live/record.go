@@ -14,6 +14,9 @@ type RecordOptions struct {
 	Path        string // "": no recording
 	Compression string // zstd (default) or lz4
 	Realtime    bool   // stamp with the wall clock, not scene time
+	// PackagePath is where the recorded scene's URDF parts found their
+	// package:// files, for attaching them (the run sets it from its own).
+	PackagePath []string
 }
 
 // Recorder records a run's cycles and frames into an MCAP file: a
@@ -43,7 +46,7 @@ func OpenRecorder(o RecordOptions, sceneFile string, rate float64) (*Recorder, e
 		return nil, optionf("--record-compression %q: want zstd or lz4", o.Compression)
 	}
 	w, err := record.Create(o.Path, record.Options{Compression: o.Compression,
-		Meta: record.Meta{Scene: sceneFile, Rate: rate, Realtime: o.Realtime}, Descriptions: true})
+		Meta: record.Meta{Scene: sceneFile, Rate: rate, Realtime: o.Realtime}, Descriptions: true, PackagePath: o.PackagePath})
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,9 @@ type ServeOptions struct {
 	Latest  bool // overwrite each sensor's files instead of numbering frames
 	LogMiB  int  // change-log size (default 64)
 	Limits  scene.Limits
+	// PackagePath is where URDF parts find package://PKG/... files (nil:
+	// models.DefaultPackagePath, $ROS_PACKAGE_PATH).
+	PackagePath []string
 	// NewHost is ipc.NewHost unless set (tests see what a host asks for).
 	NewHost  func(path, sceneFile string, o ipc.HostOptions) (*ipc.Host, error)
 	NATS     NATSOptions
@@ -77,7 +80,7 @@ func Serve(ctx context.Context, o ServeOptions, w io.Writer) error {
 	sizes := ipc.DefaultSizes
 	sizes.LogBytes = o.LogMiB << 20
 	path := ipc.Path(o.Shm)
-	h, err := o.NewHost(path, o.Scene, ipc.HostOptions{Sizes: sizes, Rate: o.Rate, Fast: o.Fast, Warnings: o.Warnings, Limits: o.Limits, Replace: o.Replace})
+	h, err := o.NewHost(path, o.Scene, ipc.HostOptions{Sizes: sizes, Rate: o.Rate, Fast: o.Fast, Warnings: o.Warnings, Limits: o.Limits, Replace: o.Replace, PackagePath: o.PackagePath})
 	if err != nil {
 		return err
 	}
@@ -109,6 +112,7 @@ func Serve(ctx context.Context, o ServeOptions, w io.Writer) error {
 		}
 		out = append(out, files)
 	}
+	o.Record.PackagePath = o.PackagePath
 	rec, err := OpenRecorder(o.Record, o.Scene, o.Rate)
 	if err != nil {
 		return err

@@ -22,7 +22,7 @@ const maxModelDepth = 16
 // directory; a command of the scene file the user started may name files
 // anywhere (paths with "..", which the recording's base directory then
 // encloses: see Writer.Cycle); the scene checked what its models embed.
-func modelFiles(c *scene.Command, limits models.Limits) ([]string, error) {
+func modelFiles(c *scene.Command, limits models.Limits, packagePath []string) ([]string, error) {
 	confined := c.Confined
 	file := c.Elem.SelectAttrValue("file", "")
 	if file == "" {
@@ -70,7 +70,7 @@ func modelFiles(c *scene.Command, limits models.Limits) ([]string, error) {
 		if !confined {
 			root = ""
 		}
-		m, err := models.LoadWith(full, models.LoadOptions{Root: root, Limits: limits})
+		m, err := models.LoadWith(full, models.LoadOptions{Root: root, Limits: limits, PackagePath: packagePath})
 		if err != nil {
 			return err
 		}

@@ -111,6 +111,9 @@ type Options struct {
 	ChunkInterval time.Duration
 	// Limits bound each model file attached (zero fields: models.DefaultLimits).
 	Limits models.Limits
+	// PackagePath is where URDF parts' package:// files are found, as the
+	// scene recorded found them (nil: models.DefaultPackagePath).
+	PackagePath []string
 	// Descriptions records, before each frame's ROS 2 messages, its
 	// FrameDescription on /NAME/simvis_frame: the JSON description the
 	// host publishes, which the messages hold only in part (float32
@@ -459,7 +462,7 @@ func (w *Writer) chooseBase(cmds []*scene.Command) error {
 			return err
 		}
 		widen(dir)
-		files, err := modelFiles(c, w.opts.Limits)
+		files, err := modelFiles(c, w.opts.Limits, w.opts.PackagePath)
 		if err != nil {
 			return fmt.Errorf("recording: %s:%d: %w", c.File, c.Line, err)
 		}
@@ -501,7 +504,7 @@ func (w *Writer) change(c *scene.Command, stamp ros2.Time) error {
 	files, ok := w.files[c]
 	if ok {
 		delete(w.files, c)
-	} else if files, err = modelFiles(c, w.opts.Limits); err != nil {
+	} else if files, err = modelFiles(c, w.opts.Limits, w.opts.PackagePath); err != nil {
 		return fmt.Errorf("recording: %s:%d: %w", c.File, c.Line, err)
 	}
 	for _, rel := range files {

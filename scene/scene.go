@@ -55,8 +55,8 @@ type Options struct {
 	// packages their package://PKG/... mesh URIs name (a folder PKG right
 	// under an entry, with or without a package.xml); a URDF's own
 	// enclosing package is found without it. Nil means
-	// models.DefaultPackagePath ($ROS_PACKAGE_PATH; the simvis commands
-	// put their --package-path flags first).
+	// models.DefaultPackagePath ($ROS_PACKAGE_PATH); the simvis commands
+	// pass their --package-path flags, then $ROS_PACKAGE_PATH.
 	PackagePath []string
 }
 
