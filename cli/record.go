@@ -147,6 +147,9 @@ func playCommand() *command {
 			if len(args) != 1 {
 				return usagef("want one recording FILE.mcap")
 			}
+			if len(lf.packagePath) > 0 {
+				return usagef("--package-path: play finds a URDF's packages in the recording only (docs/recordings.md)")
+			}
 			if o.Rate <= 0 {
 				return usagef("--rate %v: want a speed factor in (0, 1000]", o.Rate)
 			}
@@ -171,7 +174,9 @@ func playCommand() *command {
 			if o.Foxglove, err = ff.options(); err != nil {
 				return err
 			}
-			o.File, o.Record, o.Controls, o.Warnings, o.NewHost, o.PackagePath = args[0], rf.o, os.Stdin, warnings, newHost, lf.packages()
+			// URDF parts find their packages in the recording alone: no
+			// --package-path reaches outside it (docs/trust.md).
+			o.File, o.Record, o.Controls, o.Warnings, o.NewHost = args[0], rf.o, os.Stdin, warnings, newHost
 			ctx, stop := interrupted()
 			defer stop()
 			return withLimitHint(live.Play(ctx, o, w))

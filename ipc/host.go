@@ -216,7 +216,8 @@ func (h *Host) execute(c *scene.Command, source string) error {
 		return err
 	}
 	text := c.String()
-	lo := loadOpts{confined: c.Confined, limits: h.opts.Limits.Model, packages: strings.Join(h.opts.PackagePath, "\x00")}
+	lo := loadOpts{confined: c.Confined, limits: h.opts.Limits.Model,
+		packages: strings.Join(h.opts.PackagePath, "\x00"), pathSet: h.opts.PackagePath != nil}
 	if err := h.Region.logFits(source, dir, text, lo); err != nil {
 		return err
 	}

@@ -60,15 +60,19 @@ type loadOpts struct {
 	confined bool
 	limits   models.Limits
 	// packages is the package search path (HostOptions.PackagePath),
-	// joined by NULs so that loadOpts compares with ==.
+	// joined by NULs so that loadOpts compares with ==; pathSet tells an
+	// empty path (no packages) from none given (the default).
 	packages string
+	pathSet  bool
 }
 
-// packagePath is the search path packages holds: nil (the default) when
-// empty.
+// packagePath is the search path loadOpts holds.
 func (lo loadOpts) packagePath() []string {
-	if lo.packages == "" {
+	switch {
+	case !lo.pathSet:
 		return nil
+	case lo.packages == "":
+		return []string{}
 	}
 	return strings.Split(lo.packages, "\x00")
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/foxglove/mcap/go/mcap"
@@ -30,13 +31,10 @@ type PlayOptions struct {
 	Rerender bool
 	Out      string
 	Limits   scene.Limits
-	// PackagePath is where URDF parts find package://PKG/... files that
-	// the recording did not attach (nil: models.DefaultPackagePath).
-	PackagePath []string
-	Read        record.ReadOptions
-	NATS        NATSOptions
-	Foxglove    FoxgloveOptions
-	Record      RecordOptions // with Rerender
+	Read     record.ReadOptions
+	NATS     NATSOptions
+	Foxglove FoxgloveOptions
+	Record   RecordOptions // with Rerender
 	// Controls gives play's controls (PlayControls), one a line; nil: none.
 	Controls io.Reader
 	Sinks    []Sink    // the caller's own, given re-rendered frames
@@ -93,6 +91,13 @@ func Play(ctx context.Context, o PlayOptions, w io.Writer) error {
 		return fmt.Errorf("%s: %w", o.File, err)
 	}
 	rec.Attachments = nil // on disk now: not held while playing
+	// URDF parts find their packages where the recording put them, and
+	// nowhere else: recorded commands, as requests, load only files the
+	// recording holds (docs/trust.md). An empty list still means none.
+	packages := []string{}
+	for _, p := range rec.PackagePath {
+		packages = append(packages, filepath.Join(dir, filepath.FromSlash(p)))
+	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	control := make(chan string, 16)
@@ -103,13 +108,13 @@ func Play(ctx context.Context, o PlayOptions, w io.Writer) error {
 	// (a replaced scene is recorded as replaced).
 	var recOut *Recorder
 	if o.Rerender {
-		o.Record.PackagePath = o.PackagePath
+		o.Record.PackagePath = packages
 		if recOut, err = OpenRecorder(o.Record, rec.Meta.Scene, rec.Meta.Rate); err != nil {
 			return err
 		}
 		defer recOut.Close(w)
 	}
-	ps := &playback{o: &o, rec: rec, dir: dir, control: control, recOut: recOut, stop: stop, w: w}
+	ps := &playback{o: &o, rec: rec, dir: dir, packages: packages, control: control, recOut: recOut, stop: stop, w: w}
 	// Recorded scenes: a Reset change starts the next one.
 	for i, c := range rec.Changes {
 		if i == 0 || c.Msg.Reset {
@@ -142,15 +147,18 @@ func Play(ctx context.Context, o PlayOptions, w io.Writer) error {
 // playback is one run of Play: the recording and what its scenes' hosts
 // share.
 type playback struct {
-	o       *PlayOptions
-	rec     *record.Recording
-	dir     string // the attachments, and the scene files written for the hosts
-	bounds  []int  // the first change of each recorded scene, and the number of changes
-	control chan string
-	recOut  *Recorder
-	stop    context.CancelFunc // ends the whole playback
-	cycles  uint64
-	w       io.Writer
+	o   *PlayOptions
+	rec *record.Recording
+	dir string // the attachments, and the scene files written for the hosts
+	// packages is the package search path of the recorded URDF parts,
+	// inside dir.
+	packages []string
+	bounds   []int // the first change of each recorded scene, and the number of changes
+	control  chan string
+	recOut   *Recorder
+	stop     context.CancelFunc // ends the whole playback
+	cycles   uint64
+	w        io.Writer
 }
 
 // runScene runs the host of the recorded scene that holds position pos
@@ -163,12 +171,12 @@ func (ps *playback) runScene(ctx context.Context, pos time.Duration, paused bool
 		seg++
 	}
 	b0, b1 := ps.bounds[seg], ps.bounds[seg+1]
-	sceneFile, err := writePlayScene(ps.dir, rec.Changes[b0:b1], o.Limits)
+	sceneFile, err := writePlayScene(ps.dir, rec.Changes[b0:b1], o.Limits, ps.packages)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.File, err)
 	}
 	h, err := o.NewHost(ipc.Path(o.Shm), sceneFile, ipc.HostOptions{Rate: rec.Meta.Rate, Fast: o.Fast, Warnings: o.Warnings, Limits: o.Limits,
-		PackagePath: o.PackagePath, Command: "simvis play"})
+		PackagePath: ps.packages, Command: "simvis play"})
 	if err != nil {
 		return nil, fmt.Errorf("%s: rebuilding the recorded scene: %w", o.File, err)
 	}

@@ -303,10 +303,10 @@ func writePlayAttachments(dir string, rec *record.Recording) error {
 // dropped: a command that names anything outside dir is refused, naming
 // the command, before any file outside is opened. The host then loads the
 // same files from dir, which play alone writes.
-func writePlayScene(dir string, changes []record.Timed[record.Change], lim scene.Limits) (string, error) {
+func writePlayScene(dir string, changes []record.Timed[record.Change], lim scene.Limits, packages []string) (string, error) {
 	var b strings.Builder
 	b.WriteString("<scene>\n")
-	check := scene.New(scene.Options{Limits: lim, NoDefaultLights: true})
+	check := scene.New(scene.Options{Limits: lim, NoDefaultLights: true, PackagePath: packages})
 	sceneDir := changes[0].Msg.Dir
 	cdir := filepath.Join(dir, filepath.FromSlash(sceneDir))
 	if !filepath.IsLocal(filepath.FromSlash(sceneDir)) && sceneDir != "." {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,6 +146,9 @@ type Recording struct {
 	// in log-time order.
 	Labels      map[string][]Timed[Labels]
 	Attachments []Attachment
+	// PackagePath lists where the recorded URDF parts' packages lie among
+	// the attachments (MetadataPackages): directories relative to them.
+	PackagePath []string
 	Topics      []TopicStats // sorted by topic
 	Start, End  int64        // first and last log time, ns
 	Messages    int
@@ -307,6 +311,16 @@ func ReadWith(file string, fn MessageFunc, opts ReadOptions) (_ *Recording, err 
 					return fail("metadata %q: %v", MetadataName, err)
 				}
 				rec.HasMeta = true
+			}
+			if md.Name == MetadataPackages {
+				if err := json.Unmarshal([]byte(md.Metadata["json"]), &rec.PackagePath); err != nil {
+					return fail("metadata %q: %v", MetadataPackages, err)
+				}
+				for _, p := range rec.PackagePath {
+					if p != "." && !filepath.IsLocal(filepath.FromSlash(p)) {
+						return fail("metadata %q: entry %q is not a relative path inside the recording", MetadataPackages, p)
+					}
+				}
 			}
 		case mcap.OpAttachment:
 			a, err := readAttachment(s, opts, &attBytes)

@@ -33,6 +33,12 @@ const (
 	TopicStatic  = ros2.TopicStatic
 	// MetadataName is the MCAP metadata record that holds Meta.
 	MetadataName = "simvis"
+	// MetadataPackages is the metadata record that lists, as JSON under
+	// "json", the entries of the package search path (Options.PackagePath)
+	// that lie inside the recording's base directory, relative to it and
+	// slash-separated: where a player finds the attached packages that
+	// URDF parts name by package:// URIs.
+	MetadataPackages = "simvis_packages"
 	// MetadataROSBag2 is the metadata record rosbag2 writes when it closes
 	// a bag: key "serialized_metadata", the bag's metadata.yaml.
 	MetadataROSBag2 = "rosbag2"
@@ -472,7 +478,31 @@ func (w *Writer) chooseBase(cmds []*scene.Command) error {
 		}
 	}
 	w.baseDir = base
-	return nil
+	return w.writePackages()
+}
+
+// writePackages records the package search path entries inside the base
+// directory (MetadataPackages), once the base is chosen; entries outside
+// it hold no attached file.
+func (w *Writer) writePackages() error {
+	var inside []string
+	for _, p := range w.opts.PackagePath {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(w.baseDir, abs); err == nil && (rel == "." || filepath.IsLocal(rel)) {
+			inside = append(inside, filepath.ToSlash(rel))
+		}
+	}
+	if len(inside) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(inside)
+	if err != nil {
+		return err
+	}
+	return w.w.WriteMetadata(&mcap.Metadata{Name: MetadataPackages, Metadata: map[string]string{"json": string(data)}})
 }
 
 // dirKey is the directory of c relative to the recording's base (the
