@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"syscall"
 )
 
 // ErrNotRegular is wrapped by errors for paths that name something other
@@ -16,8 +15,10 @@ import (
 var ErrNotRegular = errors.New("not a regular file")
 
 // openFlags open without blocking: opening a FIFO without a writer, or some
-// devices, would otherwise wait for good before fstat could refuse them.
-const openFlags = os.O_RDONLY | syscall.O_NONBLOCK
+// devices, would otherwise wait for good before fstat could refuse them
+// (nonblock is the system's flag; js/wasm, whose files the browser's host
+// serves, has none).
+const openFlags = os.O_RDONLY | nonblock
 
 // OpenRegular opens the file at path for reading if it is a regular file of
 // at most maxBytes bytes (negative: any size), and returns it with its size.
