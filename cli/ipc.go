@@ -437,11 +437,16 @@ func requestCommand() *command {
 					a = string(data)
 				}
 				seq, err := c.Request(a)
-				if errors.Is(err, ipc.ErrHostReplaced) && errors.Is(err, ipc.ErrNotExecuted) && c.Reopen() == nil {
+				var refused *ipc.RequestError
+				if errors.Is(err, ipc.ErrHostReplaced) && errors.Is(err, ipc.ErrNotExecuted) ||
+					errors.As(err, &refused) && refused.Msg == ipc.ErrRunRestarted.Error() {
 					// A removal's new run (or a restart) replaced the
-					// host before it took the request: it goes to the
-					// host now at the name, once.
-					seq, err = c.Request(a)
+					// host before it took the request, or as it took it:
+					// not executed, it goes to the host now at the name,
+					// once.
+					if c.Reopen() == nil {
+						seq, err = c.Request(a)
+					}
 				}
 				if err != nil {
 					return hf.gone(err)
