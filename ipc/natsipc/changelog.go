@@ -190,6 +190,7 @@ func (p *Publisher) checkStream() {
 	default:
 		return // JetStream not ready yet: the next cycle asks again
 	}
+	p.probe = nil // counted above, or to be sent again
 	p.recheck.Store(false)
 	p.outageMu.Lock()
 	backAt, backTo := p.backAt, p.backTo
@@ -211,26 +212,14 @@ func (p *Publisher) checkStream() {
 // unreachable) wait for the next cycle, with a warning, so that the host's
 // cycle is held up by at most a short timeout and no record is skipped.
 func (p *Publisher) publishLog(timeout time.Duration) error {
-	recs, err := p.h.Region.ReadLog(&p.logCur)
-	if err != nil {
+	if err := p.readLog(); err != nil {
 		return err
 	}
-	p.unpublished = append(p.unpublished, recs...)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	for len(p.unpublished) > 0 {
 		rec := p.unpublished[0]
-		p.filesMu.Lock()
-		if p.files == nil {
-			p.files = map[string]map[string]bool{}
-		}
-		for _, f := range rec.Files {
-			if p.files[rec.Dir] == nil {
-				p.files[rec.Dir] = map[string]bool{}
-			}
-			p.files[rec.Dir][f.Path] = true
-		}
-		p.filesMu.Unlock()
+		p.serveFiles(rec)
 		m := logMsg(p.name, p.epoch, rec)
 		// A retry of a record whose acknowledgement was lost (the server
 		// died after storing it) carries the same Nats-Msg-Id: the stream
@@ -252,6 +241,86 @@ func (p *Publisher) publishLog(timeout time.Duration) error {
 		p.unpublished = p.unpublished[1:]
 	}
 	return nil
+}
+
+// readLog takes the shared-memory change log's new records into those
+// waiting to be stored.
+func (p *Publisher) readLog() error {
+	recs, err := p.h.Region.ReadLog(&p.logCur)
+	if err != nil {
+		return err
+	}
+	p.unpublished = append(p.unpublished, recs...)
+	return nil
+}
+
+// serveFiles adds the files a record's command loaded to those served.
+func (p *Publisher) serveFiles(rec ipc.LogRecord) {
+	p.filesMu.Lock()
+	defer p.filesMu.Unlock()
+	if p.files == nil {
+		p.files = map[string]map[string]bool{}
+	}
+	for _, f := range rec.Files {
+		if p.files[rec.Dir] == nil {
+			p.files[rec.Dir] = map[string]bool{}
+		}
+		p.files[rec.Dir][f.Path] = true
+	}
+}
+
+// probeEvery spaces the records storeLog sends while the change log
+// cannot be stored.
+const probeEvery = 250 * time.Millisecond
+
+// storeLog stores the new change-log records, each cycle, waiting at most
+// 200 ms. Once that failed (the stream has no leader, or no quorum: two
+// servers of three down, for as long as they are), waiting every cycle
+// would hold the host's cycle to a few a second: until the log can be
+// stored again the first record waiting is sent without waiting, and its
+// acknowledgement looked for in later cycles; once it came the others
+// follow as before. A record sent twice is stored once (Nats-Msg-Id).
+func (p *Publisher) storeLog() error {
+	if p.logDown.IsZero() {
+		return p.publishLog(200 * time.Millisecond)
+	}
+	if err := p.readLog(); err != nil {
+		return err
+	}
+	if p.probe != nil {
+		select {
+		case ack := <-p.probe.Ok():
+			p.probe = nil
+			if len(p.unpublished) == 0 || ack.Sequence != p.unpublished[0].Seq {
+				// Another stream, or one that lost records: checkStream
+				// recreates it.
+				p.recheck.Store(true)
+				return fmt.Errorf("natsipc: a change was stored as stream message %d, not in its place", ack.Sequence)
+			}
+			p.published++
+			p.unpublished = p.unpublished[1:]
+			return p.publishLog(200 * time.Millisecond)
+		case err := <-p.probe.Err():
+			p.probe = nil
+			if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
+				p.recheck.Store(true)
+			}
+			return err
+		default:
+			return p.logWhy
+		}
+	}
+	if len(p.unpublished) == 0 || time.Since(p.probeAt) < probeEvery {
+		return p.logWhy
+	}
+	rec := p.unpublished[0]
+	p.serveFiles(rec)
+	f, err := p.js.PublishMsgAsync(logMsg(p.name, p.epoch, rec))
+	if err != nil {
+		return err
+	}
+	p.probe, p.probeAt = f, time.Now()
+	return p.logWhy
 }
 
 // logMsg is a change-log record as the stream holds it. Its message id

@@ -688,6 +688,11 @@ func (c *Conn) Request(xml string, timeout time.Duration) (uint64, error) {
 			return 0, denied
 		}
 		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+			if sent > 1 && c.Check() == nil {
+				// The host is alive (its values arrive): it holds the
+				// outcome back until the command is in the change log.
+				return 0, c.unanswered(sent, timeout)
+			}
 			if sent > 1 {
 				return 0, fmt.Errorf("%w (sent %d times in %v; the host executes it at most once and may yet do so)", c.noHost(nats.ErrTimeout), sent, timeout)
 			}
@@ -706,6 +711,21 @@ func (c *Conn) Request(xml string, timeout time.Duration) (uint64, error) {
 		return 0, &ipc.RequestError{Msg: r.Error}
 	}
 	return r.Seq, nil
+}
+
+// unanswered is the error of a request a running host sent no outcome
+// for: it sends an outcome once the command is stored in the change log,
+// which a cluster cannot do without a majority of the stream's servers
+// (or while it elects the stream's leader). It says whether the stream
+// answers, and wraps nats.ErrTimeout, not ipc.ErrHostStopped.
+func (c *Conn) unanswered(sent int, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	why := "the host sends it once the command is stored in its change log"
+	if _, err := c.js.Stream(ctx, streamName(c.name)); err != nil {
+		why = fmt.Sprintf("its change log cannot be stored now (the stream does not answer: %v; a cluster with fewer than a majority of its servers up, or electing the stream's leader), and the host sends the outcome once it is", err)
+	}
+	return fmt.Errorf("natsipc: the host is running but sent no outcome (sent %d times in %v): %s; it executes the request at most once and may yet do so (%w)", sent, timeout, why, nats.ErrTimeout)
 }
 
 // ReadLog returns the change-log records received after cur.

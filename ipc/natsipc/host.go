@@ -76,11 +76,13 @@ type Publisher struct {
 	backTo    string      // the server reconnected to, for the report
 	recheck   atomic.Bool // (re)connected: check the stream survived
 	storage   jetstream.StorageType
-	replicas  int               // of the change-log stream
-	logDown   time.Time         // the change log could not be stored since; zero while it can
-	logWhy    error             // why, as first reported
-	frames    map[string]uint64 // frames published, by sensor (host goroutine)
-	published uint64            // change-log records stored in the stream
+	replicas  int                    // of the change-log stream
+	logDown   time.Time              // the change log could not be stored since; zero while it can
+	logWhy    error                  // why, as first reported
+	probe     jetstream.PubAckFuture // while the log is down: the first record waiting, sent without waiting
+	probeAt   time.Time              // when it was sent
+	frames    map[string]uint64      // frames published, by sensor (host goroutine)
+	published uint64                 // change-log records stored in the stream
 
 	reqs     map[string]*requestState // by Simvis-Request-Id, guarded by mu
 	reqsDone []string                 // ids of answered requests, oldest first (at most rememberRequests)
@@ -109,7 +111,9 @@ func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher
 	if limits.Consumers <= 0 {
 		limits.Consumers = 256
 	}
-	js, err := jetstream.New(nc)
+	// An acknowledgement that never comes (a stream without a leader)
+	// fails the record sent without waiting (storeLog) after this long.
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(2*time.Second))
 	if err != nil {
 		return nil, fmt.Errorf("natsipc: %w", err)
 	}
@@ -254,7 +258,7 @@ func (p *Publisher) after() error {
 	// few seconds after a cluster lost a server, or no quorum) is
 	// reported once when it starts and once when it ends, not per record
 	// or cycle.
-	if err := p.publishLog(200 * time.Millisecond); err != nil {
+	if err := p.storeLog(); err != nil {
 		if p.logDown.IsZero() {
 			p.logDown, p.logWhy = time.Now(), err
 			p.h.Warn("nats-log", "the change log cannot be stored for now (%v): changes wait in the host's log, and their requesters for the outcome, until it can", err)
