@@ -2,6 +2,7 @@ package sensors
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 
@@ -56,6 +57,16 @@ type framer interface {
 	renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error)
 }
 
+// FrameRenderer is a sensor type of one's own (scene.RegisterSensor) that
+// renders frames: what capture, hosts, mirrors, recordings and transports
+// take from every sensor. RenderFrame renders one frame at the scene's
+// current state, stamped st (may be nil), with r's views (RenderRGBA,
+// RenderDepth...) or any other means, and returns it as NewFrame makes it
+// from a Payload of its own or of this package.
+type FrameRenderer interface {
+	RenderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error)
+}
+
 // RenderFrame renders one frame of a sensor at the scene's current state;
 // st (may be nil) stamps it.
 func RenderFrame(r *Renderer, s *scene.Scene, se *scene.SensorEntry, st *Stamp) (fr *Frame, err error) {
@@ -70,11 +81,16 @@ func RenderFrame(r *Renderer, s *scene.Scene, se *scene.SensorEntry, st *Stamp) 
 // renderFrame is RenderFrame but for the returns.
 func renderFrame(r *Renderer, s *scene.Scene, se *scene.SensorEntry, st *Stamp) (fr *Frame, err error) {
 	defer recovered(se.Name, &err)
-	f, ok := se.Sensor.(framer)
-	if !ok {
-		return nil, fmt.Errorf("sensor %q (%s) cannot be rendered into frames", se.Name, se.Type)
+	switch f := se.Sensor.(type) {
+	case framer:
+		fr, err = f.renderFrame(r, s, st)
+	case FrameRenderer:
+		if fr, err = f.RenderFrame(r, s, st); err == nil && fr == nil {
+			err = errors.New("RenderFrame returned no frame")
+		}
+	default:
+		return nil, fmt.Errorf("sensor %q (%s) cannot be rendered into frames (a sensor type of one's own implements sensors.FrameRenderer)", se.Name, se.Type)
 	}
-	fr, err = f.renderFrame(r, s, st)
 	if err != nil {
 		return nil, fmt.Errorf("sensor %q: %w", se.Name, err)
 	}
