@@ -37,6 +37,10 @@ func (t *translation) Kinematic() bool { return true }
 // Kinematic implements scene.Kinematic.
 func (s *scale) Kinematic() bool { return true }
 
+// Kinematic: a URDF joint's position only moves the meshes below it, so
+// the viewer's still-mesh cache keeps the rest while an arm moves.
+func (j *joint) Kinematic() bool { return true }
+
 // Kinematic implements scene.Kinematic: a scan's one value (point_size)
 // changes only its own overlay, never a still mesh.
 func (s *scan) Kinematic() bool { return true }
