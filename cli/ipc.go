@@ -629,51 +629,16 @@ func benchIpcCommand() *command {
 			if duration <= 0 || duration > time.Minute {
 				return usagef("--duration %v: want up to a minute", duration)
 			}
-			period := time.Duration(float64(time.Second) / rate)
 			if connect != "" {
-				return benchNATS(w, connect, rate, duration, period)
+				return natsipc.BenchServer(w, connect, rate, duration)
 			}
 			res, err := ipc.BenchIPC(rate, duration)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "region in %s, host at %g Hz (cycle %v)\n", res.RegionLocation, rate, period.Round(time.Microsecond))
-			fmt.Fprintf(w, "value writes, 1 client:   %6.1f million/s\n", res.WritesOne/1e6)
-			fmt.Fprintf(w, "value writes, 8 clients:  %6.1f million/s\n", res.WritesEight/1e6)
-			fmt.Fprintf(w, "write to applied:         %v; %d of %d by the first cycle after the write\n",
-				res.WriteLatency, res.NextCycle, res.WriteLatency.N)
-			fmt.Fprintf(w, "request round trip:       %v; target p99 < %v\n", res.RequestTrip, (period + time.Millisecond).Round(time.Microsecond))
-			fmt.Fprintf(w, "mirror catch-up:          %d commands in %v (the host loading them: %v)\n",
-				res.CatchUpCmds, res.CatchUp.Round(time.Millisecond), res.HostLoad.Round(time.Millisecond))
-			return nil
+			return res.WriteText(w, rate)
 		},
 	}
-}
-
-func benchNATS(w io.Writer, connect string, rate float64, duration, period time.Duration) error {
-	serverURL, clientURL := connect, connect
-	if connect == "embedded" {
-		// The host and its clients log in with their own roles: the
-		// server checks every message's permissions, as in use.
-		srv, err := natsipc.StartServer(natsipc.ServerOptions{Listen: "127.0.0.1:0"})
-		if err != nil {
-			return err
-		}
-		defer srv.Close()
-		serverURL, clientURL = srv.URL(), srv.URLFor(natsipc.RoleDriver)
-	}
-	res, err := natsipc.BenchRoles(serverURL, clientURL, rate, duration)
-	if err != nil {
-		return err
-	}
-	u, _ := url.Parse(serverURL)
-	u.User = nil
-	fmt.Fprintf(w, "NATS at %s, host at %g Hz (cycle %v)\n", u, rate, period.Round(time.Microsecond))
-	fmt.Fprintf(w, "value writes, 8 clients:  %.0f/s sent, %.0f/s applied, %d dropped\n", res.Sent, res.Applied, res.Dropped)
-	fmt.Fprintf(w, "write to applied:         %v\n", res.WriteLatency)
-	fmt.Fprintf(w, "mirror lag:               %v (host applied to replica)\n", res.MirrorLag)
-	fmt.Fprintf(w, "change-log replay:        %d commands in %v\n", res.CatchUpCmds, res.CatchUp.Round(time.Millisecond))
-	return nil
 }
 
 // elementsWidth is the line length `elements` wraps long value lists at (a

@@ -316,3 +316,18 @@ func CatchUpScene(dir string, cmds int) (string, error) {
 // round up to about a millisecond on Linux), so that benchmark samples do
 // not lock onto the phase of the host's cycles.
 func SleepUntil(t time.Time) { waitUntil(context.Background(), t) }
+
+// WriteText prints the result for people, as `simvis bench-ipc` does; rate
+// is the host's cycles per second the latency runs used.
+func (res BenchResult) WriteText(w io.Writer, rate float64) error {
+	period := time.Duration(float64(time.Second) / rate)
+	fmt.Fprintf(w, "region in %s, host at %g Hz (cycle %v)\n", res.RegionLocation, rate, period.Round(time.Microsecond))
+	fmt.Fprintf(w, "value writes, 1 client:   %6.1f million/s\n", res.WritesOne/1e6)
+	fmt.Fprintf(w, "value writes, 8 clients:  %6.1f million/s\n", res.WritesEight/1e6)
+	fmt.Fprintf(w, "write to applied:         %v; %d of %d by the first cycle after the write\n",
+		res.WriteLatency, res.NextCycle, res.WriteLatency.N)
+	fmt.Fprintf(w, "request round trip:       %v; target p99 < %v\n", res.RequestTrip, (period + time.Millisecond).Round(time.Microsecond))
+	_, err := fmt.Fprintf(w, "mirror catch-up:          %d commands in %v (the host loading them: %v)\n",
+		res.CatchUpCmds, res.CatchUp.Round(time.Millisecond), res.HostLoad.Round(time.Millisecond))
+	return err
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -316,4 +317,36 @@ func catchUp(hostURL, clientURL, dir, name string, cmds int) (time.Duration, err
 		return took, fmt.Errorf("mirror replayed %d of %d commands", m.Applied(), cmds)
 	}
 	return took, nil
+}
+
+// BenchServer is BenchRoles through the server at connect, or, with
+// "embedded", through one started on loopback for the run, whose host and
+// clients log in with their own roles (the server checks every message's
+// permissions, as in use). It prints the result on w as `simvis bench-ipc
+// --connect` does.
+func BenchServer(w io.Writer, connect string, rate float64, d time.Duration) error {
+	serverURL, clientURL := connect, connect
+	if connect == "embedded" {
+		srv, err := StartServer(ServerOptions{Listen: "127.0.0.1:0"})
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		serverURL, clientURL = srv.URL(), srv.URLFor(RoleDriver)
+	}
+	res, err := BenchRoles(serverURL, clientURL, rate, d)
+	if err != nil {
+		return err
+	}
+	u, err := url.Parse(serverURL)
+	if err == nil {
+		u.User = nil
+	}
+	period := time.Duration(float64(time.Second) / rate)
+	fmt.Fprintf(w, "NATS at %s, host at %g Hz (cycle %v)\n", u, rate, period.Round(time.Microsecond))
+	fmt.Fprintf(w, "value writes, 8 clients:  %.0f/s sent, %.0f/s applied, %d dropped\n", res.Sent, res.Applied, res.Dropped)
+	fmt.Fprintf(w, "write to applied:         %v\n", res.WriteLatency)
+	fmt.Fprintf(w, "mirror lag:               %v (host applied to replica)\n", res.MirrorLag)
+	_, err = fmt.Fprintf(w, "change-log replay:        %d commands in %v\n", res.CatchUpCmds, res.CatchUp.Round(time.Millisecond))
+	return err
 }
