@@ -243,6 +243,7 @@ func serveCommand() *command {
 			fs.StringVar(&o.Out, "o", "", "write sensor outputs into DIR")
 			fs.BoolVar(&o.Latest, "latest", false, "overwrite each sensor's files instead of numbering frames")
 			fs.IntVar(&o.LogMiB, "log-mib", 64, "change-log size in MiB (a full log refuses further commands)")
+			fs.DurationVar(&o.RemoveInterval, "remove-interval", time.Second, "least time between two removals by request, each of which reloads the scene (<0: none)")
 			fs.BoolVar(&window, "window", false, "show the host's scene in a window (docs/viewer.md); closing it stops the host")
 			wf.register(fs)
 			nf.register(fs)

@@ -15,7 +15,7 @@ import (
 func TestRemoveFreesTheElementBudget(t *testing.T) {
 	dir := t.TempDir()
 	shm := filepath.Join(dir, "simvis-rm")
-	stop := startServe(t, quickstart, "--shm", shm, "--no-nats", "--max-elements", "6", "--rate", "50")
+	stop := startServe(t, quickstart, "--shm", shm, "--no-nats", "--max-elements", "6", "--rate", "50", "--remove-interval", "1ms")
 	defer stop()
 	for i := 1; i <= 5; i++ {
 		if code, _, errOut := simvis(t, "request", "--shm", shm, fmt.Sprintf(`<element type="pose" name="FLOOD%d" insert_at="ROBOT"/>`, i)); code != 0 {

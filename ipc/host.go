@@ -43,6 +43,10 @@ type HostOptions struct {
 	// PackagePath is where URDF parts find package://PKG/... files (nil:
 	// models.DefaultPackagePath, $ROS_PACKAGE_PATH).
 	PackagePath []string
+	// RemoveInterval is the least time between two removals (default 1 s;
+	// negative: none): a removal reloads the whole scene (a new run), so
+	// removals in a loop would hold the host's cycles up.
+	RemoveInterval time.Duration
 	// Warnings receives overrun, rejected-value and repair reports, at
 	// most one line of each kind a second (nil: standard error).
 	Warnings io.Writer
@@ -77,6 +81,7 @@ type Host struct {
 	requested     func(LogRecord, error) // test hook: every executed request
 	hooks         []CycleHook
 	run           []ranCommand // the commands of this run's change log, in order
+	lastRemoval   time.Time    // when the last removal was taken
 	// next is the run a removal built, which takes over at the end of the
 	// cycle (remove.go); a run being built lies at tmp until then.
 	next *Host
@@ -128,6 +133,9 @@ func NewHost(path, sceneFile string, opts HostOptions) (*Host, error) {
 	}
 	if opts.AbandonAfter <= 0 {
 		opts.AbandonAfter = time.Second
+	}
+	if opts.RemoveInterval == 0 {
+		opts.RemoveInterval = time.Second
 	}
 	if opts.KeepOutcomes <= 0 {
 		opts.KeepOutcomes = 10 * time.Second

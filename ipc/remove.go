@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/simvis/simvis/scene"
@@ -36,6 +37,12 @@ func (h *Host) remove(c *scene.Command) (uint64, error) {
 			return 0, c.Errorf(a.Key, "unknown attribute (remove takes name only)")
 		}
 	}
+	if wait := h.opts.RemoveInterval; wait > 0 && !h.lastRemoval.IsZero() {
+		if since := h.now().Sub(h.lastRemoval); since < wait {
+			return 0, c.Errorf("", "removals are limited to one every %v (a removal reloads the whole scene); the last was %v ago: send it again later, or lower the limit (ipc.HostOptions.RemoveInterval, serve --remove-interval)",
+				wait, since.Round(time.Millisecond))
+		}
+	}
 	target := -1
 	for i, rc := range h.run {
 		if rc.cmd.Kind() != "remove" && rc.cmd.Name() == name {
@@ -64,7 +71,7 @@ func (h *Host) remove(c *scene.Command) (uint64, error) {
 	if err := n.Region.takeName(n.tmp); err != nil {
 		return 0, fmt.Errorf("removing %q: %w", name, err)
 	}
-	h.next = n
+	h.next, h.lastRemoval = n, h.now()
 	if len(dropped) > 0 {
 		var why []string
 		for _, err := range dropped {

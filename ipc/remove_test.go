@@ -33,7 +33,7 @@ func names(t *testing.T, c *ipc.Client) string {
 // change log lacks them); clients reopen it as after a restart, values
 // carry over by name, and a mirror rebuilds to the same scene.
 func TestRemoveByRequest(t *testing.T) {
-	h, shm := startHost(t, ipc.HostOptions{Limits: scene.Limits{Elements: 4}})
+	h, shm := startHost(t, ipc.HostOptions{Limits: scene.Limits{Elements: 4}, RemoveInterval: -1})
 	stop := cycleWhile(t, h)
 	defer stop()
 	c := open(t, shm)
@@ -164,5 +164,37 @@ func TestRemoveInASceneFile(t *testing.T) {
 	want := fmt.Sprintf("%s:2: remove \"X\": remove is a request to a running host (simvis request), not a command a scene executes", file)
 	if err == nil || err.Error() != want {
 		t.Errorf("%v\nwant %s", err, want)
+	}
+}
+
+// Removals are bounded in rate (HostOptions.RemoveInterval, default one a
+// second): each reloads the whole scene, so a driver removing in a loop
+// would hold the host's cycles up. One inside the interval is refused,
+// naming the bound and the flag, and changes nothing.
+func TestRemovalsAreBoundedInRate(t *testing.T) {
+	h, shm := startHost(t, ipc.HostOptions{})
+	stop := cycleWhile(t, h)
+	defer stop()
+	c := open(t, shm)
+	for _, n := range []string{"A", "B"} {
+		if _, err := c.Request(`<element type="pose" name="` + n + `" insert_at="ROBOT"/>`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Request(`<remove name="A"/>`); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if errors.Is(c.Check(), ipc.ErrHostReplaced) {
+			c.Reopen()
+			break
+		}
+	}
+	_, err := c.Request(`<remove name="B"/>`)
+	if err == nil || !strings.Contains(err.Error(), "removals are limited to one every 1s") || !strings.Contains(err.Error(), "--remove-interval") {
+		t.Fatalf("a second removal at once: %v", err)
+	}
+	if got := names(t, c); got != "R_POSE B" {
+		t.Errorf("elements after the refused removal: %q", got)
 	}
 }

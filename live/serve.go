@@ -28,6 +28,9 @@ type ServeOptions struct {
 	// PackagePath is where URDF parts find package://PKG/... files (nil:
 	// models.DefaultPackagePath, $ROS_PACKAGE_PATH).
 	PackagePath []string
+	// RemoveInterval is the least time between two removals by request
+	// (ipc.HostOptions.RemoveInterval; 0: 1 s, negative: none).
+	RemoveInterval time.Duration
 	// NewHost is ipc.NewHost unless set (tests see what a host asks for).
 	NewHost  func(path, sceneFile string, o ipc.HostOptions) (*ipc.Host, error)
 	NATS     NATSOptions
@@ -80,7 +83,8 @@ func Serve(ctx context.Context, o ServeOptions, w io.Writer) error {
 	sizes := ipc.DefaultSizes
 	sizes.LogBytes = o.LogMiB << 20
 	path := ipc.Path(o.Shm)
-	h, err := o.NewHost(path, o.Scene, ipc.HostOptions{Sizes: sizes, Rate: o.Rate, Fast: o.Fast, Warnings: o.Warnings, Limits: o.Limits, Replace: o.Replace, PackagePath: o.PackagePath})
+	h, err := o.NewHost(path, o.Scene, ipc.HostOptions{Sizes: sizes, Rate: o.Rate, Fast: o.Fast, Warnings: o.Warnings, Limits: o.Limits, Replace: o.Replace, PackagePath: o.PackagePath,
+		RemoveInterval: o.RemoveInterval})
 	if err != nil {
 		return err
 	}
