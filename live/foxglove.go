@@ -72,7 +72,8 @@ type Foxglove struct {
 	static   string          // the /tf_static message last sent
 	names    ros2.Namespaces // each sensor's topic namespace
 	channels map[string]uint32
-	last     int64 // the last cycle's scene time, ns
+	robots   map[string]string // each robot_description topic's part and file as last sent
+	last     int64             // the last cycle's scene time, ns
 
 	closeDriver func() error
 	removeToken func()
@@ -212,7 +213,8 @@ func (f FoxgloveOptions) startHost(h *ipc.Host, name string, clock func() time.D
 }
 
 // Update publishes the transforms (/tf every call, /tf_static when it
-// changed), the joint states (ros2.JointStates, every call) and the
+// changed), the joint states (ros2.JointStates, every call), each URDF
+// robot's description (ros2.RobotParts) when the robot appears, and the
 // scene's state.
 func (l *Foxglove) Update(s *scene.Scene, t time.Duration) {
 	l.last = int64(t)
@@ -246,7 +248,37 @@ func (l *Foxglove) Update(s *scene.Scene, t time.Duration) {
 		}
 		l.srv.Publish(id, ts, js.Msg.Marshal())
 	}
+	l.publishRobots(s, ts)
 	l.srv.Update(s, ts)
+}
+
+// publishRobots publishes a robot's description when its topic gets a
+// robot: once, since the server keeps each channel's last message for
+// clients that subscribe later, as a latched topic does in ROS. A file
+// that cannot be read is reported and tried again next cycle.
+func (l *Foxglove) publishRobots(s *scene.Scene, ts uint64) {
+	for _, r := range ros2.RobotParts(s) {
+		key := r.Part + "\n" + r.File
+		if l.robots[r.Topic] == key {
+			continue
+		}
+		m, err := r.Description()
+		if err != nil {
+			l.warn("foxglove-robot", "foxglove: %v", err)
+			continue
+		}
+		id, ok := l.channels[r.Topic]
+		if !ok {
+			id = l.srv.Advertise(foxglove.Channel{Topic: r.Topic, Encoding: ros2.MessageEncoding, SchemaName: ros2.TypeString,
+				Schema: schemaText(ros2.TypeString), SchemaEncoding: ros2.SchemaEncoding})
+			l.channels[r.Topic] = id
+		}
+		if l.robots == nil {
+			l.robots = map[string]string{}
+		}
+		l.robots[r.Topic] = key
+		l.srv.Publish(id, ts, m.Marshal())
+	}
 }
 
 // schemaText is the ros2msg schema of one of the package ros2's types.
@@ -398,10 +430,10 @@ func (r *foxReplay) upTo(limit int64) error {
 	r.last = limit
 	err := r.cur.Until(limit, func(sc *mcap.Schema, ch *mcap.Channel, m *mcap.Message) {
 		// simvis's own streams (simvis_msgs: changes, values, labels) are
-		// the rebuilt host's to publish, as the tf tree and the joint
-		// states are.
+		// the rebuilt host's to publish, as the tf tree, the joint
+		// states and the robot descriptions are.
 		if sc == nil || sc.Encoding != ros2.SchemaEncoding || ch.MessageEncoding != ros2.MessageEncoding || ch.Topic == "/tf" || ch.Topic == "/tf_static" ||
-			sc.Name == ros2.TypeJointState || strings.HasPrefix(sc.Name, "simvis_msgs/") {
+			sc.Name == ros2.TypeJointState || ros2.IsRobotDescription(ch.Topic, sc.Name) || strings.HasPrefix(sc.Name, "simvis_msgs/") {
 			return
 		}
 		id, ok := r.l.channels[ch.Topic]

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/foxglove/mcap/go/mcap"
+	"github.com/simvis/simvis/sensors/ros2"
 )
 
 // bagMetadata is the "serialized_metadata" of rosbag2's metadata record:
@@ -36,7 +37,7 @@ func (w *Writer) bagMetadata() string {
 		fmt.Fprintf(&b, "  - topic_metadata:\n      name: %s\n      type: %s\n      serialization_format: cdr\n      offered_qos_profiles:\n",
 			q(t.topic), q(t.typ))
 		durability, depth := "volatile", 10
-		if t.topic == TopicStatic {
+		if t.topic == TopicStatic || ros2.IsRobotDescription(t.topic, t.typ) {
 			durability, depth = "transient_local", 1
 		}
 		fmt.Fprintf(&b, "        - history: keep_last\n          depth: %d\n          reliability: reliable\n          durability: %s\n", depth, durability)

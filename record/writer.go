@@ -155,6 +155,7 @@ type Writer struct {
 	labels   map[string][]byte // each segmentation sensor's Labels as last written
 	static   []byte            // the /tf_static transforms last written (unstamped), to write again when they change
 	joints   map[string][]byte // each joint_states topic's message as last written (unstamped)
+	robots   map[string]string // each robot_description topic's part and file as last written
 	start    time.Time
 	// The stamp of the cycle last recorded, for its frames: with
 	// Realtime, one wall-clock reading per cycle.
@@ -258,8 +259,12 @@ func (w *Writer) channel(topic, typ string) (uint16, error) {
 		return 0, errors.New("recording: too many channels")
 	}
 	id := uint16(len(w.channels) + 1)
+	qos := ros2.OfferedQoS(topic)
+	if ros2.IsRobotDescription(topic, typ) {
+		qos = ros2.RobotDescriptionQoS()
+	}
 	if err := w.w.WriteChannel(&mcap.Channel{ID: id, SchemaID: sid, Topic: topic, MessageEncoding: ros2.MessageEncoding,
-		Metadata: map[string]string{"offered_qos_profiles": ros2.OfferedQoS(topic)}}); err != nil {
+		Metadata: map[string]string{"offered_qos_profiles": qos}}); err != nil {
 		return 0, err
 	}
 	w.channels[topic] = id
@@ -302,8 +307,9 @@ func (w *Writer) write(topic, typ string, data []byte, t ros2.Time) error {
 // commands executed since the last call (and the model files they load,
 // as attachments), the parameter values that changed, the moving frames on
 // /tf and, at the start and whenever frames were added, every static frame
-// on /tf_static, and the joint states (ros2.JointStates) where a joint
-// moved. Call it once per cycle, before the cycle's frames.
+// on /tf_static, the joint states (ros2.JointStates) where a joint
+// moved, and each URDF robot's description (ros2.RobotParts) when the
+// robot appears. Call it once per cycle, before the cycle's frames.
 func (w *Writer) Cycle(s *scene.Scene, t float64) error {
 	stamp := w.Stamp(t)
 	w.cycleT, w.cycleStamp, w.inCycle = t, stamp, true
@@ -333,6 +339,9 @@ func (w *Writer) Cycle(s *scene.Scene, t float64) error {
 		return err
 	}
 	if err := w.recordJoints(s, stamp); err != nil {
+		return err
+	}
+	if err := w.recordRobots(s, stamp); err != nil {
 		return err
 	}
 	for _, se := range s.Sensors() {
@@ -400,6 +409,31 @@ func (w *Writer) recordJoints(s *scene.Scene, stamp ros2.Time) error {
 	return nil
 }
 
+// recordRobots writes a URDF robot's description on its robot_description
+// topic (transient local, depth 1: a late subscriber gets it) in the cycle
+// the robot appears: the first, or one where commands added it or gave its
+// topic to another robot. The file is read then, not every cycle.
+func (w *Writer) recordRobots(s *scene.Scene, stamp ros2.Time) error {
+	for _, r := range ros2.RobotParts(s) {
+		key := r.Part + "\n" + r.File
+		if w.robots[r.Topic] == key {
+			continue
+		}
+		m, err := r.Description()
+		if err != nil {
+			return fmt.Errorf("recording: %w", err)
+		}
+		if w.robots == nil {
+			w.robots = map[string]string{}
+		}
+		w.robots[r.Topic] = key
+		if err := w.write(r.Topic, ros2.TypeString, m.Marshal(), stamp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (w *Writer) writeTF(ts []ros2.Transform, stamp ros2.Time) error {
 	for _, t := range ts {
 		w.tfSent[t.Child] = t.Matrix
@@ -418,8 +452,8 @@ func (w *Writer) writeTF(ts []ros2.Transform, stamp ros2.Time) error {
 // further along: only its later commands are recorded. Any other scene
 // (the host restarted with another scene file, or without commands a
 // client had added) is recorded whole after a Reset marker, with its
-// values, static frames and labels, so that play shows what replaced the
-// old one.
+// values, static frames, labels and robot descriptions, so that play
+// shows what replaced the old one.
 func (w *Writer) replaced(s *scene.Scene) {
 	log := s.Log()
 	same := len(log) >= len(w.recorded)
@@ -431,7 +465,7 @@ func (w *Writer) replaced(s *scene.Scene) {
 		return
 	}
 	w.logged, w.recorded, w.reset, w.current = 0, nil, true, map[string]bool{}
-	w.names, w.values, w.static, w.labels, w.tfSent, w.joints = nil, nil, nil, nil, nil, nil
+	w.names, w.values, w.static, w.labels, w.tfSent, w.joints, w.robots = nil, nil, nil, nil, nil, nil, nil
 }
 
 // chooseBase sets the recording's base directory from the first commands

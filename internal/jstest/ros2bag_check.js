@@ -172,7 +172,10 @@ async function main() {
       } catch (e) {
         problem(`${ch.topic}: offered_qos_profiles: ${e.message}`);
       }
-      const want = ch.topic === "/tf_static" ? "transient_local" : "volatile";
+      // Latched topics: tf2's static transforms and robot_state_publisher's
+      // robot description (std_msgs/msg/String on [NS]/robot_description).
+      const latched = ch.topic === "/tf_static" || (sc.name === "std_msgs/msg/String" && /\/robot_description$/.test(ch.topic));
+      const want = latched ? "transient_local" : "volatile";
       if (t.durability !== undefined && t.durability !== want) problem(`${ch.topic}: durability ${t.durability}, want ${want}`);
       if (t.reliability !== undefined && t.reliability !== "reliable") problem(`${ch.topic}: reliability ${t.reliability}, want reliable`);
     }
