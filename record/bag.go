@@ -37,7 +37,7 @@ func (w *Writer) bagMetadata() string {
 		fmt.Fprintf(&b, "  - topic_metadata:\n      name: %s\n      type: %s\n      serialization_format: cdr\n      offered_qos_profiles:\n",
 			q(t.topic), q(t.typ))
 		durability, depth := "volatile", 10
-		if t.topic == TopicStatic || ros2.IsRobotDescription(t.topic, t.typ) {
+		if ros2.Latched(t.topic, t.typ) { // as its channel offers it (Writer.channel)
 			durability, depth = "transient_local", 1
 		}
 		fmt.Fprintf(&b, "        - history: keep_last\n          depth: %d\n          reliability: reliable\n          durability: %s\n", depth, durability)

@@ -238,7 +238,7 @@ func (w *Writer) Stamp(t float64) ros2.Time {
 
 // channel returns the channel of topic, writing its schema and channel
 // records the first time: every channel is cdr with a ros2msg schema and
-// rosbag2's offered_qos_profiles metadata (ros2.OfferedQoS).
+// rosbag2's offered_qos_profiles metadata (ros2.OfferedQoS, ros2.Latched).
 func (w *Writer) channel(topic, typ string) (uint16, error) {
 	if id, ok := w.channels[topic]; ok {
 		return id, nil
@@ -259,10 +259,7 @@ func (w *Writer) channel(topic, typ string) (uint16, error) {
 		return 0, errors.New("recording: too many channels")
 	}
 	id := uint16(len(w.channels) + 1)
-	qos := ros2.OfferedQoS(topic)
-	if ros2.IsRobotDescription(topic, typ) {
-		qos = ros2.RobotDescriptionQoS()
-	}
+	qos := ros2.OfferedQoS(topic, typ)
 	if err := w.w.WriteChannel(&mcap.Channel{ID: id, SchemaID: sid, Topic: topic, MessageEncoding: ros2.MessageEncoding,
 		Metadata: map[string]string{"offered_qos_profiles": qos}}); err != nil {
 		return 0, err

@@ -5,6 +5,15 @@ import "fmt"
 // TopicStatic is the latched transforms' topic.
 const TopicStatic = "/tf_static"
 
+// Latched reports whether a topic of type typ is offered transient local
+// with depth 1, as its ROS publishers offer it, so that a late subscriber
+// (RViz started after play) gets its last message: /tf_static, whose each
+// message holds every static transform (tf2's static broadcaster), and a
+// robot's description (robot_state_publisher).
+func Latched(topic, typ string) bool {
+	return topic == TopicStatic || IsRobotDescription(topic, typ)
+}
+
 // OfferedQoS returns a channel's "offered_qos_profiles" metadata in the YAML
 // form rosbag2 writes into MCAP channels and metadata.yaml: a list of one
 // profile with rmw's policy numbers (history 1 keep last, reliability 1
@@ -12,13 +21,11 @@ const TopicStatic = "/tf_static"
 // automatic; durations {sec: 0, nsec: 0}, rmw's "default", which is no
 // deadline, lifespan or lease). This numeric form is the one every
 // rosbag2 since Foxy parses (newer ones also write policy names and detect
-// either). /tf_static is transient local with depth 1, as tf2's static
-// broadcaster offers it: each of its messages holds every static transform,
-// so a late subscriber (RViz started after play) gets the whole set; every
-// other topic is volatile with depth 10.
-func OfferedQoS(topic string) string {
+// either). A Latched topic is transient local with depth 1; every other
+// topic is volatile with depth 10.
+func OfferedQoS(topic, typ string) string {
 	durability, depth := 2, 10
-	if topic == TopicStatic {
+	if Latched(topic, typ) {
 		durability, depth = 1, 1
 	}
 	const zero = "\n    sec: 0\n    nsec: 0"

@@ -42,18 +42,12 @@ func DecodeString(data []byte) (*String, error) {
 }
 
 // IsRobotDescription reports whether a channel of topic and message type
-// typ is a robot description: a latched topic, which recordings offer as
-// transient local (RobotDescriptionQoS) and play leaves to the rebuilt
-// scene to publish.
+// typ is a robot description: a Latched topic, which recordings offer as
+// transient local, as robot_state_publisher offers /robot_description, and
+// play leaves to the rebuilt scene to publish.
 func IsRobotDescription(topic, typ string) bool {
 	return typ == TypeString && strings.HasSuffix(topic, SuffixRobotDescription)
 }
-
-// RobotDescriptionQoS is a robot description's offered_qos_profiles:
-// transient local with depth 1, as robot_state_publisher offers
-// /robot_description, so that RViz or Foxglove started after play still
-// gets the robot. That is /tf_static's profile (OfferedQoS).
-func RobotDescriptionQoS() string { return OfferedQoS(TopicStatic) }
 
 // RobotPart is a URDF robot part of a scene and the topic its description
 // goes on.
