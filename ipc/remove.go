@@ -3,11 +3,8 @@ package ipc
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
-	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/simvis/simvis/scene"
 )
@@ -45,16 +42,14 @@ func (h *Host) remove(c *scene.Command) (uint64, error) {
 	}
 	target := -1
 	for i, rc := range h.run {
-		if rc.cmd.Kind() != "remove" && rc.cmd.Name() == name {
+		if rc.cmd.Name() == name { // a removal is never in the run's log
 			target = i
 			break
 		}
 	}
 	if target < 0 {
-		if _, err := h.Scene.Frame(name); err == nil {
-			return 0, c.Errorf("name", "%q was added by a part's model, not by a command of its own: remove the part", name)
-		}
-		if _, ok := h.Scene.Element(name); ok {
+		_, frameErr := h.Scene.Frame(name)
+		if _, isElement := h.Scene.Element(name); frameErr == nil || isElement {
 			return 0, c.Errorf("name", "%q was added by a part's model, not by a command of its own: remove the part", name)
 		}
 		return 0, c.Errorf("name", "no part, element or sensor named %q", name)
@@ -100,12 +95,8 @@ func (h *Host) carryValues(n *Host) {
 		}
 	}
 	n.Scene.Update() // a value the new element refuses is reset (OnRejected)
-	shared := n.Region.Values()
-	for i, v := range tab[:n.known] {
-		b := math.Float64bits(v)
-		atomic.StoreUint64((*uint64)(unsafe.Pointer(&shared[i])), b)
-		n.pub[i], n.seen[i] = b, b
-	}
+	n.known = 0      // publish them all again, as a command publishes its own
+	n.pushNew()
 }
 
 // takeNext hands the host over to the run a removal built, at the end of
