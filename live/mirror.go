@@ -154,22 +154,12 @@ func Mirror(ctx context.Context, o MirrorOptions, w io.Writer) error {
 	next := time.Now()
 	total := 0
 	fails := NewFailures(ipc.NewWarnings(o.Warnings, "simvis mirror").Warn)
-	var silentSince time.Time
+	var patient patientSync
 	var syncErr error
 	for i := 0; i < o.Frames && ctx.Err() == nil; i++ {
-		if syncErr = m.Sync(); syncErr != nil {
-			// A host restarting or a network cut: keep the replica as it
-			// is and try again, for a while.
-			if silentSince.IsZero() {
-				silentSince = time.Now()
-				fmt.Fprintf(o.Warnings, "simvis mirror: %v; retrying for %v\n", syncErr, o.Patience)
-			}
-			if time.Since(silentSince) > o.Patience {
-				return o.Gone(syncErr)
-			}
-		} else if !silentSince.IsZero() {
-			fmt.Fprintf(o.Warnings, "simvis mirror: in sync again at change %d\n", m.Applied())
-			silentSince = time.Time{}
+		var gone bool
+		if syncErr, gone = patient.sync(m, &o); gone {
+			return o.Gone(syncErr)
 		}
 		if at, ok := o.Client.HostTime(); ok {
 			hostAt = at.Seconds()
@@ -264,6 +254,28 @@ func Mirror(ctx context.Context, o MirrorOptions, w io.Writer) error {
 		return errors.New(fails.String())
 	}
 	return nil
+}
+
+// patientSync syncs a replica, keeping it as it is while its host is
+// restarting or cut off: the first failure and the return are reported
+// once each on the warnings, and gone tells a failure that lasted past
+// MirrorOptions.Patience.
+type patientSync struct{ since time.Time }
+
+func (p *patientSync) sync(m *ipc.Mirror, o *MirrorOptions) (err error, gone bool) {
+	err = m.Sync()
+	switch {
+	case err != nil:
+		if p.since.IsZero() {
+			p.since = time.Now()
+			fmt.Fprintf(o.Warnings, "simvis mirror: %v; retrying for %v\n", err, o.Patience)
+		}
+		gone = time.Since(p.since) > o.Patience
+	case !p.since.IsZero():
+		fmt.Fprintf(o.Warnings, "simvis mirror: in sync again at change %d\n", m.Applied())
+		p.since = time.Time{}
+	}
+	return err, gone
 }
 
 func hasSensor(s *scene.Scene, name string) bool {

@@ -252,24 +252,15 @@ func mirrorWindow(ctx context.Context, m *ipc.Mirror, o *MirrorOptions, vp Viewp
 	hs := &hostStatus{c: o.Client}
 	loop := newWindowLoop(o.Window)
 	start := time.Now()
-	var silentSince time.Time
+	var patient patientSync
 	var lag time.Duration // from reading the host's values to showing them, the last frame
 	for ctx.Err() == nil {
 		synced := time.Now()
-		if err := m.Sync(); err != nil {
-			if silentSince.IsZero() {
-				silentSince = time.Now()
-				fmt.Fprintf(o.Warnings, "simvis mirror: %v; retrying for %v\n", err, o.Patience)
-			}
-			if time.Since(silentSince) > o.Patience {
-				return o.Gone(err)
-			}
+		if err, gone := patient.sync(m, o); gone {
+			return o.Gone(err)
+		} else if err != nil {
 			v.SetStatus(fmt.Sprintf("host gone or rebuilding (%v); retrying", err))
 		} else {
-			if !silentSince.IsZero() {
-				fmt.Fprintf(o.Warnings, "simvis mirror: in sync again at change %d\n", m.Applied())
-				silentSince = time.Time{}
-			}
 			v.SetStatus(fmt.Sprintf("%s | change %d, %d rebuilds | mirror lag %v", hs, m.Applied(), m.Rebuilds,
 				lag.Round(time.Millisecond)))
 		}
