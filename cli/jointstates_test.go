@@ -169,28 +169,36 @@ func TestRecordJointStatesAndLinkFrames(t *testing.T) {
 	}
 }
 
-// Foxglove clients get /joint_states (cdr, sensor_msgs/msg/JointState)
-// every cycle: a driver moves the elbow through setParameters and the
-// joint states carry the new position under the URDF's name.
-func TestFoxgloveJointStates(t *testing.T) {
-	dir := t.TempDir()
+// serveArmToFoxglove serves scenes/arm's robot alone (region name
+// NAME-PID) with a Foxglove server and connects to it as a driver: the
+// connection, a context bounding the test, and the host's stop.
+func serveArmToFoxglove(t *testing.T, name string) (*websocket.Conn, context.Context, func() string) {
+	t.Helper()
 	urdf := filepath.Join(testkit.RepoRoot(), "scenes", "arm", "urdf", "arm.urdf")
-	sceneFile := filepath.Join(dir, "scene.xml")
+	sceneFile := filepath.Join(t.TempDir(), "scene.xml")
 	if err := os.WriteFile(sceneFile, []byte(`<scene><part file="`+urdf+`" name="ARM"/></scene>`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stop := startServe(t, sceneFile, "--shm", fmt.Sprintf("foxjs-%d", os.Getpid()), "--no-nats",
+	stop := startServe(t, sceneFile, "--shm", fmt.Sprintf("%s-%d", name, os.Getpid()), "--no-nats",
 		"--foxglove", "127.0.0.1:0", "--foxglove-token", "drive-secret")
-	defer stop()
+	t.Cleanup(func() { stop() })
 	url := wsURL.FindString(firstLine)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	conn, _, err := websocket.Dial(ctx, url+"/?token=drive-secret", &websocket.DialOptions{Subprotocols: []string{"foxglove.websocket.v1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.CloseNow()
+	t.Cleanup(func() { conn.CloseNow() })
 	conn.SetReadLimit(64 << 20)
+	return conn, ctx, stop
+}
+
+// Foxglove clients get /joint_states (cdr, sensor_msgs/msg/JointState)
+// every cycle: a driver moves the elbow through setParameters and the
+// joint states carry the new position under the URDF's name.
+func TestFoxgloveJointStates(t *testing.T) {
+	conn, ctx, stop := serveArmToFoxglove(t, "foxjs")
 	send := func(v any) {
 		data, _ := json.Marshal(v)
 		if err := conn.Write(ctx, websocket.MessageText, data); err != nil {

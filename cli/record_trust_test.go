@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,26 +19,7 @@ import (
 // given (XML, logged at 0.1 s, one chunk each) and the attachments given.
 func writeRecordingOf(t *testing.T, changes []string, attachments map[string][]byte) string {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "r.mcap")
-	f, err := os.Create(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := mcap.NewWriter(f, &mcap.WriterOptions{Chunked: true, ChunkSize: 1 << 10, Compression: mcap.CompressionZSTD})
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta, _ := json.Marshal(record.Meta{Scene: "s.xml", Rate: 10})
-	for _, err := range []error{
-		w.WriteHeader(&mcap.Header{Profile: "ros2"}),
-		w.WriteMetadata(&mcap.Metadata{Name: record.MetadataName, Metadata: map[string]string{"json": string(meta)}}),
-		w.WriteSchema(&mcap.Schema{ID: 1, Name: "simvis/Change", Encoding: "jsonschema", Data: []byte("{}")}),
-		w.WriteChannel(&mcap.Channel{ID: 1, SchemaID: 1, Topic: record.TopicChanges, MessageEncoding: "json"}),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	w := testkit.NewChangesRecording(t)
 	for i, xml := range changes {
 		data, _ := json.Marshal(record.Change{Seq: i + 1, Source: "s.xml:2", Dir: ".", XML: xml})
 		if err := w.WriteMessage(&mcap.Message{ChannelID: 1, Sequence: uint32(i + 1), LogTime: 1e8, Data: data}); err != nil {
@@ -51,11 +31,7 @@ func writeRecordingOf(t *testing.T, changes []string, attachments map[string][]b
 			t.Fatal(err)
 		}
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	return file
+	return w.Close()
 }
 
 // TestInfoPlayHostileAmplification: issue 29, finding 4, through the
@@ -71,24 +47,17 @@ func TestInfoPlayHostileAmplification(t *testing.T) {
 		t.Fatalf("the hostile file holds %d bytes", st.Size())
 	}
 	huge = ""
-	measure := func(fn func()) uint64 {
-		var a, b runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&a)
-		fn()
-		runtime.ReadMemStats(&b)
-		return b.TotalAlloc - a.TotalAlloc
-	}
+
 	var code int
 	var out, errOut string
-	n := measure(func() { code, out, errOut = simvis(t, "info", file) })
+	n := testkit.Allocated(func() { code, out, errOut = simvis(t, "info", file) })
 	if code != 0 || !strings.Contains(out, "6 messages, 6 change-log commands") {
 		t.Errorf("info: exit %d\n%s%s", code, out, errOut)
 	}
 	if n > 8<<20 {
 		t.Errorf("info allocated %d MiB; want under 8", n>>20)
 	}
-	n = measure(func() {
+	n = testkit.Allocated(func() {
 		code, _, errOut = simvis(t, "play", file, "--no-nats", "--shm", filepath.Join(t.TempDir(), "shm"))
 	})
 	want := "simvis play: " + file + ": /simvis/changes message 1 (log time 0.100000000 s): 33554524 bytes, over the bound of 1048576 bytes for one /simvis/changes message (raise it with record.ReadOptions.ChangeBytes / --max-change-mib)\n"

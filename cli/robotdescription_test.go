@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"context"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 	"github.com/simvis/simvis/internal/testkit"
@@ -133,28 +130,11 @@ func keys(m map[string][]string) []string {
 // the URDF's text: published once, when the robot appears, and kept by the
 // server for a client that subscribes after that, as a latched topic.
 func TestFoxgloveRobotDescription(t *testing.T) {
-	dir := t.TempDir()
-	urdfPath := filepath.Join(testkit.RepoRoot(), "scenes", "arm", "urdf", "arm.urdf")
-	urdf, err := os.ReadFile(urdfPath)
+	urdf, err := os.ReadFile(filepath.Join(testkit.RepoRoot(), "scenes", "arm", "urdf", "arm.urdf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sceneFile := filepath.Join(dir, "scene.xml")
-	if err := os.WriteFile(sceneFile, []byte(`<scene><part file="`+urdfPath+`" name="ARM"/></scene>`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	stop := startServe(t, sceneFile, "--shm", fmt.Sprintf("foxrd-%d", os.Getpid()), "--no-nats",
-		"--foxglove", "127.0.0.1:0", "--foxglove-token", "drive-secret")
-	defer stop()
-	url := wsURL.FindString(firstLine)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	conn, _, err := websocket.Dial(ctx, url+"/?token=drive-secret", &websocket.DialOptions{Subprotocols: []string{"foxglove.websocket.v1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.CloseNow()
-	conn.SetReadLimit(64 << 20)
+	conn, ctx, stop := serveArmToFoxglove(t, "foxrd")
 	for {
 		typ, data, err := conn.Read(ctx)
 		if err != nil {

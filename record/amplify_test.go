@@ -2,7 +2,6 @@ package record_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/foxglove/mcap/go/mcap"
+	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/record"
 )
 
@@ -19,26 +19,7 @@ import (
 // as issue 29's finding 4 built (20 of 400 MiB in 0.9 MB).
 func hostileChanges(t testing.TB, n, size int) string {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "amplified.mcap")
-	f, err := os.Create(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := mcap.NewWriter(f, &mcap.WriterOptions{Chunked: true, ChunkSize: 1 << 10, Compression: mcap.CompressionZSTD})
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta, _ := json.Marshal(record.Meta{Scene: "s.xml", Rate: 10})
-	for _, err := range []error{
-		w.WriteHeader(&mcap.Header{Profile: "ros2"}),
-		w.WriteMetadata(&mcap.Metadata{Name: record.MetadataName, Metadata: map[string]string{"json": string(meta)}}),
-		w.WriteSchema(&mcap.Schema{ID: 1, Name: "simvis/Change", Encoding: "jsonschema", Data: []byte("{}")}),
-		w.WriteChannel(&mcap.Channel{ID: 1, SchemaID: 1, Topic: record.TopicChanges, MessageEncoding: "json"}),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	w := testkit.NewChangesRecording(t)
 	for i := 1; i <= n; i++ {
 		head := []byte(`{"seq":1,"source":"s.xml:2","dir":".","xml":"<element type=\"pose\" name=\"P`)
 		tail := `\"/>"}`
@@ -47,24 +28,7 @@ func hostileChanges(t testing.TB, n, size int) string {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return file
-}
-
-// allocated returns the bytes fn allocates (runtime.MemStats.TotalAlloc:
-// every allocation counts, whether kept or collected).
-func allocated(fn func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&a)
-	fn()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
+	return w.Close()
 }
 
 // TestReadRefusesAmplifiedChanges: issue 29, finding 4. A recording of
@@ -81,7 +45,7 @@ func TestReadRefusesAmplifiedChanges(t *testing.T) {
 		t.Fatalf("the hostile file holds %d bytes; it should be small", st.Size())
 	}
 	var err error
-	n := allocated(func() { _, err = record.Read(file, nil) })
+	n := testkit.Allocated(func() { _, err = record.Read(file, nil) })
 	want := file + ": /simvis/changes message 1 (log time 0.100000000 s): 33554432 bytes, over the bound of 1048576 bytes for one /simvis/changes message (raise it with record.ReadOptions.ChangeBytes / --max-change-mib)"
 	if err == nil || err.Error() != want {
 		t.Errorf("Read: %v\nwant %s", err, want)
@@ -146,7 +110,7 @@ func TestInfoCountsWithoutData(t *testing.T) {
 		limit    uint64
 	}{{file, true, 1 << 20}, {cut, false, 24 << 20}} {
 		var rec *record.Recording
-		n := allocated(func() { rec, err = record.Info(c.file, record.ReadOptions{}) })
+		n := testkit.Allocated(func() { rec, err = record.Info(c.file, record.ReadOptions{}) })
 		if err != nil {
 			t.Fatalf("%s: %v", c.file, err)
 		}
