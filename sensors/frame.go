@@ -20,6 +20,12 @@ type Frame struct {
 
 	payload Payload
 	stamp   *Stamp
+
+	// The payload's encoding, made once: a frame goes to several sinks
+	// (NATS, the recording's description, a player), each asking for it.
+	encoded          bool
+	encInfo, encData []byte
+	encErr           error
 }
 
 // The frame kinds of the built-in sensors, as Frame.Kind, the payloads'
@@ -168,12 +174,18 @@ func float32Bytes(v []float32) []byte {
 // body and optical poses, stamp; size, pose and stamp for clouds) and data the binary payload, little-endian, rows from the
 // top: RGB 8-bit for images, float32 meters for depth (+Inf nothing in
 // range, -Inf too close), float32 x y z per point for clouds (NaN no
-// return); for segmentation see SegmentationImage.Encode.
+// return); for segmentation see SegmentationImage.Encode. The encoding is
+// made once and shared by every caller, which must not modify it; a frame
+// is one goroutine's at a time.
 func (f *Frame) Encode() (info, data []byte, err error) {
 	if f.payload == nil {
 		return nil, nil, fmt.Errorf("frame of unknown kind %q", f.Kind)
 	}
-	return f.payload.Encode()
+	if !f.encoded {
+		f.encInfo, f.encData, f.encErr = f.payload.Encode()
+		f.encoded = true
+	}
+	return f.encInfo, f.encData, f.encErr
 }
 
 func (l *Laser) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
