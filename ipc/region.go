@@ -2,15 +2,11 @@ package ipc
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -147,54 +143,6 @@ type owned struct {
 
 func roundPage(n int) int { return (n + pageSize - 1) / pageSize * pageSize }
 
-// createExclusive creates a new file beside path with an unpredictable
-// name: O_EXCL and O_NOFOLLOW, so nothing another user planted in a shared
-// directory (a file, a symbolic link) is opened or written through.
-func createExclusive(path string) (*os.File, string, error) {
-	for try := 0; ; try++ {
-		var rnd [8]byte
-		if _, err := rand.Read(rnd[:]); err != nil {
-			return nil, "", err
-		}
-		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".new-"+hex.EncodeToString(rnd[:]))
-		fd, err := syscall.Open(tmp, syscall.O_RDWR|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
-		if err == nil {
-			return os.NewFile(uintptr(fd), tmp), tmp, nil
-		}
-		if !errors.Is(err, syscall.EEXIST) || try == 10 {
-			return nil, "", &os.PathError{Op: "create", Path: tmp, Err: err}
-		}
-	}
-}
-
-// openOwned opens an existing region file for reading and writing: never
-// through a symbolic link, only a regular file, and only one owned by this
-// user (another user may plant files in /dev/shm).
-func openOwned(path string) (*os.File, os.FileInfo, error) {
-	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, nil, fmt.Errorf("ipc: %s is a symbolic link, not a region file (refused)", path)
-		}
-		return nil, nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	f := os.NewFile(uintptr(fd), path)
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("ipc: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, fmt.Errorf("ipc: %s is not a regular file (%v)", path, st.Mode().Type())
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
-		f.Close()
-		return nil, nil, fmt.Errorf("ipc: %s belongs to user %d, not to this user (%d): refused", path, sys.Uid, os.Getuid())
-	}
-	return f, st, nil
-}
-
 // Create makes a new region at path with a new epoch, for a host. It writes
 // a new file under an unpredictable name and renames it over path, so a
 // client still mapping a previous host's file never reads a half-written
@@ -238,13 +186,13 @@ func createUnnamed(path string, sz Sizes) (*Region, string, error) {
 	if err := f.Truncate(int64(size)); err != nil {
 		return fail(fmt.Errorf("ipc: %s: %w", path, err))
 	}
-	mem, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	mem, err := mapShared(f, size)
 	if err != nil {
 		return fail(fmt.Errorf("ipc: mapping %s: %w", path, err))
 	}
 	r := &Region{path: path, mem: mem, lay: l, own: &owned{}}
 	if r.file, err = f.Stat(); err != nil {
-		syscall.Munmap(mem)
+		unmap(mem)
 		return fail(fmt.Errorf("ipc: %w", err))
 	}
 	copy(r.own.hdr[:], magic)
@@ -278,10 +226,10 @@ func (r *Region) takeName(tmp string) error {
 	path := r.path
 	old := markable(path)
 	if err := os.Rename(tmp, path); err != nil {
-		syscall.Munmap(r.mem)
+		unmap(r.mem)
 		r.mem = nil
 		if old != nil {
-			syscall.Munmap(old)
+			unmap(old)
 		}
 		os.Remove(tmp)
 		return fmt.Errorf("ipc: %w", err)
@@ -289,7 +237,7 @@ func (r *Region) takeName(tmp string) error {
 	if old != nil {
 		// Clients of the previous host learn it is gone for good.
 		atomic.StoreUint32((*uint32)(unsafe.Pointer(&old[offState])), stateReplaced)
-		syscall.Munmap(old)
+		unmap(old)
 	}
 	return nil
 }
@@ -305,12 +253,12 @@ func markable(path string) []byte {
 	if st.Size() < pageSize {
 		return nil
 	}
-	mem, err := syscall.Mmap(int(f.Fd()), 0, pageSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	mem, err := mapShared(f, pageSize)
 	if err != nil {
 		return nil
 	}
 	if !bytes.Equal(mem[:8], []byte(magic)) {
-		syscall.Munmap(mem)
+		unmap(mem)
 		return nil
 	}
 	return mem
@@ -327,7 +275,7 @@ func Attach(path string) (*Region, error) {
 	if st.Size() < pageSize || st.Size() > 1<<41 {
 		return nil, fmt.Errorf("ipc: %s: %d bytes is not a simvis region", path, st.Size())
 	}
-	mem, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	mem, err := mapShared(f, int(st.Size()))
 	if err != nil {
 		return nil, fmt.Errorf("ipc: mapping %s: %w", path, err)
 	}
@@ -344,7 +292,7 @@ func Attach(path string) (*Region, error) {
 		}
 		if !bytes.Equal(mem[:8], []byte(magic)) || r.get32(offState) != stateRunning || processGone(r.get32(offPID)) ||
 			time.Now().After(deadline) {
-			syscall.Munmap(mem)
+			unmap(mem)
 			return nil, err
 		}
 		if attachDamaged != nil {
@@ -731,7 +679,7 @@ func (r *Region) Close() error {
 		// A successor may have marked it replaced already; that stays.
 		atomic.CompareAndSwapUint32(r.ptr32(offState), stateRunning, stateStopped)
 	}
-	err := syscall.Munmap(r.mem)
+	err := unmap(r.mem)
 	r.mem = nil
 	return err
 }

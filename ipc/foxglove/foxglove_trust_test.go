@@ -1,6 +1,8 @@
 package foxglove
 
 import (
+	"github.com/simvis/simvis/internal/webguard"
+
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -394,12 +396,12 @@ func TestOriginPatternsAndHostCase(t *testing.T) {
 		c.until("serverInfo", nil)
 	}
 	for p, host := range map[string]string{"[::1]:*": "[::1]:8080", "*.example.com": "a.example.com", "localhost": "LocalHost"} {
-		if !matchHost(p, host) {
+		if !webguard.MatchHost(p, host) {
 			t.Errorf("pattern %s does not match %s", p, host)
 		}
 	}
 	for p, host := range map[string]string{"[::1]:*": "1:80", "[::1]": "1", "localhost": "localhost:80", "*.example.com": "example.org"} {
-		if matchHost(p, host) {
+		if webguard.MatchHost(p, host) {
 			t.Errorf("pattern %s matches %s", p, host)
 		}
 	}

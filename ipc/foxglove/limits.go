@@ -2,8 +2,6 @@ package foxglove
 
 import (
 	"fmt"
-	"net/url"
-	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -40,88 +38,6 @@ func clip(s string) string {
 		cut--
 	}
 	return fmt.Sprintf("%s... (%d bytes in all)", s[:cut], len(s))
-}
-
-// originAllowed reports whether a browser's Origin header names the
-// server's own host (Host, case-insensitively) or matches one of the
-// patterns.
-func originAllowed(origin, host string, patterns []string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	if strings.EqualFold(u.Host, host) {
-		return true
-	}
-	for _, p := range patterns {
-		if matchHost(p, u.Host) {
-			return true
-		}
-	}
-	return false
-}
-
-// splitHostPort splits HOST, HOST:PORT, [V6] or [V6]:PORT; hasPort tells
-// whether a port was given.
-func splitHostPort(s string) (host, port string, hasPort bool) {
-	if strings.HasPrefix(s, "[") {
-		i := strings.IndexByte(s, ']')
-		if i < 0 {
-			return s, "", false
-		}
-		rest := s[i+1:]
-		if strings.HasPrefix(rest, ":") {
-			return s[:i+1], rest[1:], true
-		}
-		return s[:i+1], "", false
-	}
-	if i := strings.LastIndexByte(s, ':'); i >= 0 {
-		return s[:i], s[i+1:], true
-	}
-	return s, "", false
-}
-
-// matchHost matches an origin's host[:port] against a pattern: hosts
-// compared case-insensitively, '*' in the pattern's host matching any
-// characters (nothing else is special: "[::1]" is an IPv6 literal, not a
-// character class), the pattern's port "*" any port, no port in the
-// pattern only an origin without one.
-func matchHost(pattern, hostport string) bool {
-	pattern = strings.ToLower(strings.TrimSpace(pattern))
-	if pattern == "*" {
-		return true
-	}
-	ph, pp, pHas := splitHostPort(pattern)
-	h, port, has := splitHostPort(strings.ToLower(hostport))
-	switch {
-	case pHas && pp == "*":
-	case pHas != has || pp != port:
-		return false
-	}
-	return wildcard(ph, h)
-}
-
-// wildcard matches s against p where '*' matches any run of characters.
-func wildcard(p, s string) bool {
-	if !strings.Contains(p, "*") {
-		return p == s
-	}
-	parts := strings.Split(p, "*")
-	if !strings.HasPrefix(s, parts[0]) {
-		return false
-	}
-	s = s[len(parts[0]):]
-	for i, part := range parts[1:] {
-		if i == len(parts)-2 {
-			return strings.HasSuffix(s, part)
-		}
-		j := strings.Index(s, part)
-		if j < 0 {
-			return false
-		}
-		s = s[j+len(part):]
-	}
-	return true
 }
 
 // fairQueue holds what each connection asked of the host, in order per

@@ -1,6 +1,8 @@
 package foxglove
 
 import (
+	"github.com/simvis/simvis/internal/webguard"
+
 	"context"
 	"fmt"
 	"net/http"
@@ -53,7 +55,7 @@ func TestOriginsAndTokens(t *testing.T) {
 			t.Errorf("token %q: %v %v, want 401", tok, err, resp)
 		}
 	}
-	if !same("a", "a") || same("", "") || same("a", "") || same("ab", "a") {
+	if !webguard.Same("a", "a") || webguard.Same("", "") || webguard.Same("a", "") || webguard.Same("ab", "a") {
 		t.Error("same: wrong answer")
 	}
 }

@@ -8,13 +8,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/simvis/simvis/internal/secretcmp"
+	"github.com/simvis/simvis/internal/webguard"
 )
 
 // Subprotocol is the WebSocket subprotocol the server speaks.
@@ -244,10 +243,10 @@ func Listen(opts Options, drv Driver) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("foxglove: address %q: %w", opts.Addr, err)
 	}
-	if !loopback(host) && opts.DriverToken == "" && opts.ViewerToken == "" {
+	if !webguard.Loopback(host) && opts.DriverToken == "" && opts.ViewerToken == "" {
 		return nil, fmt.Errorf("foxglove: address %q: %w", opts.Addr, ErrTokenRequired)
 	}
-	if opts.AnonymousDrivers && !loopback(host) {
+	if opts.AnonymousDrivers && !webguard.Loopback(host) {
 		return nil, fmt.Errorf("foxglove: address %q: drivers without a token are allowed on a loopback address only", opts.Addr)
 	}
 	if opts.DriverToken != "" && opts.DriverToken == opts.ViewerToken {
@@ -258,7 +257,7 @@ func Listen(opts Options, drv Driver) (*Server, error) {
 	}
 	s := &Server{opts: opts, drv: drv, clients: map[*client]bool{},
 		epoch:     fmt.Sprintf("%d", time.Now().UnixNano()),
-		anonymous: loopback(host) && opts.ViewerToken == "",
+		anonymous: webguard.Loopback(host) && opts.ViewerToken == "",
 		settle:    make(chan struct{}, 1), done: make(chan struct{})}
 	s.sets.init()
 	s.calls.init()
@@ -306,24 +305,6 @@ func Listen(opts Options, drv Driver) (*Server, error) {
 	return s, nil
 }
 
-func loopback(host string) bool {
-	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
-		return true // host names are case-insensitive
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// loopbackHost reports whether a Host header names this machine by a
-// loopback name or address.
-func loopbackHost(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = strings.Trim(hostport, "[]")
-	}
-	return loopback(host)
-}
-
 // URL is the address clients connect to (ws://HOST:PORT, wss:// with TLS).
 func (s *Server) URL() string { return s.url }
 
@@ -354,29 +335,14 @@ func (s *Server) Close() error {
 	return err
 }
 
-// token returns the token a request carries: the query parameter, else a
-// bearer Authorization header.
-func token(r *http.Request) string {
-	if t := r.URL.Query().Get("token"); t != "" {
-		return t
-	}
-	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
-		return strings.TrimPrefix(a, "Bearer ")
-	}
-	return ""
-}
-
-// same compares a token a client sent with one configured (empty: none).
-func same(a, b string) bool { return b != "" && secretcmp.Equal(a, b) }
-
 // role decides what a connection may do from its token; anonymous
 // reports a connection without one.
 func (s *Server) role(r *http.Request) (role Role, anonymous, ok bool) {
-	t := token(r)
+	t := webguard.Token(r)
 	switch {
-	case same(t, s.opts.DriverToken):
+	case webguard.Same(t, s.opts.DriverToken):
 		return RoleDriver, false, true
-	case same(t, s.opts.ViewerToken):
+	case webguard.Same(t, s.opts.ViewerToken):
 		return RoleViewer, false, true
 	case t == "" && s.opts.AnonymousDrivers:
 		return RoleDriver, true, true // asked for: loopback (Listen checked)
@@ -390,7 +356,7 @@ func (s *Server) role(r *http.Request) (role Role, anonymous, ok bool) {
 // subprotocol.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	role, anonymous, ok := s.role(r)
-	if ok && anonymous && !loopbackHost(r.Host) {
+	if ok && anonymous && !webguard.LoopbackHost(r.Host) {
 		// Without a token only loopback names reach the server: a page
 		// whose own name was rebound to 127.0.0.1 (DNS rebinding) passes
 		// the origin check, but not this one.
@@ -398,7 +364,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "without a token the server answers loopback host names only", http.StatusForbidden)
 		return
 	}
-	if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, r.Host, s.opts.Origins) {
+	if o := r.Header.Get("Origin"); o != "" && !webguard.OriginAllowed(o, r.Host, s.opts.Origins) {
 		s.refused.Add(1)
 		s.opts.Warn("foxglove-origin", "foxglove: refused %s: origin %s is not among the accepted (--foxglove-origins)", r.RemoteAddr, echo(o))
 		http.Error(w, fmt.Sprintf("origin %s is not accepted (the server's --foxglove-origins)", echo(o)), http.StatusForbidden)
