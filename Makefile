@@ -23,7 +23,7 @@ APT_PACKAGES := gcc pkg-config libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-me
 	python3-dartpy liburdfdom-tools blender
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint packages-doc cli-doc fuzz deps build install picture assets bench clean
+.PHONY: demo test lint packages-doc cli-doc fuzz deps build install picture assets bench clean web-assets
 
 # The first build of anything that draws compiles GLFW's C sources (cgo,
 # pulled in by g3n's renderer): minutes during which go prints nothing, so
@@ -36,7 +36,7 @@ demo: deps build
 	./bin/simvis inspect $(SCENE)
 	./bin/simvis capture $(SCENE) -o $(OUT)
 
-test: deps
+test: deps web-assets
 	$(COLD_NOTE)
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
@@ -126,13 +126,20 @@ deps:
 REVISION := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -modified)
 LDFLAGS  := -X github.com/simvis/simvis/cli.revision=$(REVISION)
 
-build:
+# The web viewer's browser program (web/browser compiled to WebAssembly)
+# and Go's wasm_exec.js, generated into web/assets/static for the build to
+# embed (docs/web.md). Not in git: made from the sources each time (about
+# 45 s the first time, seconds once Go's cache has it).
+web-assets:
+	$(GO) generate ./web/assets
+
+build: web-assets
 	$(COLD_NOTE)
 	$(GO) build $(if $(COLD_BUILD),-v) -ldflags "$(LDFLAGS)" -o bin/simvis ./cmd/simvis
 
 # simvis on the PATH: go install puts it in $(go env GOBIN), or in
 # $(go env GOPATH)/bin, which must be on the PATH.
-install: deps
+install: deps web-assets
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/simvis
 	@bin=$$($(GO) env GOBIN); [ -n "$$bin" ] || bin=$$($(GO) env GOPATH)/bin; \
 	case ":$$PATH:" in *":$$bin:"*) echo "installed $$bin/simvis";; \

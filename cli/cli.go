@@ -205,16 +205,21 @@ func (f *sceneFlags) load(path string) (*scene.Scene, error) {
 	if err != nil {
 		return nil, withLimitHint(err)
 	}
+	return s, f.apply(s)
+}
+
+// apply applies the --set values to s.
+func (f *sceneFlags) apply(s *scene.Scene) error {
 	for _, a := range f.sets {
 		name, param, v, err := parseSet("--set ", a)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := s.Set(name, param, v); err != nil {
-			return nil, fmt.Errorf("--set %s: %w", a, err)
+			return fmt.Errorf("--set %s: %w", a, err)
 		}
 	}
-	return s, s.Update()
+	return s.Update()
 }
 
 // parseSet splits ELEMENT.PARAM=VALUE; element names hold no dots. Errors

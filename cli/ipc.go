@@ -215,12 +215,13 @@ func serveCommand() *command {
 	var o live.ServeOptions
 	var nf natsFlags
 	var ff foxgloveFlags
+	var wb webFlags
 	var lf limitFlags
 	var rf recordFlags
 	var window bool
 	var wf windowFlags
 	return &command{
-		name: "serve", args: "SCENE [--shm NAME] [--replace] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [--record FILE.mcap [--realtime]] [NATS flags] [--foxglove ADDR [Foxglove flags]] [budget flags]",
+		name: "serve", args: "SCENE [--shm NAME] [--replace] [--rate HZ] [--fast] [--cycles N] [-o DIR [--latest]] [--record FILE.mcap [--realtime]] [NATS flags] [--foxglove ADDR [Foxglove flags]] [--web ADDR [web flags]] [budget flags]",
 		short: "run a scene as a host that other processes drive and mirror",
 		summary: "Run the scene as a host: publish its elements and values in shared memory\n" +
 			"(/dev/shm/simvis-NAME, layout in ipc/LAYOUT.md) and over NATS (an embedded server on\n" +
@@ -248,6 +249,7 @@ func serveCommand() *command {
 			wf.register(fs)
 			nf.register(fs)
 			ff.register(fs)
+			wb.register(fs)
 			lf.register(fs)
 			rf.register(fs, "record")
 		},
@@ -270,6 +272,9 @@ func serveCommand() *command {
 				return err
 			}
 			if o.Foxglove, err = ff.options(); err != nil {
+				return err
+			}
+			if o.Web, err = wb.options(); err != nil {
 				return err
 			}
 			if window {
@@ -514,11 +519,12 @@ func mirrorCommand() *command {
 	var only setFlags
 	var lf limitFlags
 	var ff foxgloveFlags
+	var wb webFlags
 	var rf recordFlags
 	var window bool
 	var wf windowFlags
 	return &command{
-		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] [-o DIR] [--record FILE.mcap] [--window] [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [--foxglove ADDR [Foxglove flags]] [budget flags]",
+		name: "mirror", args: "[--shm NAME | --connect URL] [--overlay FILE] [-o DIR] [--record FILE.mcap] [--window] [--frames N] [--rate HZ] [--sensor NAME ... | --from POSE [--frame F] [--size WxH] [--fov DEG]] [--latest] [--foxglove ADDR [Foxglove flags]] [--web ADDR [web flags]] [budget flags]",
 		short: "replicate a running host's scene and capture from the replica",
 		summary: "Build a local replica of a running host's scene by replaying its change log and\n" +
 			"copying its values, add the overlay file's commands (visualization only: never\n" +
@@ -535,7 +541,7 @@ func mirrorCommand() *command {
 			hf.register(fs)
 			hf.readOnly = true // over NATS: the viewer role
 			fs.StringVar(&overlay, "overlay", "", "scene file of commands only the replica shows")
-			fs.StringVar(&o.Out, "o", "", "output directory (required unless --window, --record or --foxglove take the replica)")
+			fs.StringVar(&o.Out, "o", "", "output directory (required unless --window, --record, --foxglove or --web take the replica)")
 			fs.IntVar(&o.Frames, "frames", 1, "frames to capture")
 			fs.Float64Var(&o.Rate, "rate", 10, "frames per second")
 			fs.Var(&only, "sensor", "capture only this sensor (repeatable)")
@@ -545,6 +551,7 @@ func mirrorCommand() *command {
 			fs.BoolVar(&o.FetchFiles, "fetch-files", false, "fetch model files from the host over NATS even where its scene directory exists here")
 			lf.register(fs) // a host started with larger budgets needs a mirror given the same
 			ff.register(fs)
+			wb.register(fs)
 			rf.register(fs, "record")
 			fs.BoolVar(&window, "window", false, "show the live replica in a window (docs/viewer.md); -o is then optional")
 			wf.register(fs)
@@ -553,8 +560,8 @@ func mirrorCommand() *command {
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
 			}
-			if o.Out == "" && rf.o.Path == "" && !window && (ff.o.Addr == "" || from != "") {
-				return usagef("-o DIR is required (without it, --window, --record or --foxglove serve the replica only)")
+			if o.Out == "" && rf.o.Path == "" && !window && wb.o.Addr == "" && (ff.o.Addr == "" || from != "") {
+				return usagef("-o DIR is required (without it, --window, --record, --foxglove or --web serve the replica only)")
 			}
 			if from != "" && len(only) > 0 && !window {
 				return usagef("--from and --sensor exclude each other")
@@ -581,6 +588,9 @@ func mirrorCommand() *command {
 			}
 			o.Scene.PackagePath = lf.packages()
 			if o.Foxglove, err = ff.options(); err != nil {
+				return err
+			}
+			if o.Web, err = wb.options(); err != nil {
 				return err
 			}
 			if overlay != "" {

@@ -113,11 +113,12 @@ func playCommand() *command {
 	var o live.PlayOptions
 	var nf natsFlags
 	var ff foxgloveFlags
+	var wb webFlags
 	var lf limitFlags
 	var rf recordFlags
 	var rdf readFlags
 	return &command{
-		name: "play", args: "FILE.mcap [--rate X] [--start T] [--loop] [--paused] [--fast] [--rerender [-o DIR] [--record FILE.mcap]] [--shm NAME] [NATS flags] [--foxglove ADDR [Foxglove flags]] [budget flags] [recording bounds]",
+		name: "play", args: "FILE.mcap [--rate X] [--start T] [--loop] [--paused] [--fast] [--rerender [-o DIR] [--record FILE.mcap]] [--shm NAME] [NATS flags] [--foxglove ADDR [Foxglove flags]] [--web ADDR [web flags]] [budget flags] [recording bounds]",
 		short: "run a recording as a host: its scene, values and change log at their times",
 		summary: "Rebuild the scene of a simvis MCAP recording (its change log, model files from its\n" +
 			"attachments written to a private temporary directory) and run it as a host, as serve\n" +
@@ -139,6 +140,7 @@ func playCommand() *command {
 			fs.StringVar(&o.Out, "o", "", "with --rerender, write sensor outputs into DIR")
 			nf.register(fs)
 			ff.register(fs)
+			wb.register(fs)
 			lf.register(fs)
 			rf.register(fs, "record")
 			rdf.register(fs)
@@ -172,6 +174,9 @@ func playCommand() *command {
 				return err
 			}
 			if o.Foxglove, err = ff.options(); err != nil {
+				return err
+			}
+			if o.Web, err = wb.options(); err != nil {
 				return err
 			}
 			// URDF parts find their packages in the recording alone: no

@@ -45,6 +45,7 @@ func (f *windowFlags) options(fs *flag.FlagSet) *live.WindowOptions {
 func viewCommand() *command {
 	var sf sceneFlags
 	var wf windowFlags
+	var wb webFlags
 	var out, from, frame, size string
 	var fov float64
 	return &command{
@@ -62,7 +63,8 @@ func viewCommand() *command {
 		flags: func(fs *flag.FlagSet) {
 			sf.register(fs)
 			wf.register(fs)
-			fs.StringVar(&out, "o", "", "output PNG file (without it: a window)")
+			wb.register(fs)
+			fs.StringVar(&out, "o", "", "output PNG file (without it: a window, or the page of --web)")
 			viewFlags(fs, &from, &frame, &size, &fov, "")
 		},
 		run: func(fs *flag.FlagSet, args []string, w io.Writer) error {
@@ -87,6 +89,9 @@ func viewCommand() *command {
 			if err != nil {
 				return err
 			}
+			if wb.o.Addr != "" && out == "" {
+				return viewWeb(path, sf, vp, wb, w)
+			}
 			if out == "" {
 				return live.ViewWindow(s, "simvis view "+path, vp, wo, w)
 			}
@@ -108,4 +113,20 @@ func viewCommand() *command {
 			return nil
 		},
 	}
+}
+
+// viewWeb serves the scene to browsers until interrupted (view --web).
+func viewWeb(path string, sf sceneFlags, vp live.Viewpoint, wb webFlags, w io.Writer) error {
+	o, err := wb.options()
+	if err != nil {
+		return err
+	}
+	l, err := sf.limits.limits()
+	if err != nil {
+		return err
+	}
+	o.View = &vp
+	ctx, stop := interrupted()
+	defer stop()
+	return live.ViewWeb(ctx, live.WebViewOptions{Scene: path, Limits: l, PackagePath: sf.limits.packages(), Values: sf.apply, Web: o}, w)
 }

@@ -43,7 +43,11 @@ type MirrorOptions struct {
 	// view.png (view_0000.png ...) instead of the sensors' files.
 	From     *Viewpoint
 	Foxglove FoxgloveOptions
-	Record   RecordOptions
+	// Web serves the host to browsers (through Connect; model files
+	// fetched from the host). With nothing else to do (no Out, From,
+	// Record, Foxglove or Sinks) the mirror serves them until ctx ends.
+	Web    WebOptions
+	Record RecordOptions
 	// Window shows the replica live (from From, or Framed on its content)
 	// until it closes, instead of the frame loop.
 	Window   *WindowOptions
@@ -85,6 +89,20 @@ func Mirror(ctx context.Context, o MirrorOptions, w io.Writer) error {
 		return err
 	}
 	defer m.Close()
+	if o.Web.Addr != "" {
+		if o.Connect == nil {
+			return errors.New("mirror: the web viewer needs MirrorOptions.Connect")
+		}
+		ws, err := o.Web.start(webHost{dial: o.Connect, title: o.Where, scene: m.Scene(), requests: true, fetch: true}, w)
+		if err != nil {
+			return err
+		}
+		defer ws.srv.Close()
+		if o.Window == nil && o.Out == "" && o.From == nil && o.Record.Path == "" && o.Foxglove.Addr == "" && len(o.Sinks) == 0 {
+			<-ctx.Done()
+			return nil
+		}
+	}
 	picked := map[string]bool{}
 	for _, name := range o.Sensors {
 		if !hasSensor(m.Scene(), name) {

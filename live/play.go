@@ -34,6 +34,7 @@ type PlayOptions struct {
 	Read     record.ReadOptions
 	NATS     NATSOptions
 	Foxglove FoxgloveOptions
+	Web      WebOptions
 	Record   RecordOptions // with Rerender
 	// Controls gives play's controls (PlayControls), one a line; nil: none.
 	Controls io.Reader
@@ -246,6 +247,16 @@ func (ps *playback) runScene(ctx context.Context, pos time.Duration, paused bool
 			foxRp = fox.replay(o.File, rec.Complete, p.step)
 			defer foxRp.close()
 		}
+	}
+	if o.Web.Addr != "" {
+		// The recording drives the scene: pages watch (a driver's values
+		// last until the recording's next ones).
+		ws, err := o.Web.start(webHost{dial: func() (*ipc.Client, error) { return ipc.Open(ipc.Path(o.Shm)) }, title: o.File, scene: h.Scene}, ps.w)
+		if err != nil {
+			return nil, err
+		}
+		defer ws.srv.Close()
+		where += " and " + ws.srv.URL()
 	}
 	var loop *Loop
 	var files *Files

@@ -35,6 +35,7 @@ type ServeOptions struct {
 	NewHost  func(path, sceneFile string, o ipc.HostOptions) (*ipc.Host, error)
 	NATS     NATSOptions
 	Foxglove FoxgloveOptions
+	Web      WebOptions
 	Record   RecordOptions
 	Window   *WindowOptions // show the host's scene; closing it stops the host
 	Sinks    []Sink         // the caller's own, given every sensor frame
@@ -108,6 +109,14 @@ func Serve(ctx context.Context, o ServeOptions, w io.Writer) error {
 		defer fox.Close()
 		where += " and " + fox.srv.URL()
 		out = append(out, fox)
+	}
+	if o.Web.Addr != "" {
+		ws, err := o.Web.start(webHost{dial: func() (*ipc.Client, error) { return ipc.Open(path) }, title: o.Scene, scene: h.Scene, requests: true}, w)
+		if err != nil {
+			return err
+		}
+		defer ws.srv.Close()
+		where += " and " + ws.srv.URL()
 	}
 	var files *Files
 	if o.Out != "" {

@@ -24,6 +24,7 @@ import (
 	"github.com/simvis/simvis/internal/gpu"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
+	"github.com/simvis/simvis/viewer/orbit"
 )
 
 // Options configure a viewer window.
@@ -78,8 +79,8 @@ type Viewer struct {
 	lastX   float64
 	lastY   float64
 
-	orb         orbit
-	home        orbit
+	orb         orbit.Orbit
+	home        orbit.Orbit
 	looking     int // 1-based sensor index being looked through, 0 the orbit
 	following   bool
 	followLast  mgl64.Vec3
@@ -172,7 +173,7 @@ func Open(o Options) (*Viewer, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	v := &Viewer{opts: o, overlays: true, grid: o.Grid, panelOn: o.Panel, orb: orbitFrom(o.From), fpsStart: time.Now()}
+	v := &Viewer{opts: o, overlays: true, grid: o.Grid, panelOn: o.Panel, orb: orbit.From(o.From), fpsStart: time.Now()}
 	v.home = v.orb
 	ctx, err := gpu.NewExternal(func() (gs *gls.GLS, err error) {
 		defer func() {
@@ -465,7 +466,7 @@ func (v *Viewer) writeShot() {
 // currentView is the orbit's view, or the sensor's being looked through.
 func (v *Viewer) currentView(s *scene.Scene) sensors.View {
 	view := sensors.View{
-		Pose: v.orb.pose(), Width: v.fbw, Height: v.fbh, HFOV: v.opts.FOV,
+		Pose: v.orb.Pose(), Width: v.fbw, Height: v.fbh, HFOV: v.opts.FOV,
 		Near: 0.05, Far: 500, Background: sensors.DefaultBackground, Viewer: v.overlays,
 	}
 	list := s.Sensors()
@@ -512,7 +513,7 @@ func (v *Viewer) follow(s *scene.Scene) {
 		return
 	}
 	p := n.World().Col(3).Vec3()
-	v.orb.target = v.orb.target.Add(p.Sub(v.followLast))
+	v.orb.Target = v.orb.Target.Add(p.Sub(v.followLast))
 	v.followLast = p
 }
 
@@ -581,14 +582,14 @@ func (v *Viewer) subscribe() {
 		}
 		v.looking = 0 // moving the view leaves a sensor's
 		if v.drag == 1 {
-			v.orb.turn(dx, dy)
+			v.orb.Turn(dx, dy)
 		} else {
-			v.orb.pan(dx, dy, v.pixelAngle())
+			v.orb.Pan(dx, dy, v.pixelAngle())
 		}
 	})
 	m.Subscribe(window.OnScroll, func(_ string, ev any) {
 		v.looking = 0
-		v.orb.zoom(float64(ev.(*window.ScrollEvent).Yoffset))
+		v.orb.Zoom(float64(ev.(*window.ScrollEvent).Yoffset))
 	})
 }
 
@@ -623,7 +624,7 @@ func (v *Viewer) onKey(e *window.KeyEvent) {
 			}
 			v.following = true
 			v.followLast = n.World().Col(3).Vec3()
-			v.orb.target = v.followLast // the followed frame comes to the center
+			v.orb.Target = v.followLast // the followed frame comes to the center
 		})
 	case k == window.KeyR:
 		v.orb, v.looking, v.following = v.home, 0, false
@@ -636,17 +637,17 @@ func (v *Viewer) onKey(e *window.KeyEvent) {
 	case k == window.KeyTab:
 		v.panelOn = !v.panelOn
 	case k == window.KeyLeft:
-		v.orb.turn(-20, 0)
+		v.orb.Turn(-20, 0)
 	case k == window.KeyRight:
-		v.orb.turn(20, 0)
+		v.orb.Turn(20, 0)
 	case k == window.KeyUp:
-		v.orb.turn(0, -20)
+		v.orb.Turn(0, -20)
 	case k == window.KeyDown:
-		v.orb.turn(0, 20)
+		v.orb.Turn(0, 20)
 	case k == window.KeyEqual || k == window.KeyKPAdd:
-		v.orb.zoom(1)
+		v.orb.Zoom(1)
 	case k == window.KeyMinus || k == window.KeyKPSubtract:
-		v.orb.zoom(-1)
+		v.orb.Zoom(-1)
 	case k == window.KeyQ || k == window.KeyEscape:
 		v.closed = true
 	}

@@ -1,4 +1,7 @@
-package viewer
+// Package orbit is the camera of simvis's viewers (the desktop window and
+// the page in a browser): an eye turning around a target point with z up,
+// moved by pixel offsets of a mouse or a finger.
+package orbit
 
 import (
 	"math"
@@ -7,13 +10,13 @@ import (
 	"github.com/simvis/simvis/scene"
 )
 
-// orbit is a camera turning around a target point, z up: what people expect
+// Orbit is a camera turning around a target point, z up: what people expect
 // from a 3D viewer's mouse. Yaw turns about world z, pitch > 0 looks down
 // (the sensor convention of scene.Pose: x forward, z up).
-type orbit struct {
-	target     mgl64.Vec3
-	dist       float64 // meters from the eye to the target
-	yaw, pitch float64 // radians
+type Orbit struct {
+	Target     mgl64.Vec3
+	Dist       float64 // meters from the eye to the target
+	Yaw, Pitch float64 // radians
 }
 
 const (
@@ -22,60 +25,61 @@ const (
 	maxPitch = 89 * math.Pi / 180
 )
 
-// orbitFrom makes an orbit whose eye is the pose's position looking as the
+// From makes an orbit whose eye is the pose's position looking as the
 // pose does (its roll is dropped: an orbit keeps z up). The target is where
 // the line of sight meets the ground when that is within 100 m, else 5 m
 // ahead.
-func orbitFrom(p scene.Pose) orbit {
-	o := orbit{yaw: mgl64.DegToRad(p.Yaw), pitch: mgl64.DegToRad(p.Pitch), dist: 5}
-	o.pitch = math.Max(-maxPitch, math.Min(maxPitch, o.pitch))
+func From(p scene.Pose) Orbit {
+	o := Orbit{Yaw: mgl64.DegToRad(p.Yaw), Pitch: mgl64.DegToRad(p.Pitch), Dist: 5}
+	o.Pitch = math.Max(-maxPitch, math.Min(maxPitch, o.Pitch))
 	eye := mgl64.Vec3{p.X, p.Y, p.Z}
-	f := o.forward()
+	f := o.Forward()
 	if f[2] < -1e-3 && eye[2] > 0 {
 		if d := eye[2] / -f[2]; d < 100 {
-			o.dist = math.Max(d, minDist)
+			o.Dist = math.Max(d, minDist)
 		}
 	}
-	o.target = eye.Add(f.Mul(o.dist))
+	o.Target = eye.Add(f.Mul(o.Dist))
 	return o
 }
 
-func (o orbit) forward() mgl64.Vec3 {
-	cp := math.Cos(o.pitch)
-	return mgl64.Vec3{cp * math.Cos(o.yaw), cp * math.Sin(o.yaw), -math.Sin(o.pitch)}
+// Forward is the direction the eye looks in.
+func (o Orbit) Forward() mgl64.Vec3 {
+	cp := math.Cos(o.Pitch)
+	return mgl64.Vec3{cp * math.Cos(o.Yaw), cp * math.Sin(o.Yaw), -math.Sin(o.Pitch)}
 }
 
-// rotation is the eye's orientation: Rz(yaw) Ry(pitch), as scene.Pose.
-func (o orbit) rotation() mgl64.Mat4 {
-	return mgl64.HomogRotate3DZ(o.yaw).Mul4(mgl64.HomogRotate3DY(o.pitch))
+// Rotation is the eye's orientation: Rz(yaw) Ry(pitch), as scene.Pose.
+func (o Orbit) Rotation() mgl64.Mat4 {
+	return mgl64.HomogRotate3DZ(o.Yaw).Mul4(mgl64.HomogRotate3DY(o.Pitch))
 }
 
-// pose is the eye's world pose in the sensor convention.
-func (o orbit) pose() mgl64.Mat4 {
-	m := o.rotation()
-	eye := o.target.Sub(o.forward().Mul(o.dist))
+// Pose is the eye's world pose in the sensor convention.
+func (o Orbit) Pose() mgl64.Mat4 {
+	m := o.Rotation()
+	eye := o.Target.Sub(o.Forward().Mul(o.Dist))
 	m.SetCol(3, eye.Vec4(1))
 	return m
 }
 
-// turn orbits by pixel offsets: dx turns left/right, dy up/down.
-func (o *orbit) turn(dx, dy float64) {
+// Turn orbits by pixel offsets: dx turns left/right, dy up/down.
+func (o *Orbit) Turn(dx, dy float64) {
 	const perPixel = 0.006 // radians
-	o.yaw -= dx * perPixel
-	o.pitch = math.Max(-maxPitch, math.Min(maxPitch, o.pitch+dy*perPixel))
+	o.Yaw -= dx * perPixel
+	o.Pitch = math.Max(-maxPitch, math.Min(maxPitch, o.Pitch+dy*perPixel))
 }
 
-// pan moves the target in the view plane so that the scene follows the
-// mouse: by dist times the angle a pixel subtends.
-func (o *orbit) pan(dx, dy, pixelAngle float64) {
-	r := o.rotation()
+// Pan moves the Target in the view plane so that the scene follows the
+// mouse: by Dist times the angle a pixel subtends.
+func (o *Orbit) Pan(dx, dy, pixelAngle float64) {
+	r := o.Rotation()
 	left := r.Col(1).Vec3()
 	up := r.Col(2).Vec3()
-	k := o.dist * pixelAngle
-	o.target = o.target.Add(left.Mul(dx * k)).Add(up.Mul(dy * k))
+	k := o.Dist * pixelAngle
+	o.Target = o.Target.Add(left.Mul(dx * k)).Add(up.Mul(dy * k))
 }
 
-// zoom moves the eye toward the target (steps > 0) or away from it.
-func (o *orbit) zoom(steps float64) {
-	o.dist = math.Max(minDist, math.Min(maxDist, o.dist*math.Pow(0.85, steps)))
+// Zoom moves the eye toward the Target (steps > 0) or away from it.
+func (o *Orbit) Zoom(steps float64) {
+	o.Dist = math.Max(minDist, math.Min(maxDist, o.Dist*math.Pow(0.85, steps)))
 }

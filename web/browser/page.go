@@ -1,0 +1,236 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"math"
+	"syscall/js"
+	"time"
+
+	"github.com/g3n/engine/gls"
+	"github.com/g3n/engine/math32"
+	"github.com/g3n/engine/renderer"
+	"github.com/g3n/engine/window"
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/viewer/orbit"
+	"github.com/simvis/simvis/web/client"
+)
+
+// page is the program's state: the canvas and its renderer, the camera,
+// the panel, and the connection of the current session.
+type page struct {
+	doc    js.Value
+	canvas js.Value
+	gs     *gls.GLS
+	rend   *renderer.Renderer
+	ui     bool
+
+	view      client.View
+	orb, home orbit.Orbit
+	looking   int // 1-based sensor looked through; 0: the orbit
+	following bool
+	followAt  mgl64.Vec3
+
+	conn   *client.Conn
+	client *ipc.Client
+	mirror *ipc.Mirror
+
+	frames     chan struct{}
+	onFrame    js.Func
+	panel      *panel
+	scene      *scene.Scene // what the panel was built for
+	status     js.Value
+	note       string // the last warning, shown in the status line
+	noteAt     time.Time
+	drawn      int
+	fpsStart   time.Time
+	fps        float64
+	lastStates uint64
+	statesRate float64
+}
+
+func newPage(ui bool) (*page, error) {
+	doc := js.Global().Get("document")
+	if err := window.Init("view"); err != nil {
+		return nil, err
+	}
+	p := &page{doc: doc, canvas: doc.Call("getElementById", "view"), ui: ui, frames: make(chan struct{}, 1),
+		status: doc.Call("getElementById", "status"), fpsStart: time.Now()}
+	p.gs = window.Get().(*window.WebGlCanvas).Gls()
+	p.rend = renderer.NewRenderer(p.gs)
+	if err := p.rend.AddDefaultShaders(); err != nil {
+		return nil, fmt.Errorf("compiling shaders: %w", err)
+	}
+	p.rend.SetObjectSorting(true)
+	p.onFrame = js.FuncOf(func(js.Value, []js.Value) any {
+		select {
+		case p.frames <- struct{}{}:
+		default:
+		}
+		return nil
+	})
+	if ui {
+		doc.Call("getElementById", "panel").Set("hidden", false)
+	} else {
+		for _, id := range []string{"status", "help"} {
+			doc.Call("getElementById", id).Get("style").Set("display", "none")
+		}
+	}
+	p.listen()
+	return p, nil
+}
+
+// welcome starts a session's view where the server says.
+func (p *page) welcome(w client.Welcome) {
+	p.view = w.View
+	p.orb = orbit.From(scene.Pose{X: w.View.X, Y: w.View.Y, Z: w.View.Z, Roll: w.View.Roll, Pitch: w.View.Pitch, Yaw: w.View.Yaw})
+	p.home = p.orb
+	p.looking, p.following = 0, false
+	p.doc.Set("title", "simvis: "+w.Scene)
+	p.doc.Call("getElementById", "scene-name").Set("textContent", w.Scene)
+	p.doc.Call("getElementById", "role").Set("textContent", "("+string(w.Role)+")")
+	p.scene = nil
+}
+
+// waitFrame waits for the browser's next animation frame.
+func (p *page) waitFrame() {
+	js.Global().Call("requestAnimationFrame", p.onFrame)
+	<-p.frames
+}
+
+// sensorToGL turns the sensor convention (x forward, y left, z up) into the
+// GL camera's (x right, y up, looking along -z), as the desktop viewer's
+// views do.
+var sensorToGL = mgl64.Mat4{0, -1, 0, 0, 0, 0, 1, 0, -1, 0, 0, 0, 0, 0, 0, 1}
+
+// glCamera is g3n's camera.ICamera with matrices computed in float64.
+type glCamera struct{ view, proj math32.Matrix4 }
+
+func (c *glCamera) ViewMatrix(m *math32.Matrix4) { *m = c.view }
+func (c *glCamera) ProjMatrix(m *math32.Matrix4) { *m = c.proj }
+
+// render draws the replica as the desktop viewer does: its own lights, the
+// viewer's geometry (sensed="false") shown, the same projection.
+func (p *page) render(s *scene.Scene) {
+	if s != p.scene {
+		p.scene = s
+		p.panel = newPanel(p, s)
+	}
+	dpr := js.Global().Get("devicePixelRatio").Float()
+	if p.view.FOV <= 0 || dpr <= 0 {
+		dpr = 1
+	}
+	w := int(math.Round(p.canvas.Get("clientWidth").Float() * dpr))
+	h := int(math.Round(p.canvas.Get("clientHeight").Float() * dpr))
+	if w <= 0 || h <= 0 {
+		return
+	}
+	if p.canvas.Get("width").Int() != w || p.canvas.Get("height").Int() != h {
+		p.canvas.Set("width", w)
+		p.canvas.Set("height", h)
+	}
+	p.panel.update(s)
+	p.follow(s)
+	pose, hfov, near, far := p.orb.Pose(), p.view.FOV, p.view.Near, p.view.Far
+	if se, ok := p.lookedThrough(s); ok {
+		pose, hfov = se.Frame.World(), 90
+		if f, ok := attrFloat(se, "fov"); ok && f > 0 && f < 180 {
+			hfov = f
+		}
+	}
+	if err := s.PrepareRender(true); err != nil {
+		p.warn(err.Error())
+	}
+	t := math.Tan(mgl64.DegToRad(hfov)/2) * float64(h) / float64(w)
+	viewM := pose.Mul4(sensorToGL).Inv()
+	proj := mgl64.Perspective(2*math.Atan(t), float64(w)/float64(h), near, far)
+	cam := &glCamera{}
+	for i := range viewM {
+		cam.view[i], cam.proj[i] = float32(viewM[i]), float32(proj[i])
+	}
+	bg := p.view.Background
+	p.gs.Viewport(0, 0, int32(w), int32(h))
+	p.gs.ClearColor(bg[0], bg[1], bg[2], 1)
+	p.gs.Clear(gls.COLOR_BUFFER_BIT | gls.DEPTH_BUFFER_BIT)
+	if err := p.rend.Render(s.G3N(), cam); err != nil {
+		p.warn("render: " + err.Error())
+	}
+	p.count()
+}
+
+// lookedThrough is the sensor looked through, if any.
+func (p *page) lookedThrough(s *scene.Scene) (*scene.SensorEntry, bool) {
+	list := s.Sensors()
+	if p.looking < 1 || p.looking > len(list) {
+		p.looking = 0
+		return nil, false
+	}
+	return list[p.looking-1], true
+}
+
+func attrFloat(se *scene.SensorEntry, name string) (float64, bool) {
+	v, ok := se.Sensor.Describe()[name]
+	if !ok {
+		return 0, false
+	}
+	var f float64
+	_, err := fmt.Sscan(fmt.Sprint(v), &f)
+	return f, err == nil
+}
+
+// follow keeps the followed frame where it was on the screen.
+func (p *page) follow(s *scene.Scene) {
+	if !p.following {
+		return
+	}
+	at, ok := followedAt(s)
+	if !ok {
+		p.following = false
+		return
+	}
+	p.orb.Target = p.orb.Target.Add(at.Sub(p.followAt))
+	p.followAt = at
+}
+
+// followedAt is where the followed frame is: the insertion point of the
+// first mobile element (a robot's pose), as in the desktop viewer.
+func followedAt(s *scene.Scene) (mgl64.Vec3, bool) {
+	for _, e := range s.Elements() {
+		if m, ok := e.Element.(scene.Mobile); ok && m.Mobile() {
+			if n, err := s.Frame(e.At); err == nil {
+				return n.World().Col(3).Vec3(), true
+			}
+		}
+	}
+	return mgl64.Vec3{}, false
+}
+
+// count updates the rates in the status line once a second.
+func (p *page) count() {
+	p.drawn++
+	d := time.Since(p.fpsStart)
+	if d < time.Second {
+		return
+	}
+	states, cycle, age := p.conn.Stats()
+	p.fps = float64(p.drawn) / d.Seconds()
+	p.statesRate = float64(states-p.lastStates) / d.Seconds()
+	p.drawn, p.fpsStart, p.lastStates = 0, time.Now(), states
+	text := fmt.Sprintf("host cycle %d · lag %d ms · %.0f frames/s · %.0f states/s", cycle, age.Milliseconds(), p.fps, p.statesRate)
+	if p.note != "" && time.Since(p.noteAt) < 10*time.Second {
+		text += " · " + p.note
+	}
+	p.setStatus(text)
+}
+
+func (p *page) setStatus(text string) { p.status.Set("textContent", text) }
+
+func (p *page) warn(text string) {
+	if text != p.note {
+		js.Global().Get("console").Call("warn", "simvis: "+text)
+	}
+	p.note, p.noteAt = text, time.Now()
+}

@@ -1,0 +1,255 @@
+package web
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/simvis/simvis/internal/webguard"
+	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/web/assets"
+	"github.com/simvis/simvis/web/client"
+)
+
+// Options configure a web viewer server.
+type Options struct {
+	// Addr is where to listen, HOST:PORT. Off loopback a token is required.
+	Addr string
+	// Dial connects to the host the pages show (an ipc.Dial or ipc.Open
+	// of its name). The server connects twice: to follow the host and to
+	// drive it for the pages.
+	Dial func() (*ipc.Client, error)
+	// DriverToken lets a page set values and send requests; ViewerToken
+	// lets it watch. Pages without a token are served on a loopback
+	// address only, as viewers.
+	DriverToken, ViewerToken string
+	// TLSCert and TLSKey, both or neither, serve https:// and wss://.
+	TLSCert, TLSKey string
+	// Origins are browser origins accepted besides the server's own
+	// (webguard host patterns).
+	Origins []string
+	// MaxClients bounds the pages connected at once (default 16).
+	MaxClients int
+	// Rate is how many states a second a page gets at most (default 30).
+	// A page that cannot keep up gets the newest state when it can: states
+	// in between are dropped, never queued.
+	Rate float64
+	// Scene names the scene in the page's title; View is where the page's
+	// camera starts (called once per page).
+	Scene string
+	View  func() client.View
+	// Requests tells pages whether the host takes XML requests.
+	Requests bool
+	// FetchFiles serves model files fetched from the host (its transport
+	// must be an ipc.FileFetcher) instead of reading them here: for a
+	// server on another machine than the host's files (a mirror).
+	FetchFiles bool
+	// Assets are the page's files (default: the embedded ones).
+	Assets fs.FS
+	// Log hears connections, refusals and host outages (default: nowhere).
+	Log io.Writer
+}
+
+// Stats count what the server did.
+type Stats struct {
+	Clients                     int    // connected now
+	States, Dropped             uint64 // states sent to pages, and skipped for slow ones
+	Refused, SlowClosed, Denied uint64 // connections refused, dropped for being slow, commands refused
+}
+
+// Server is the web viewer's HTTP server: the page, its program and the
+// WebSocket through which pages mirror the host.
+type Server struct {
+	opts      Options
+	anonymous bool // pages without a token are served (as viewers)
+	ln        net.Listener
+	http      *http.Server
+	url       string
+	fol       follower
+	drv       driver
+	cache     fileCache
+
+	snap    atomic.Pointer[snapshot]
+	mu      sync.Mutex
+	clients map[*session]bool
+	done    chan struct{}
+	wg      sync.WaitGroup
+
+	states, dropped, refused, slow, denied atomic.Uint64
+}
+
+// ErrTokenRequired refuses a server off loopback without a token.
+var ErrTokenRequired = errors.New("not a loopback address: give a driver or viewer token")
+
+// Listen starts a server on opts.Addr.
+func Listen(opts Options) (*Server, error) {
+	if opts.MaxClients == 0 {
+		opts.MaxClients = 16
+	}
+	if opts.Rate == 0 {
+		opts.Rate = 30
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.Assets == nil {
+		opts.Assets = assets.FS()
+	}
+	if opts.View == nil {
+		opts.View = func() client.View {
+			return client.View{X: -4, Y: -3, Z: 3, Pitch: 30, Yaw: 37, FOV: 60, Near: 0.05, Far: 500, Background: [3]float32{0.8, 0.82, 0.85}}
+		}
+	}
+	host, _, err := net.SplitHostPort(opts.Addr)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("web: address %q: %w", opts.Addr, err)
+	case opts.Dial == nil:
+		return nil, errors.New("web: no host to show (Options.Dial)")
+	case opts.MaxClients < 1 || opts.Rate <= 0 || opts.Rate > 1000:
+		return nil, fmt.Errorf("web: %d clients at most, %g states a second: out of range", opts.MaxClients, opts.Rate)
+	case !webguard.Loopback(host) && opts.DriverToken == "" && opts.ViewerToken == "":
+		return nil, fmt.Errorf("web: address %q: %w", opts.Addr, ErrTokenRequired)
+	case opts.DriverToken != "" && opts.DriverToken == opts.ViewerToken:
+		return nil, errors.New("web: the driver and viewer tokens must differ")
+	case (opts.TLSCert == "") != (opts.TLSKey == ""):
+		return nil, errors.New("web: TLS needs both a certificate and a key file")
+	}
+	s := &Server{opts: opts, anonymous: webguard.Loopback(host) && opts.ViewerToken == "",
+		clients: map[*session]bool{}, done: make(chan struct{})}
+	s.fol = follower{dial: opts.Dial, period: time.Duration(float64(time.Second) / opts.Rate)}
+	s.drv = driver{dial: opts.Dial}
+	var tlsConf *tls.Config
+	if opts.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(opts.TLSCert, opts.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("web: %w", err)
+		}
+		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	scheme := "http"
+	if tlsConf != nil {
+		ln, scheme = tls.NewListener(ln, tlsConf), "https"
+	}
+	s.ln = ln
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	s.url = scheme + "://" + net.JoinHostPort(host, port) + "/"
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ws", s.serveWS)
+	mux.Handle("/", s.pageHandler())
+	s.http = &http.Server{Handler: s.guard(mux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	s.snap.Store(&snapshot{status: client.Stopped})
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		s.http.Serve(ln)
+	}()
+	go s.followLoop()
+	return s, nil
+}
+
+// URL is the page's address (http://HOST:PORT/, https:// with TLS).
+func (s *Server) URL() string { return s.url }
+
+// Stats returns the server's counters.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	n := len(s.clients)
+	s.mu.Unlock()
+	return Stats{Clients: n, States: s.states.Load(), Dropped: s.dropped.Load(), Refused: s.refused.Load(),
+		SlowClosed: s.slow.Load(), Denied: s.denied.Load()}
+}
+
+// Close disconnects every page and stops the server.
+func (s *Server) Close() error {
+	select {
+	case <-s.done:
+		return nil
+	default:
+	}
+	close(s.done)
+	err := s.http.Close()
+	s.mu.Lock()
+	for c := range s.clients {
+		c.ws.Close(websocket.StatusGoingAway, "the server stopped")
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	s.fol.close()
+	s.drv.close()
+	return err
+}
+
+// followLoop publishes a snapshot of the host Rate times a second and
+// wakes the pages' writers; outages and recoveries are logged once.
+func (s *Server) followLoop() {
+	defer s.wg.Done()
+	tick := time.NewTicker(s.fol.period)
+	defer tick.Stop()
+	var gen uint64
+	down := false
+	for {
+		snap, err := s.fol.step()
+		if err != nil && !down {
+			fmt.Fprintf(s.opts.Log, "web: the host is not available: %v\n", err)
+		}
+		if snap.status == client.Running && down {
+			fmt.Fprintln(s.opts.Log, "web: the host is back")
+		}
+		down = snap.status != client.Running
+		gen++
+		snap.gen = gen
+		s.snap.Store(snap)
+		s.mu.Lock()
+		for c := range s.clients {
+			select {
+			case c.wake <- struct{}{}:
+			default: // it has not taken the last one yet: it will read this one
+			}
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.done:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// guard refuses, before anything is served, requests that name this
+// server by a non-loopback Host while tokenless pages are served (a page
+// whose own name was rebound to 127.0.0.1, DNS rebinding, would otherwise
+// read it), and sets the headers every answer carries.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.anonymous && !webguard.LoopbackHost(r.Host) && webguard.Token(r) == "" && r.URL.Path == "/ws" {
+			s.refused.Add(1)
+			http.Error(w, "without a token the server answers loopback host names only", http.StatusForbidden)
+			return
+		}
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		// 'wasm-unsafe-eval' lets the page compile its WebAssembly;
+		// nothing is loaded from elsewhere.
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "+
+			"connect-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'")
+		next.ServeHTTP(w, r)
+	})
+}
