@@ -57,17 +57,51 @@ func (p *Publisher) sweep(ctx context.Context) {
 }
 
 // createStream deletes the scene's change-log stream and creates it
-// anew, on file storage where the server offers it (a server restarted
-// with its store keeps it), else in memory; in memory on a server this
-// process embeds. On a cluster it has Limits.Replicas replicas (by
-// default 3 where the cluster has three or more servers): where the
-// default cannot be had (a server of the cluster is down), the stream
-// gets one and the host says so.
+// anew (makeStream), on the host's goroutine: at Publish and for a
+// removal's new run.
 func (p *Publisher) createStream(timeout time.Duration) error {
+	made, err := p.makeStream(timeout, true)
+	if err != nil {
+		return err
+	}
+	p.madeStream(made)
+	return nil
+}
+
+// streamMade is what makeStream made: the host takes it on its own
+// goroutine (madeStream).
+type streamMade struct {
+	storage  jetstream.StorageType
+	replicas int
+	why1     error // why the stream has one replica, not the default 3
+}
+
+// madeStream takes a stream makeStream made as the change log, empty.
+func (p *Publisher) madeStream(m streamMade) {
+	p.storage, p.replicas, p.published = m.storage, m.replicas, 0
+	if m.why1 != nil {
+		p.h.Warn("nats-replicas", "the change log has one replica, not 3 (%v): it does not survive the loss of its server; --replicas 3 insists", m.why1)
+	}
+}
+
+// makeStream creates the scene's change-log stream, after deleting the
+// one there if drop (a new host run starts a new log: readers of the old
+// stream notice its deletion and the new epoch), on file storage where
+// the server offers it (a server restarted with its store keeps it), else
+// in memory; in memory on a server this process embeds. On a cluster it
+// has Limits.Replicas replicas (by default 3 where the cluster has three
+// or more servers): where the default cannot be had (a server of the
+// cluster is down), the stream gets one and the host says so. It touches
+// no state of the host's: it also runs off the host's goroutine
+// (remakeStream).
+func (p *Publisher) makeStream(timeout time.Duration, drop bool) (streamMade, error) {
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := p.js.DeleteStream(ctx, streamName(p.name)); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return fmt.Errorf("natsipc: removing the previous change log: %w", err)
+	if drop {
+		if err := p.js.DeleteStream(ctx, streamName(p.name)); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return streamMade{}, fmt.Errorf("natsipc: removing the previous change log: %w", err)
+		}
 	}
 	cfg := jetstream.StreamConfig{
 		Name: streamName(p.name), Subjects: []string{subject(p.name, "log")},
@@ -89,12 +123,26 @@ func (p *Publisher) createStream(timeout time.Duration) error {
 	if _, ok := embedded.Load(p.nc.ConnectedServerId()); ok {
 		cfg.Storage = jetstream.MemoryStorage // the server lives and dies with this process
 	}
+	var made streamMade
 	_, err := p.js.CreateStream(ctx, cfg)
-	if err != nil && auto && cfg.Replicas > 1 && ctx.Err() == nil {
+	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		// Not dropped, and there after all (with another configuration):
+		// the caller looks at it again.
+		return streamMade{}, fmt.Errorf("natsipc: creating the change-log stream: %w", err)
+	}
+	// A cluster that is still forming (its servers just started) has
+	// JetStream answering before its meta leader knows every server:
+	// three replicas cannot be placed yet, and will be in a moment.
+	// Asked again for a third of the time given before settling for one.
+	for err != nil && auto && cfg.Replicas > 1 && ctx.Err() == nil && time.Since(start) < timeout/3 {
+		time.Sleep(250 * time.Millisecond)
+		_, err = p.js.CreateStream(ctx, cfg)
+	}
+	if err != nil && auto && cfg.Replicas > 1 && ctx.Err() == nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 		why := err
 		cfg.Replicas = 1
 		if _, err = p.js.CreateStream(ctx, cfg); err == nil {
-			p.h.Warn("nats-replicas", "the change log has one replica, not 3 (%v): it does not survive the loss of its server; --replicas 3 insists", why)
+			made.why1 = why
 		}
 	}
 	if err != nil && ctx.Err() == nil && cfg.Storage == jetstream.FileStorage {
@@ -102,10 +150,10 @@ func (p *Publisher) createStream(timeout time.Duration) error {
 		_, err = p.js.CreateStream(ctx, cfg)
 	}
 	if err != nil {
-		return fmt.Errorf("natsipc: creating the change-log stream (%d replicas): %w", cfg.Replicas, err)
+		return streamMade{}, fmt.Errorf("natsipc: creating the change-log stream (%d replicas): %w", cfg.Replicas, err)
 	}
-	p.storage, p.replicas, p.published = cfg.Storage, cfg.Replicas, 0
-	return nil
+	made.storage, made.replicas = cfg.Storage, cfg.Replicas
+	return made, nil
 }
 
 // ClusterSize is how many servers the server nc is connected to knows in
@@ -133,79 +181,6 @@ func (p *Publisher) Replicas() int { return p.replicas }
 // Storage is where the server keeps the change-log stream.
 func (p *Publisher) Storage() jetstream.StorageType { return p.storage }
 
-// checkStream runs on the host's goroutine after the connection to the
-// server was lost: it reports the outage once, and when the server is back
-// makes sure the stream still holds every record published, recreating it
-// from the host's own log if not (a server restarted without its store,
-// or one that lost it), then reports the recovery.
-func (p *Publisher) checkStream() {
-	p.followRun()
-	p.outageMu.Lock()
-	lostAt, why, warned := p.lostAt, p.lostWhy, p.warnedAt
-	if !lostAt.IsZero() && warned.IsZero() {
-		p.warnedAt = time.Now()
-	}
-	p.outageMu.Unlock()
-	if !lostAt.IsZero() && warned.IsZero() {
-		p.h.Warn("nats-lost", "lost the NATS server (%v); values, changes and sensor frames wait until it is back", why)
-	}
-	if !p.nc.IsConnected() || !p.recheck.Load() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	what := "intact"
-	st, err := p.js.Stream(ctx, streamName(p.name))
-	var info *jetstream.StreamInfo
-	if err == nil {
-		info, err = st.Info(ctx)
-	}
-	switch {
-	case err == nil && info.State.Msgs == info.State.LastSeq && info.State.Msgs >= p.published &&
-		info.State.Msgs-p.published <= uint64(len(p.unpublished)):
-		// Every record acknowledged is there; records after them were
-		// stored but their acknowledgements lost with the server: they
-		// are not published again.
-		extra := info.State.Msgs - p.published
-		p.unpublished = p.unpublished[extra:]
-		p.published += extra
-	case err == nil || errors.Is(err, jetstream.ErrStreamNotFound):
-		// Gone or short: the host's own log has every record.
-		lost := p.published
-		if err == nil {
-			lost -= min(lost, info.State.Msgs)
-		}
-		if err := p.createStream(time.Second); err != nil {
-			p.h.Warn("nats-stream", "the NATS server lost the change log and it could not be recreated yet: %v", err)
-			return
-		}
-		var all ipc.LogCursor
-		recs, err := p.h.Region.ReadLog(&all)
-		if err != nil {
-			p.h.Warn("nats-stream", "reading the host's change log: %v", err)
-			return
-		}
-		p.logCur, p.unpublished = all, recs
-		what = fmt.Sprintf("recreated (%d of its records were lost), refilled with %d records from the host's log", lost, len(recs))
-	default:
-		return // JetStream not ready yet: the next cycle asks again
-	}
-	p.probe = nil // counted above, or to be sent again
-	p.recheck.Store(false)
-	p.outageMu.Lock()
-	backAt, backTo := p.backAt, p.backTo
-	p.lostAt, p.warnedAt = time.Time{}, time.Time{}
-	p.outageMu.Unlock()
-	if backAt.Before(lostAt) {
-		backAt = time.Now()
-	}
-	if !lostAt.IsZero() {
-		p.h.Warn("nats-back", "the NATS server is back after %v (%s); the change-log stream is %s", backAt.Sub(lostAt).Round(time.Millisecond), backTo, what)
-	} else if what != "intact" {
-		p.h.Warn("nats-back", "the change-log stream was %s", what)
-	}
-}
-
 // publishLog copies the shared-memory change log's new records into the
 // stream, in order, each stored before the next. At attach time a failure
 // is an error; later, records that could not be stored (the server is
@@ -224,7 +199,7 @@ func (p *Publisher) publishLog(timeout time.Duration) error {
 		// A retry of a record whose acknowledgement was lost (the server
 		// died after storing it) carries the same Nats-Msg-Id: the stream
 		// acknowledges it again without storing it twice.
-		ack, err := p.js.PublishMsg(ctx, m)
+		ack, err := p.js.PublishMsg(ctx, m, noRetry)
 		if err != nil {
 			if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
 				p.recheck.Store(true) // the stream is gone
@@ -315,13 +290,19 @@ func (p *Publisher) storeLog() error {
 	}
 	rec := p.unpublished[0]
 	p.serveFiles(rec)
-	f, err := p.js.PublishMsgAsync(logMsg(p.name, p.epoch, rec))
+	f, err := p.js.PublishMsgAsync(logMsg(p.name, p.epoch, rec), noRetry)
 	if err != nil {
 		return err
 	}
 	p.probe, p.probeAt = f, time.Now()
 	return p.logWhy
 }
+
+// noRetry keeps a record's publication from being sent again by the
+// NATS library when no stream answers (it does so twice, 250 ms apart, by
+// default): a copy sent again after the host recreated the stream would
+// land in it out of its place. The host sends records again itself.
+var noRetry = jetstream.WithRetryAttempts(0)
 
 // logMsg is a change-log record as the stream holds it. Its message id
 // lets JetStream drop a record published twice (a retry after a lost

@@ -146,7 +146,7 @@ func TestExternalServerRestart(t *testing.T) {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("restart %d: no request got through in 10 s: %v", i+1, err)
+				t.Fatalf("restart %d: no request got through in 10 s: %v\nhost warnings:\n%s", i+1, err, warnings.String())
 			}
 			time.Sleep(100 * time.Millisecond)
 		}

@@ -23,6 +23,7 @@ func (p *Publisher) followRun() {
 	p.writes = nil
 	p.mu.Unlock()
 	p.logCur, p.unpublished, p.last = ipc.LogCursor{}, nil, nil
+	p.waitCheck() // a look or remake of the old run's stream
 	if err := p.createStream(2 * time.Second); err != nil {
 		// checkStream makes it when it can; records wait meanwhile.
 		p.h.Warn("nats-log", "the new run's change log: %v", err)
