@@ -71,10 +71,15 @@ type Publisher struct {
 	outageMu  sync.Mutex
 	lostAt    time.Time // when the connection to the server was lost; zero while connected
 	lostWhy   error
-	warnedAt  time.Time   // the outage reported
-	backAt    time.Time   // reconnected (to another server of a cluster, or the same)
-	backTo    string      // the server reconnected to, for the report
-	recheck   atomic.Bool // (re)connected: check the stream survived
+	warnedAt  time.Time        // the outage reported
+	backAt    time.Time        // reconnected (to another server of a cluster, or the same)
+	backTo    string           // the server reconnected to, for the report
+	recheck   atomic.Bool      // (re)connected: check the stream survived
+	check     chan checkResult // the look at the stream, or its remake, under way (streamcheck.go)
+	checkAt   time.Time        // when it started
+	checkFrom uint64           // records published when the look started
+	remaking  bool             // the stream is being recreated: records and outcomes wait
+	goneAt    time.Time        // the stream was first found missing, to be confirmed
 	storage   jetstream.StorageType
 	replicas  int                    // of the change-log stream
 	logDown   time.Time              // the change log could not be stored since; zero while it can
@@ -257,8 +262,10 @@ func (p *Publisher) after() error {
 	// A change log that cannot be stored (its stream has no leader for a
 	// few seconds after a cluster lost a server, or no quorum) is
 	// reported once when it starts and once when it ends, not per record
-	// or cycle.
-	if err := p.storeLog(); err != nil {
+	// or cycle. While its stream is being recreated, records wait.
+	if p.remaking {
+		// Nothing stored, nothing answered.
+	} else if err := p.storeLog(); err != nil {
 		if p.logDown.IsZero() {
 			p.logDown, p.logWhy = time.Now(), err
 			p.h.Warn("nats-log", "the change log cannot be stored for now (%v): changes wait in the host's log, and their requesters for the outcome, until it can", err)
@@ -267,7 +274,7 @@ func (p *Publisher) after() error {
 		p.h.Warn("nats-log-back", "the change log is stored again after %v; %d change(s) stored in all", time.Since(p.logDown).Round(time.Millisecond), p.published)
 		p.logDown, p.logWhy = time.Time{}, nil
 	}
-	if len(p.unpublished) == 0 {
+	if len(p.unpublished) == 0 && !p.remaking {
 		// Outcomes go out once their commands are in the stream.
 		for _, r := range p.replies {
 			p.answer(r)
