@@ -15,12 +15,13 @@ OUT      ?= out/quickstart
 # `make bench-peers`. python3-dartpy (DART) reads URDF robots as an independent
 # forward-kinematics reference; liburdfdom-tools has check_urdf; blender's own
 # importers read the STL, OBJ and Collada meshes the models tests compare with
-# (internal/blendertest). Node and the npm packages in internal/jstest are the
+# (internal/blendertest). Debian's chromium opens the web viewer's page
+# headless (WebGL by SwiftShader) in the web tests. Node and the npm packages in internal/jstest are the
 # independent MCAP, ROS 2, Foxglove, glTF and NATS readers the tests run.
 APT_PACKAGES := gcc pkg-config libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-mesa-dev \
 	libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev iproute2 \
 	python3-numpy python3-opencv xvfb xdotool xauth nats-server libembree-dev \
-	python3-dartpy liburdfdom-tools blender
+	python3-dartpy liburdfdom-tools blender chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test lint packages-doc cli-doc fuzz deps build install picture assets bench clean web-assets

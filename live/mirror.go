@@ -93,7 +93,7 @@ func Mirror(ctx context.Context, o MirrorOptions, w io.Writer) error {
 		if o.Connect == nil {
 			return errors.New("mirror: the web viewer needs MirrorOptions.Connect")
 		}
-		ws, err := o.Web.start(webHost{dial: o.Connect, title: o.Where, scene: m.Scene(), requests: true, fetch: true}, w)
+		ws, err := o.Web.start(webHost{dial: o.Connect, title: o.Where, scene: m.Scene(), requests: true, fetch: true, log: o.Warnings}, w)
 		if err != nil {
 			return err
 		}

@@ -251,7 +251,7 @@ func (ps *playback) runScene(ctx context.Context, pos time.Duration, paused bool
 	if o.Web.Addr != "" {
 		// The recording drives the scene: pages watch (a driver's values
 		// last until the recording's next ones).
-		ws, err := o.Web.start(webHost{dial: func() (*ipc.Client, error) { return ipc.Open(ipc.Path(o.Shm)) }, title: o.File, scene: h.Scene}, ps.w)
+		ws, err := o.Web.start(webHost{dial: func() (*ipc.Client, error) { return ipc.Open(ipc.Path(o.Shm)) }, title: o.File, scene: h.Scene, log: o.Warnings}, ps.w)
 		if err != nil {
 			return nil, err
 		}

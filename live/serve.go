@@ -111,7 +111,7 @@ func Serve(ctx context.Context, o ServeOptions, w io.Writer) error {
 		out = append(out, fox)
 	}
 	if o.Web.Addr != "" {
-		ws, err := o.Web.start(webHost{dial: func() (*ipc.Client, error) { return ipc.Open(path) }, title: o.Scene, scene: h.Scene, requests: true}, w)
+		ws, err := o.Web.start(webHost{dial: func() (*ipc.Client, error) { return ipc.Open(path) }, title: o.Scene, scene: h.Scene, requests: true, log: o.Warnings}, w)
 		if err != nil {
 			return err
 		}

@@ -50,6 +50,7 @@ type webHost struct {
 	title           string
 	scene           *scene.Scene
 	requests, fetch bool
+	log             io.Writer // connections, refusals, outages (standard error)
 }
 
 // start serves the host and prints the page's addresses on w.
@@ -83,7 +84,7 @@ func (o WebOptions) start(h webHost, w io.Writer) (*webServer, error) {
 	}
 	srv, err := web.Listen(web.Options{Addr: o.Addr, Dial: h.dial, DriverToken: o.Token, ViewerToken: o.ViewerToken,
 		TLSCert: o.TLSCert, TLSKey: o.TLSKey, Origins: origins, MaxClients: o.MaxClients, Rate: o.Rate,
-		Scene: h.title, View: func() client.View { return view }, Requests: h.requests, FetchFiles: h.fetch, Log: w})
+		Scene: h.title, View: func() client.View { return view }, Requests: h.requests, FetchFiles: h.fetch, Log: h.log})
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +132,7 @@ func ViewWeb(ctx context.Context, o WebViewOptions, w io.Writer) error {
 			return err
 		}
 	}
-	ws, err := o.Web.start(webHost{dial: func() (*ipc.Client, error) { return ipc.Open(path) }, title: o.Scene, scene: h.Scene, requests: true}, w)
+	ws, err := o.Web.start(webHost{dial: func() (*ipc.Client, error) { return ipc.Open(path) }, title: o.Scene, scene: h.Scene, requests: true, log: os.Stderr}, w)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"syscall/js"
@@ -46,6 +47,7 @@ type page struct {
 	note       string // the last warning, shown in the status line
 	noteAt     time.Time
 	drawn      int
+	total      int // frames drawn since the page opened
 	fpsStart   time.Time
 	fps        float64
 	lastStates uint64
@@ -80,7 +82,38 @@ func newPage(ui bool) (*page, error) {
 		}
 	}
 	p.listen()
+	js.Global().Set("simvisState", js.FuncOf(func(js.Value, []js.Value) any { return p.stateJSON() }))
 	return p, nil
+}
+
+// stateJSON describes what the page shows, for scripts and tests that
+// drive it (simvisState() in the page's console): frames drawn, the host
+// cycle, the commands replayed, every value of the replica and the world
+// position of each element's insertion point.
+func (p *page) stateJSON() string {
+	st := map[string]any{"drawn": p.total, "ready": p.scene != nil && p.total > 0}
+	if p.conn != nil {
+		_, cycle, _ := p.conn.Stats()
+		st["cycle"], st["role"] = cycle, p.conn.Welcome().Role
+	}
+	if s := p.scene; s != nil {
+		values, at := map[string]float64{}, map[string][3]float64{}
+		vals := s.Values()
+		for _, e := range s.Elements() {
+			for i, prm := range e.Params {
+				if e.Start+i < len(vals) {
+					values[e.Name+"."+prm.Name] = vals[e.Start+i]
+				}
+			}
+			if n, err := s.Frame(e.At); err == nil {
+				w := n.World().Col(3)
+				at[e.At] = [3]float64{w[0], w[1], w[2]}
+			}
+		}
+		st["commands"], st["values"], st["frames"] = len(s.Log()), values, at
+	}
+	data, _ := json.Marshal(st)
+	return string(data)
 }
 
 // welcome starts a session's view where the server says.
@@ -211,6 +244,7 @@ func followedAt(s *scene.Scene) (mgl64.Vec3, bool) {
 // count updates the rates in the status line once a second.
 func (p *page) count() {
 	p.drawn++
+	p.total++
 	d := time.Since(p.fpsStart)
 	if d < time.Second {
 		return

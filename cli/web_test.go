@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/simvis/simvis/internal/testkit"
+	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/web/assets"
+)
+
+// startWeb runs `simvis ARGS` (serve or view with --web) in a child process
+// until it prints the page's address, and returns the page's address and
+// the driver's (with its token).
+func startWeb(t *testing.T, args ...string) (page, driver string) {
+	t.Helper()
+	if !assets.Built() {
+		t.Fatal("this test binary was built without the web viewer's browser program: run `make web-assets` (go generate ./web/assets) first; make test does")
+	}
+	cmd, lines, errOut := startChild(t, args...)
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		for lines.Scan() {
+		}
+		cmd.Wait()
+	})
+	for lines.Scan() {
+		line := lines.Text()
+		if rest, ok := strings.CutPrefix(line, "web viewer at "); ok {
+			page, rest, _ = strings.Cut(rest, " ")
+			driver = strings.TrimSuffix(strings.TrimPrefix(rest, "(to drive: "), ")")
+			return page, driver
+		}
+	}
+	t.Fatalf("simvis %s printed no web viewer address\n%s", strings.Join(args, " "), errOut)
+	return "", ""
+}
+
+// pageState is what the page's simvisState() says.
+type pageState struct {
+	Ready    bool
+	Drawn    int
+	Cycle    uint64
+	Role     string
+	Commands int
+	Values   map[string]float64
+	Frames   map[string][3]float64
+}
+
+func state(t *testing.T, b *testkit.Browser) pageState {
+	t.Helper()
+	var js string
+	var st pageState
+	if err := b.Eval(`simvisState()`, &js); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(js), &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// The page in a real browser (headless Chromium, WebGL by SwiftShader)
+// draws what `simvis view -o` draws from the same viewpoint, with no
+// console errors.
+func TestWebPageEqualsViewPNG(t *testing.T) {
+	scene := filepath.Join(testkit.RepoRoot(), "scenes", "quickstart", "scene.xml")
+	from := "-3 -4 2.5 0 25 50"
+	page, _ := startWeb(t, "view", scene, "--web", "127.0.0.1:0", "--from", from, "--fov", "60")
+	ref := filepath.Join(t.TempDir(), "ref.png")
+	if code := Main([]string{"view", scene, "-o", ref, "--from", from, "--fov", "60", "--size", "640x480"}, new(strings.Builder), new(strings.Builder)); code != 0 {
+		t.Fatalf("view -o: exit %d", code)
+	}
+	b := testkit.Chromium(t, 640, 480)
+	b.Open(page + "#ui=off")
+	b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).drawn > 3`, 60*time.Second)
+	got := b.Screenshot()
+	want := testkit.ReadPNG(t, ref)
+	d := meanDiff(t, got, want)
+	t.Logf("mean difference to view -o: %.2f of 255", d)
+	if d > 4 {
+		if f, err := os.Create(filepath.Join(os.TempDir(), "simvis-web-page.png")); err == nil {
+			png.Encode(f, got)
+			f.Close()
+			t.Logf("the page's picture: %s; view -o's: %s", f.Name(), ref)
+		}
+		t.Errorf("the page differs from view -o by %.2f of 255 on average (want at most 4)", d)
+	}
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
+
+// A driver's page follows the host (a value set from outside moves the
+// robot), drives it (a field typed into sets the host's value), and shows
+// what requests add; a viewer's page cannot set; a page of another origin
+// cannot connect.
+func TestWebPageFollowsAndDrives(t *testing.T) {
+	scene := filepath.Join(testkit.RepoRoot(), "scenes", "quickstart", "scene.xml")
+	shm := fmt.Sprintf("webtest-%d", time.Now().UnixNano())
+	page, driver := startWeb(t, "serve", scene, "--shm", shm, "--no-nats", "--web", "127.0.0.1:0",
+		"--web-viewer-token", "look-only")
+	c, err := ipc.Open(shm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b := testkit.Chromium(t, 800, 600)
+	b.Open(driver)
+	b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).drawn > 2`, 60*time.Second)
+	if st := state(t, b); st.Role != "driver" {
+		t.Fatalf("the driver URL's page has role %q", st.Role)
+	}
+	// Moved from outside: the page's replica follows.
+	before := b.Screenshot()
+	if code := Main([]string{"set", "--shm", shm, "R_POSE.x=1.5"}, new(strings.Builder), new(strings.Builder)); code != 0 {
+		t.Fatalf("simvis set: exit %d", code)
+	}
+	b.WaitFor(`JSON.parse(simvisState()).values["R_POSE.x"] === 1.5`, 20*time.Second)
+	time.Sleep(300 * time.Millisecond) // a frame drawn after the value
+	if d := meanDiff(t, before, b.Screenshot()); d < 0.2 {
+		t.Errorf("the picture did not change when the robot moved (mean difference %.3f)", d)
+	}
+	// Typed into the page's field: the host's value follows.
+	b.WaitFor(`document.querySelector('[data-param="R_POSE.y"]') !== null`, 10*time.Second)
+	if err := b.Eval(`(() => { const i = document.querySelector('[data-param="R_POSE.y"]'); i.value = "0.75"; i.dispatchEvent(new Event("input")); return true })()`, nil); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := c.Param("R_POSE", "y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for v, _ := c.Get(idx); v != 0.75; v, _ = c.Get(idx) {
+		if time.Now().After(deadline) {
+			t.Fatalf("host R_POSE.y = %v, want 0.75 from the page's field", v)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// A request's new part appears in the page.
+	n := state(t, b).Commands
+	if _, err := c.Request(`<part name="ROBOT2" file="robot.gltf" insert_at="WORLD" pose_offset="2 2 0 0 0 90"/>`); err != nil {
+		t.Fatal(err)
+	}
+	b.WaitFor(fmt.Sprintf(`JSON.parse(simvisState()).commands === %d`, n+1), 20*time.Second)
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+
+	// The viewer token's page watches: its controls are disabled, and
+	// typing into one anyway leaves the host's value alone.
+	v := testkit.Chromium(t, 800, 600)
+	v.Open(page + "#token=look-only")
+	v.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).drawn > 2`, 60*time.Second)
+	if st := state(t, v); st.Role != "viewer" || st.Values["R_POSE.y"] != 0.75 {
+		t.Errorf("viewer page: role %q, R_POSE.y %v", st.Role, st.Values["R_POSE.y"])
+	}
+	var disabled bool
+	v.Eval(`document.querySelector('[data-param="R_POSE.y"]').disabled`, &disabled)
+	if !disabled {
+		t.Error("a viewer's page has enabled controls")
+	}
+	v.Eval(`(() => { const i = document.querySelector('[data-param="R_POSE.y"]'); i.disabled = false; i.value = "-3"; i.dispatchEvent(new Event("input")); return true })()`, nil)
+	time.Sleep(time.Second)
+	if got, _ := c.Get(idx); got != 0.75 {
+		t.Errorf("a viewer's page set R_POSE.y to %v", got)
+	}
+
+	// A page of another origin cannot open the WebSocket.
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<html></html>") }))
+	defer other.Close()
+	o := testkit.Chromium(t, 320, 240)
+	o.Open(other.URL)
+	o.WaitFor(`document.readyState === "complete"`, 20*time.Second)
+	ws := strings.Replace(strings.TrimSuffix(page, "/"), "http://", "ws://", 1) + "/ws"
+	var outcome string
+	if err := o.Eval(fmt.Sprintf(`new Promise(r => { const w = new WebSocket(%q, "simvis.web.v1"); w.onopen = () => r("open"); w.onerror = () => r("refused"); })`, ws), &outcome); err != nil {
+		t.Fatal(err)
+	}
+	if outcome != "refused" {
+		t.Errorf("a page of origin %s opened the viewer's WebSocket: %s", other.URL, outcome)
+	}
+}
