@@ -40,7 +40,7 @@ func startServe(t *testing.T, args ...string) func() string {
 
 // startChild starts this test binary as simvis with args, reading its
 // standard output line by line and collecting its standard error.
-func startChild(t *testing.T, args ...string) (*exec.Cmd, *bufio.Scanner, *strings.Builder) {
+func startChild(t testing.TB, args ...string) (*exec.Cmd, *bufio.Scanner, *strings.Builder) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "SIMVIS_CLI_CHILD=1")

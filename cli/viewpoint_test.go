@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"image"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -23,6 +24,11 @@ func redPixels(t *testing.T, file string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return redIn(img)
+}
+
+// redIn counts the pixels of a picture that are clearly the robot's red.
+func redIn(img image.Image) int {
 	n := 0
 	b := img.Bounds()
 	for y := b.Min.Y; y < b.Max.Y; y++ {
@@ -41,6 +47,27 @@ func redPixels(t *testing.T, file string) int {
 // old fixed one (outside the room) never showed; `view -o`, and the
 // windows, which start from the same framing.
 func TestDefaultViewSeesInsideARoom(t *testing.T) {
+	scene := roomScene(t)
+	dir := filepath.Dir(scene)
+	framed := filepath.Join(dir, "framed.png")
+	if code, _, errOut := simvis(t, "view", scene, "-o", framed, "--size", "320x180"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if n := redPixels(t, framed); n < 300 {
+		t.Errorf("the default view shows %d of the robot's pixels, want it in view (300 or more of 57,600)", n)
+	}
+	outside := filepath.Join(dir, "outside.png")
+	if code, _, errOut := simvis(t, "view", scene, "-o", outside, "--size", "320x180", "--from", "-4.7 -3.7 2.4 0 25 38"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if n := redPixels(t, outside); n != 0 {
+		t.Errorf("the old fixed viewpoint shows %d of the robot's pixels through the wall", n)
+	}
+}
+
+// roomScene writes the scene of a red robot in an enclosed room and
+// returns its path.
+func roomScene(t *testing.T) string {
 	dir := t.TempDir()
 	grey := [4]float32{0.7, 0.7, 0.7, 1}
 	testkit.WriteModel(t, dir, "room.glb", func(m *models.Model) {
@@ -62,18 +89,5 @@ func TestDefaultViewSeesInsideARoom(t *testing.T) {
 </scene>`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	framed := filepath.Join(dir, "framed.png")
-	if code, _, errOut := simvis(t, "view", scene, "-o", framed, "--size", "320x180"); code != 0 {
-		t.Fatal(errOut)
-	}
-	if n := redPixels(t, framed); n < 300 {
-		t.Errorf("the default view shows %d of the robot's pixels, want it in view (300 or more of 57,600)", n)
-	}
-	outside := filepath.Join(dir, "outside.png")
-	if code, _, errOut := simvis(t, "view", scene, "-o", outside, "--size", "320x180", "--from", "-4.7 -3.7 2.4 0 25 38"); code != 0 {
-		t.Fatal(errOut)
-	}
-	if n := redPixels(t, outside); n != 0 {
-		t.Errorf("the old fixed viewpoint shows %d of the robot's pixels through the wall", n)
-	}
+	return scene
 }

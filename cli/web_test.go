@@ -21,7 +21,7 @@ import (
 // startWeb runs `simvis ARGS` (serve or view with --web) in a child process
 // until it prints the page's address, and returns the page's address and
 // the driver's (with its token).
-func startWeb(t *testing.T, args ...string) (page, driver string) {
+func startWeb(t testing.TB, args ...string) (page, driver string) {
 	t.Helper()
 	if !assets.Built() {
 		t.Fatal("this test binary was built without the web viewer's browser program: run `make web-assets` (go generate ./web/assets) first; make test does")
@@ -188,5 +188,18 @@ func TestWebPageFollowsAndDrives(t *testing.T) {
 	}
 	if outcome != "refused" {
 		t.Errorf("a page of origin %s opened the viewer's WebSocket: %s", other.URL, outcome)
+	}
+}
+
+// Issue 28: the page's default view of a robot in an enclosed room shows
+// the robot (the framing of view -o and the windows, worked out by the
+// server).
+func TestWebDefaultViewSeesInsideARoom(t *testing.T) {
+	page, _ := startWeb(t, "view", roomScene(t), "--web", "127.0.0.1:0", "--size", "320x180")
+	b := testkit.Chromium(t, 320, 180)
+	b.Open(page + "#ui=off")
+	b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).drawn > 3`, 60*time.Second)
+	if n := redIn(b.Screenshot()); n < 300 {
+		t.Errorf("the page's default view shows %d of the robot's pixels, want it in view (300 or more of 57,600)", n)
 	}
 }

@@ -77,7 +77,9 @@ func (p *page) session(wsURL, token string) error {
 	p.conn, p.client, p.mirror = conn, c, m
 	for {
 		p.waitFrame()
+		t0 := time.Now()
 		err := m.Sync()
+		p.syncTime = time.Since(t0)
 		switch {
 		case err == nil:
 		case errors.Is(err, ipc.ErrHostStopped):
@@ -102,6 +104,11 @@ func (p *page) session(wsURL, token string) error {
 type remoteSensor struct{ attrs map[string]any }
 
 func (r remoteSensor) Describe() map[string]any { return r.attrs }
+
+// HasReturns is true: elements check that the sensor they draw the returns
+// of is a range sensor, and the host, which knows, already checked every
+// command the page replays.
+func (r remoteSensor) HasReturns() bool { return true }
 
 // registerSensorTypes registers the host's sensor types as remote
 // sensors.

@@ -48,6 +48,8 @@ type page struct {
 	noteAt     time.Time
 	drawn      int
 	total      int // frames drawn since the page opened
+	syncTime   time.Duration
+	drawTime   time.Duration // the last frame's, Go's part (the GL calls included)
 	fpsStart   time.Time
 	fps        float64
 	lastStates uint64
@@ -91,7 +93,8 @@ func newPage(ui bool) (*page, error) {
 // cycle, the commands replayed, every value of the replica and the world
 // position of each element's insertion point.
 func (p *page) stateJSON() string {
-	st := map[string]any{"drawn": p.total, "ready": p.scene != nil && p.total > 0}
+	st := map[string]any{"drawn": p.total, "ready": p.scene != nil && p.total > 0,
+		"sync_ms": p.syncTime.Seconds() * 1000, "draw_ms": p.drawTime.Seconds() * 1000}
 	if p.conn != nil {
 		_, cycle, _ := p.conn.Stats()
 		st["cycle"], st["role"] = cycle, p.conn.Welcome().Role
@@ -174,6 +177,8 @@ func (p *page) render(s *scene.Scene) {
 			hfov = f
 		}
 	}
+	t0 := time.Now()
+	defer func() { p.drawTime = time.Since(t0) }()
 	if err := s.PrepareRender(true); err != nil {
 		p.warn(err.Error())
 	}

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/simvis/simvis/internal/testkit"
+	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/web/client"
+)
+
+// BenchmarkWebPage is MARVIN (a 30 Hz host) in the web viewer's page in
+// headless Chromium at 1280x720 (WebGL by SwiftShader on this machine's
+// CPU): time from opening the URL to the first picture, frames per second
+// the page draws, and the bytes it downloaded. Run with -benchtime 1x:
+//
+//	go test -run XXX -bench WebPage -benchtime 1x ./cli/
+func BenchmarkWebPage(b *testing.B) {
+	scene := filepath.Join(testkit.RepoRoot(), "scenes", "marvin", "scene.xml")
+	shm := fmt.Sprintf("webbench-%d", time.Now().UnixNano())
+	page, _ := startWeb(b, "serve", scene, "--shm", shm, "--no-nats", "--web", "127.0.0.1:0")
+	br := testkit.Chromium(b, 1280, 720)
+	start := time.Now()
+	br.Open(page)
+	br.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).drawn > 0`, 120*time.Second)
+	first := time.Since(start)
+	var d0, d1 int
+	br.Eval(`JSON.parse(simvisState()).drawn`, &d0)
+	t0 := time.Now()
+	time.Sleep(5 * time.Second)
+	br.Eval(`JSON.parse(simvisState()).drawn`, &d1)
+	fps := float64(d1-d0) / time.Since(t0).Seconds()
+	var bytes float64
+	br.Eval(`performance.getEntriesByType("resource").concat(performance.getEntriesByType("navigation")).reduce((s, e) => s + e.transferSize, 0)`, &bytes)
+	b.ReportMetric(first.Seconds()*1000, "ms-to-first-picture")
+	b.ReportMetric(fps, "frames/s")
+	b.ReportMetric(bytes/1e6, "MB-downloaded")
+}
+
+// BenchmarkWebPages is a 30 Hz MARVIN host served to 0 and then 10 pages
+// (web/client mirrors syncing 30 times a second, what the page program
+// runs): the host's cycles per second and the serving process's resident
+// memory with each. Run with -benchtime 1x.
+func BenchmarkWebPages(b *testing.B) {
+	scene := filepath.Join(testkit.RepoRoot(), "scenes", "marvin", "scene.xml")
+	shm := fmt.Sprintf("webbench-%d", time.Now().UnixNano())
+	cmd, lines, errOut := startChild(b, "serve", scene, "--shm", shm, "--no-nats", "--web", "127.0.0.1:0")
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	var page string
+	for page == "" && lines.Scan() {
+		if rest, ok := strings.CutPrefix(lines.Text(), "web viewer at "); ok {
+			page, _, _ = strings.Cut(rest, " ")
+		}
+	}
+	if page == "" {
+		b.Fatalf("no web viewer address\n%s", errOut)
+	}
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	c, err := ipc.Open(shm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	hc := c.Conn().(interface{ HostCycles() uint64 })
+	rate := func() float64 {
+		n0, t0 := hc.HostCycles(), time.Now()
+		time.Sleep(5 * time.Second)
+		return float64(hc.HostCycles()-n0) / time.Since(t0).Seconds()
+	}
+	time.Sleep(2 * time.Second) // the first cycles compile shaders
+	alone, rss0 := rate(), rssMiB(b, cmd.Process.Pid)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	ws, _ := client.WebSocketURL(page)
+	for range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := client.Dial(ctx, ws, "")
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			defer conn.Close()
+			m, err := ipc.NewMirrorWith(ipc.NewClient(conn), ipc.MirrorOptions{FetchFiles: true})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			defer m.Close()
+			for ctx.Err() == nil {
+				m.Sync()
+				time.Sleep(time.Second / 30)
+			}
+		}()
+	}
+	time.Sleep(3 * time.Second) // the mirrors fetch the models and build
+	served, rss10 := rate(), rssMiB(b, cmd.Process.Pid)
+	cancel()
+	wg.Wait()
+	b.ReportMetric(alone, "cycles/s-alone")
+	b.ReportMetric(served, "cycles/s-10-pages")
+	b.ReportMetric(rss0, "MiB-alone")
+	b.ReportMetric(rss10, "MiB-10-pages")
+}
+
+// rssMiB is a process's resident memory.
+func rssMiB(b *testing.B, pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
+			return kb / 1024
+		}
+	}
+	b.Fatal("no VmRSS")
+	return 0
+}
