@@ -143,11 +143,19 @@ type returner interface {
 // returns gives a range frame's hits in world coordinates (none for frames
 // that are not ranges).
 func (f *Frame) returns() *scene.Returns {
-	rt := &scene.Returns{Sensor: f.Sensor}
-	if r, ok := f.payload.(returner); ok {
+	rt, _ := f.Returns()
+	return rt
+}
+
+// Returns are a range frame's returns in world coordinates, what the scan
+// overlay draws; ok is false for frames without returns (a camera's).
+func (f *Frame) Returns() (rt *scene.Returns, ok bool) {
+	rt = &scene.Returns{Sensor: f.Sensor}
+	r, ok := f.payload.(returner)
+	if ok {
 		r.addReturns(rt)
 	}
-	return rt
+	return rt, ok
 }
 
 // WriteFiles writes the frame as capture does: base plus ".scan.json",

@@ -65,8 +65,13 @@ var Rules = []Rule{
 		To:   []string{"ipc/...", "record/...", "cli/..."},
 	},
 	{
+		Says: "The web viewer's server (`web/...`) is a transport: it knows no sensors, recording, desktop viewer, GL context or command line; its browser program mirrors with `ipc` and draws with g3n",
+		From: []string{"web/..."},
+		To:   []string{"sensors/...", "record/...", "viewer", "internal/gpu", "cli/..."},
+	},
+	{
 		Says: "`live` runs scenes over transports, recordings, sensors and the viewer: none of those imports it",
-		From: []string{"models/...", "scene/...", "elements/...", "sensors/...", "ipc/...", "record/...", "viewer/..."},
+		From: []string{"models/...", "scene/...", "elements/...", "sensors/...", "ipc/...", "web/...", "record/...", "viewer/..."},
 		To:   []string{"live/..."},
 	},
 	{
