@@ -28,7 +28,7 @@ func BenchmarkWebPage(b *testing.B) {
 	page, _ := startWeb(b, "serve", scene, "--shm", shm, "--no-nats", "--web", "127.0.0.1:0")
 	br := testkit.Chromium(b, 1280, 720)
 	start := time.Now()
-	br.Open(page)
+	br.Open(page + "#redraw=all") // every animation frame drawn: a drawing rate
 	br.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).drawn > 0`, 120*time.Second)
 	first := time.Since(start)
 	var d0, d1 int

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"syscall/js"
 	"time"
 
@@ -50,19 +51,23 @@ type page struct {
 	total      int // frames drawn since the page opened
 	syncTime   time.Duration
 	drawTime   time.Duration // the last frame's, Go's part (the GL calls included)
+	redrawAll  bool          // draw every animation frame, changed or not (#redraw=all: benchmarks)
+	last       drawn
+	lastValues []float64
+	lastAt     time.Time
 	fpsStart   time.Time
 	fps        float64
 	lastStates uint64
 	statesRate float64
 }
 
-func newPage(ui bool) (*page, error) {
+func newPage(ui, redrawAll bool) (*page, error) {
 	doc := js.Global().Get("document")
 	if err := window.Init("view"); err != nil {
 		return nil, err
 	}
 	p := &page{doc: doc, canvas: doc.Call("getElementById", "view"), ui: ui, frames: make(chan struct{}, 1),
-		status: doc.Call("getElementById", "status"), fpsStart: time.Now()}
+		status: doc.Call("getElementById", "status"), fpsStart: time.Now(), redrawAll: redrawAll}
 	p.gs = window.Get().(*window.WebGlCanvas).Gls()
 	p.rend = renderer.NewRenderer(p.gs)
 	if err := p.rend.AddDefaultShaders(); err != nil {
@@ -156,7 +161,7 @@ func (p *page) render(s *scene.Scene) {
 		p.panel = newPanel(p, s)
 	}
 	dpr := js.Global().Get("devicePixelRatio").Float()
-	if p.view.FOV <= 0 || dpr <= 0 {
+	if dpr <= 0 {
 		dpr = 1
 	}
 	w := int(math.Round(p.canvas.Get("clientWidth").Float() * dpr))
@@ -177,6 +182,14 @@ func (p *page) render(s *scene.Scene) {
 			hfov = f
 		}
 	}
+	// Nothing changed (the values, the commands, the view, the size):
+	// the canvas keeps the last picture, and a laptop's battery its charge.
+	now := drawn{scene: s, commands: len(s.Log()), pose: pose, hfov: hfov, w: w, h: h}
+	if !p.redrawAll && now == p.last && slices.Equal(s.Values(), p.lastValues) && time.Since(p.lastAt) < time.Second {
+		p.count(false)
+		return
+	}
+	p.last, p.lastValues, p.lastAt = now, append(p.lastValues[:0], s.Values()...), time.Now()
 	t0 := time.Now()
 	defer func() { p.drawTime = time.Since(t0) }()
 	if err := s.PrepareRender(true); err != nil {
@@ -196,7 +209,16 @@ func (p *page) render(s *scene.Scene) {
 	if err := p.rend.Render(s.G3N(), cam); err != nil {
 		p.warn("render: " + err.Error())
 	}
-	p.count()
+	p.count(true)
+}
+
+// drawn is what a picture was drawn from.
+type drawn struct {
+	scene    *scene.Scene
+	commands int
+	pose     mgl64.Mat4
+	hfov     float64
+	w, h     int
 }
 
 // lookedThrough is the sensor looked through, if any.
@@ -246,10 +268,13 @@ func followedAt(s *scene.Scene) (mgl64.Vec3, bool) {
 	return mgl64.Vec3{}, false
 }
 
-// count updates the rates in the status line once a second.
-func (p *page) count() {
-	p.drawn++
-	p.total++
+// count counts a frame (drew: a picture was drawn, not kept) and updates
+// the rates in the status line once a second.
+func (p *page) count(drew bool) {
+	if drew {
+		p.drawn++
+		p.total++
+	}
 	d := time.Since(p.fpsStart)
 	if d < time.Second {
 		return
@@ -258,7 +283,7 @@ func (p *page) count() {
 	p.fps = float64(p.drawn) / d.Seconds()
 	p.statesRate = float64(states-p.lastStates) / d.Seconds()
 	p.drawn, p.fpsStart, p.lastStates = 0, time.Now(), states
-	text := fmt.Sprintf("host cycle %d · lag %d ms · %.0f frames/s · %.0f states/s", cycle, age.Milliseconds(), p.fps, p.statesRate)
+	text := fmt.Sprintf("host cycle %d · lag %d ms · %.0f frames/s drawn · %.0f states/s", cycle, age.Milliseconds(), p.fps, p.statesRate)
 	if p.note != "" && time.Since(p.noteAt) < 10*time.Second {
 		text += " · " + p.note
 	}
