@@ -159,7 +159,9 @@ func (d *driver) do(epoch uint64, fn func(c *ipc.Client) error) error {
 		}
 		d.c = c
 	}
-	if d.c.Epoch() != epoch || d.c.Check() != nil {
+	// epoch 0 (a request, a file): any run; reopening remaps the whole
+	// region, so only a restart does it.
+	if epoch != 0 && d.c.Epoch() != epoch || d.c.Check() != nil {
 		if err := d.c.Reopen(); err != nil {
 			return err
 		}

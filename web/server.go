@@ -168,10 +168,18 @@ func (s *Server) URL() string { return s.url }
 
 // Stats returns the server's counters.
 func (s *Server) Stats() Stats {
+	// A page whose writer is stuck (its TCP buffers full) has skipped
+	// every state published since its last: they count before it takes
+	// another (or is dropped).
 	s.mu.Lock()
 	n := len(s.clients)
+	dropped := s.dropped.Load()
+	gen := s.snap.Load().gen
+	for c := range s.clients {
+		dropped += skipped(gen, c.gen)
+	}
 	s.mu.Unlock()
-	return Stats{Clients: n, States: s.states.Load(), Dropped: s.dropped.Load(), Refused: s.refused.Load(),
+	return Stats{Clients: n, States: s.states.Load(), Dropped: dropped, Refused: s.refused.Load(),
 		SlowClosed: s.slow.Load(), Denied: s.denied.Load()}
 }
 

@@ -37,7 +37,17 @@ type session struct {
 	epoch   uint64 // the run the page was last sent
 	sent    int    // records of that run sent
 	elemGen uint64 // element table last sent
-	gen     uint64 // snapshot last sent
+	gen     uint64 // snapshot last sent (guarded by s.mu)
+	missed  uint64 // snapshots skipped for this page, told in its states
+}
+
+// skipped is how many snapshots a page whose last was sent will never
+// get, now that now is published: a writer always sends the newest.
+func skipped(now, sent uint64) uint64 {
+	if sent == 0 || now <= sent+1 {
+		return 0
+	}
+	return now - sent - 1
 }
 
 // role decides what a connection may do from its token.
@@ -93,6 +103,15 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c := &session{s: s, ws: ws, role: role, remote: r.RemoteAddr, wake: make(chan struct{}, 1),
 		out: make(chan []byte, repliesQueue), slots: make(chan struct{}, maxInFlight)}
 	s.mu.Lock()
+	select {
+	case <-s.done:
+		// Close has closed the pages it knew: one registered now would
+		// hold its wait up until the page left.
+		s.mu.Unlock()
+		ws.Close(websocket.StatusGoingAway, "the server stopped")
+		return
+	default:
+	}
 	if len(s.clients) >= s.opts.MaxClients {
 		s.mu.Unlock()
 		s.refused.Add(1)
@@ -119,6 +138,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	ws.Close(websocket.StatusNormalClosure, "")
 	s.mu.Lock()
 	delete(s.clients, c)
+	gen := s.snap.Load().gen
+	s.dropped.Add(skipped(gen, c.gen))
+	c.gen = gen
 	s.mu.Unlock()
 	if err != nil && websocket.CloseStatus(err) == -1 && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(s.opts.Log, "web: %s: %v\n", c.remote, err)
@@ -175,15 +197,17 @@ func (c *session) write(ctx context.Context, typ websocket.MessageType, msg []by
 // (up to about recordBytes of them), the element table if it changed, and
 // the values. It reports whether records are left for another message.
 func (c *session) sendState(ctx context.Context) (more bool, err error) {
+	c.s.mu.Lock() // Stats counts what a stuck page skipped from c.gen
 	snap := c.s.snap.Load()
-	if snap.gen > c.gen+1 && c.gen != 0 {
-		c.s.dropped.Add(snap.gen - c.gen - 1)
-	}
+	n := skipped(snap.gen, c.gen)
+	c.s.dropped.Add(n)
 	c.gen = snap.gen
+	c.s.mu.Unlock()
+	c.missed += n
 	if snap.epoch != c.epoch {
 		c.epoch, c.sent, c.elemGen = snap.epoch, 0, 0
 	}
-	st := client.State{Epoch: snap.epoch, Status: snap.status, Cycle: snap.cycle, SentAt: time.Now().UnixMilli()}
+	st := client.State{Epoch: snap.epoch, Status: snap.status, Cycle: snap.cycle, SentAt: time.Now().UnixMilli(), Dropped: c.missed}
 	size := 0
 	for c.sent < len(snap.records) && (size == 0 || size+len(snap.records[c.sent].XML) <= recordBytes) {
 		size += len(snap.records[c.sent].XML) + 256

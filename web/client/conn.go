@@ -179,17 +179,29 @@ func (c *Conn) apply(st State, tail []byte) error {
 	if err != nil {
 		return err
 	}
+	if st.ValuesFrom < 0 || st.ValuesFrom > 1<<28 {
+		return fmt.Errorf("web: values from index %d", st.ValuesFrom)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	l := &c.latest
+	// Checked before anything changes: a bad state leaves the run as the
+	// last good one left it.
+	var last uint64
+	if n := len(l.records); n > 0 && st.Epoch == l.epoch {
+		last = l.records[n-1].Seq
+	}
+	for _, r := range st.Records {
+		if r.Seq <= last {
+			return fmt.Errorf("web: change-log record %d after %d", r.Seq, last)
+		}
+		last = r.Seq
+	}
 	if st.Epoch != l.epoch {
 		*l = runState{epoch: st.Epoch}
 	}
 	l.status, l.cycle, l.complete = st.Status, st.Cycle, st.Complete
 	for _, r := range st.Records {
-		if n := len(l.records); n > 0 && r.Seq <= l.records[n-1].Seq {
-			return fmt.Errorf("web: change-log record %d after %d", r.Seq, l.records[n-1].Seq)
-		}
 		l.records = append(l.records, ipc.LogRecord{Seq: r.Seq, Source: r.Source, Dir: r.Dir, XML: r.XML, Files: r.Files})
 	}
 	if st.Elements != nil {
@@ -197,9 +209,6 @@ func (c *Conn) apply(st State, tail []byte) error {
 		for _, e := range st.Elements {
 			l.elements = append(l.elements, ipc.Descriptor{Name: e.Name, At: e.At, Type: e.Type, Start: e.Start, Params: e.Params})
 		}
-	}
-	if st.ValuesFrom < 0 || st.ValuesFrom > 1<<28 {
-		return fmt.Errorf("web: values from index %d", st.ValuesFrom)
 	}
 	if end := st.ValuesFrom + len(vals); end > len(l.values) {
 		l.values = append(l.values, make([]float64, end-len(l.values))...)
@@ -232,11 +241,11 @@ func (c *Conn) waitFor(ctx context.Context, cond func() bool) error {
 		c.mu.Lock()
 		ok, err, ch := cond(), c.err, c.changed
 		c.mu.Unlock()
+		if err != nil { // a lost connection's last state may meet cond
+			return err
+		}
 		if ok {
 			return nil
-		}
-		if err != nil {
-			return err
 		}
 		select {
 		case <-ch:
