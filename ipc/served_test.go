@@ -76,18 +76,18 @@ func TestReadLoggedChunk(t *testing.T) {
 	}
 
 	for rel, want := range map[string]string{
-		"../outside/secret":       "leaves",
+		"../outside/secret":        "leaves",
 		"sub/../../outside/secret": "leaves",
-		"/etc/passwd":             "leaves",
-		"":                        "leaves",
-		"out.bin":                 "leads out",
-		"rel-out.bin":             "leads out",
-		"outdir/secret":           "leads out",
-		"loop-a":                  "not found",
-		"dangling.bin":            "not found",
-		"missing.bin":             "not found",
-		"fifo":                    "not a regular file",
-		"sub":                     "not a regular file",
+		"/etc/passwd":              "leaves",
+		"":                         "leaves",
+		"out.bin":                  "leads out",
+		"rel-out.bin":              "leads out",
+		"outdir/secret":            "leads out",
+		"loop-a":                   "not found",
+		"dangling.bin":             "not found",
+		"missing.bin":              "not found",
+		"fifo":                     "not a regular file",
+		"sub":                      "not a regular file",
 	} {
 		start := time.Now()
 		chunk, _, err := ipc.ReadLoggedChunk(dir, rel, 0, 1000)
