@@ -214,6 +214,7 @@ func (p *Publisher) publishLog(timeout time.Duration) error {
 		}
 		p.published++
 		p.unpublished = p.unpublished[1:]
+		p.storedInPlace()
 	}
 	return nil
 }
@@ -274,6 +275,7 @@ func (p *Publisher) storeLog() error {
 			}
 			p.published++
 			p.unpublished = p.unpublished[1:]
+			p.storedInPlace()
 			return p.publishLog(200 * time.Millisecond)
 		case err := <-p.probe.Err():
 			p.probe = nil

@@ -590,10 +590,28 @@ func (c *Conn) Set(i int, v float64) error {
 	return c.nc.Publish(c.setSubj, encodeSet(epoch, []pair{{uint32(i), v}}))
 }
 
-// Flush waits until the server has taken every value write sent so far,
-// and reports writes it refused this client's role (a viewer's): those
-// never reach the host.
+// Flush waits until the host has taken every value write sent so far and
+// this client holds the values message of the cycle that applied them
+// (and its refusal, if that cycle refused values), so that Get shows
+// what became of them; it reports writes the server refused this
+// client's role (a viewer's): those never reach the host. A host that
+// does not answer within the client's timeout (it lost its server, and
+// the writes with it) leaves the outcome to the values as they are.
 func (c *Conn) Flush() error {
+	c.mu.Lock()
+	epoch := c.epoch
+	c.mu.Unlock()
+	// A set message with a reply subject and no writes: the host answers
+	// it after the cycle that applied the writes before it (the same
+	// subject: they reach the host in order).
+	sub, err := c.nc.SubscribeSync(c.nc.NewInbox())
+	if err != nil {
+		return fmt.Errorf("natsipc: waiting for the host to take the values: %w", err)
+	}
+	defer sub.Unsubscribe()
+	if err := c.nc.PublishRequest(c.setSubj, sub.Subject, encodeSet(epoch, nil)); err != nil {
+		return fmt.Errorf("natsipc: %w", err)
+	}
 	if err := c.nc.FlushTimeout(c.timeout); err != nil {
 		return fmt.Errorf("natsipc: %w", err)
 	}
@@ -602,8 +620,27 @@ func (c *Conn) Flush() error {
 	if err := c.nc.LastError(); errors.Is(err, nats.ErrPermissionViolation) && strings.Contains(err.Error(), `"`+c.setSubj+`"`) {
 		c.onAsyncError(c.nc, nil, err)
 	}
-	_, err := c.refused(c.setSubj)
-	return err
+	if _, err := c.refused(c.setSubj); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(c.timeout)
+	m, err := sub.NextMsg(c.timeout)
+	var r syncReply
+	if err != nil || json.Unmarshal(m.Data, &r) != nil {
+		return nil
+	}
+	// The values message and the refusal came before the reply, on
+	// subscriptions of their own: wait for this client to have read them.
+	for time.Now().Before(deadline) {
+		c.mu.Lock()
+		done := c.epoch != epoch || c.cycle >= r.Cycle && (!r.Rejected || c.lastRej.Cycle >= r.Cycle)
+		c.mu.Unlock()
+		if done {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
 }
 
 // Get returns value i as the host last published it.

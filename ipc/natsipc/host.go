@@ -54,6 +54,8 @@ type Publisher struct {
 	requests  chan *nats.Msg
 	describes []*nats.Msg
 	snapshots []*nats.Msg
+	syncs     []*nats.Msg // set messages asking when their writes are taken (onSet)
+	syncing   []*nats.Msg // those whose writes this cycle applies (host goroutine)
 
 	last        []float64       // values as last published
 	logCur      ipc.LogCursor   // shared-memory change log published so far
@@ -205,8 +207,11 @@ func validName(name string) bool {
 // the queued requests, on the host's goroutine.
 func (p *Publisher) before() error {
 	p.mu.Lock()
+	// The writes and the syncs that came after them, together.
 	writes := p.writes
 	p.writes = nil
+	p.syncing = append(p.syncing, p.syncs...)
+	p.syncs = nil
 	over, stale, malformed, lookups := p.over, p.stale, p.malformed, p.lookups
 	p.over, p.stale, p.malformed, p.lookups = 0, 0, 0, 0
 	p.mu.Unlock()
@@ -257,6 +262,7 @@ func (p *Publisher) after() error {
 		p.mu.Lock()
 		p.describes, p.snapshots = nil, nil
 		p.mu.Unlock()
+		p.syncing = p.syncing[:0] // their clients stop waiting (Conn.Flush)
 		return nil
 	}
 	// A change log that cannot be stored (its stream has no leader for a
@@ -301,6 +307,15 @@ func (p *Publisher) after() error {
 		if err != nil {
 			p.h.Warn("nats", "publishing a refusal: %v", err)
 		}
+	}
+	if len(p.syncing) > 0 {
+		// After the values and the refusal of this cycle, which took
+		// the writes sent before each sync.
+		data, _ := json.Marshal(syncReply{Cycle: msg.cycle, Rejected: p.rejSent == msg.cycle})
+		for _, m := range p.syncing {
+			m.Respond(data)
+		}
+		p.syncing = p.syncing[:0]
 	}
 	p.mu.Lock()
 	describes, snapshots := p.describes, p.snapshots

@@ -58,6 +58,25 @@ func (p *Publisher) onSet(m *nats.Msg) {
 	default:
 		p.writes = append(p.writes, pairs...)
 	}
+	if m.Reply != "" {
+		// A client asking when the writes it sent so far are taken
+		// (Conn.Flush): answered after the cycle that applies them,
+		// once its values are published (after).
+		if len(p.syncs) < p.limits.PendingRequests {
+			p.syncs = append(p.syncs, m)
+		} else {
+			p.lookups++
+		}
+	}
+}
+
+// syncReply answers a set message that has a reply subject: the cycle
+// whose values message is the first to show the writes sent before it,
+// and whether that cycle refused values (its rejected message came
+// before this reply).
+type syncReply struct {
+	Cycle    uint64 `json:"cycle"`
+	Rejected bool   `json:"rejected,omitempty"`
 }
 
 // MaxRequest bounds a remote change request's XML.
