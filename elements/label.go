@@ -57,11 +57,19 @@ func labelFont() (*text.Font, error) {
 
 var fontMu sync.Mutex // text.Font keeps drawing state
 
+// maxLabelText bounds a label's text: it is rasterized whole into one
+// texture, so a request's 16 KiB of text would otherwise cost a picture of
+// hundreds of megabytes (a name tag needs a few words).
+const maxLabelText = 256
+
 func newLabel(ctx *scene.Context) (scene.Element, error) {
 	c := ctx.Command
 	str, err := c.Required("text")
 	if err != nil {
 		return nil, err
+	}
+	if len(str) > maxLabelText {
+		return nil, c.Errorf("text", "%d bytes of text: a label takes at most %d", len(str), maxLabelText)
 	}
 	col, err := readRGB(c, "color", [3]float64{1, 1, 1})
 	if err != nil {
