@@ -49,6 +49,7 @@ type Conn struct {
 	followMu    sync.Mutex // guards consume
 	consume     jetstream.ConsumeContext
 	refollowing atomic.Bool
+	snapping    atomic.Bool // a snapshot asked for after missed cycles
 	closed      atomic.Bool
 	setSubj     string           // simvis.NAME.set
 	denied      map[string]error // subjects the server refused this client
@@ -91,7 +92,7 @@ func Dial(rawURL string) (*Conn, error) { return DialAs(rawURL, RoleDriver) }
 // DialAs is Dial taking role r's credentials from the secrets file
 // (RoleViewer for clients that only read).
 func DialAs(rawURL string, r Role) (*Conn, error) {
-	servers, name, err := Servers(rawURL)
+	servers, name, domain, err := parseServers(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("natsipc: %w", err)
 	}
@@ -131,7 +132,12 @@ func DialAs(rawURL string, r Role) (*Conn, error) {
 		}
 		return nil, fmt.Errorf("natsipc: connecting to %s: %w", redactServers(servers), err)
 	}
+	// The change log is in the JetStream of the client's servers, or in
+	// the domain the URL names (a leaf node's, through its link).
 	js, err := jetstream.New(nc)
+	if domain != "" {
+		js, err = jetstream.NewWithDomain(nc, domain)
+	}
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("natsipc: %w", err)
@@ -425,6 +431,16 @@ func (c *Conn) onValues(m *nats.Msg) {
 		// an earlier one a late message of the run left behind.
 		c.replaced = c.replaced || v.epoch > c.epoch
 		return
+	}
+	// The host publishes values every cycle, changed ones only: a cycle
+	// missed (dropped on the way: a leaf node's link cut while this
+	// client's own connection stayed up, a slow client) may have carried
+	// changes no later message repeats. All values are asked for again.
+	if c.cycle != 0 && v.cycle > c.cycle+1 && c.snapping.CompareAndSwap(false, true) {
+		go func() {
+			defer c.snapping.Store(false)
+			c.resnapshot()
+		}()
 	}
 	c.apply(v)
 }

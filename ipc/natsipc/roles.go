@@ -64,6 +64,15 @@ var (
 		"$JS.API.CONSUMER.INFO.*.*",
 		"$JS.API.CONSUMER.DELETE.*.*",
 		"$JS.API.CONSUMER.MSG.NEXT.*.*",
+		// The same in another JetStream domain (a robot's leaf node,
+		// whose host keeps its log there: Domain).
+		"$JS.*.API.INFO",
+		"$JS.*.API.STREAM.INFO.*",
+		"$JS.*.API.CONSUMER.CREATE.*",
+		"$JS.*.API.CONSUMER.CREATE.*.>",
+		"$JS.*.API.CONSUMER.INFO.*.*",
+		"$JS.*.API.CONSUMER.DELETE.*.*",
+		"$JS.*.API.CONSUMER.MSG.NEXT.*.*",
 	}
 	readSubscribe = []string{"simvis.*.values", "simvis.*.rejected", "simvis.*.sensor.>"}
 	// Replies arrive in inboxes under the role's prefix (ViewerInbox,

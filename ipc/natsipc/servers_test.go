@@ -44,6 +44,37 @@ func TestServersURL(t *testing.T) {
 	}
 }
 
+// A client's URL may name the JetStream domain of the host's change log
+// (a robot's leaf node), after any of its servers; the servers come out
+// without it, and a host refuses one.
+func TestServersDomain(t *testing.T) {
+	for _, c := range []struct{ raw, domain string }{
+		{"nats://u:p@a:1,b:2/S?domain=robot-1", "robot-1"},
+		{"nats://u:p@a:1/S?domain=r,b:2?domain=r", "r"},
+		{"nats://a:1/S", ""},
+	} {
+		d, err := natsipc.Domain(c.raw)
+		servers, _, serr := natsipc.Servers(c.raw)
+		if err != nil || serr != nil || d != c.domain {
+			t.Errorf("%s: domain %q, %v, %v; want %q", c.raw, d, err, serr, c.domain)
+			continue
+		}
+		for _, u := range servers {
+			if u.RawQuery != "" {
+				t.Errorf("%s: server %s keeps the parameter", c.raw, u)
+			}
+		}
+	}
+	for _, raw := range []string{"nats://u:s3cret@a:1/S?domain=a.b", "nats://u:s3cret@a:1/S?domain=r&x=1", "nats://u:s3cret@a:1/S?domain=r,b:2?domain=q", "nats://u:s3cret@a:1/S?name=x"} {
+		if _, err := natsipc.Domain(raw); err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%q: %v", raw, err)
+		}
+	}
+	if _, err := natsipc.ConnectHost("nats://u:s3cret@127.0.0.1:1?domain=robot", "S"); err == nil || !strings.Contains(err.Error(), "domain") || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("a host's URL with a domain: %v", err)
+	}
+}
+
 // A request sent again with the same Simvis-Request-Id (a client that had
 // no outcome in time) is executed once: every copy gets the outcome of
 // the first, and the change log holds it once.
