@@ -54,6 +54,7 @@ type pageState struct {
 	Commands int
 	Values   map[string]float64
 	Frames   map[string][3]float64
+	Returns  uint64
 }
 
 func state(t *testing.T, b *testkit.Browser) pageState {
@@ -201,5 +202,37 @@ func TestWebDefaultViewSeesInsideARoom(t *testing.T) {
 	b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).drawn > 1`, 60*time.Second)
 	if n := redIn(b.Screenshot()); n < 300 {
 		t.Errorf("the page's default view shows %d of the robot's pixels, want it in view (300 or more of 57,600)", n)
+	}
+}
+
+// MARVIN's scan overlays in the page draw the returns the host's lasers
+// measured: the page's picture equals view -o's, which renders them itself.
+func TestWebPageScanPoints(t *testing.T) {
+	scene := filepath.Join(testkit.RepoRoot(), "scenes", "marvin", "scene.xml")
+	shm := fmt.Sprintf("webscan-%d", time.Now().UnixNano())
+	page, _ := startWeb(t, "serve", scene, "--shm", shm, "--no-nats", "--web", "127.0.0.1:0")
+	ref := filepath.Join(t.TempDir(), "ref.png")
+	// The page starts from the framing at 1280x720 and 70 degrees; at
+	// 640x360 (the same aspect) view -o frames the same.
+	if code := Main([]string{"view", scene, "-o", ref, "--size", "640x360"}, new(strings.Builder), new(strings.Builder)); code != 0 {
+		t.Fatalf("view -o: exit %d", code)
+	}
+	b := testkit.Chromium(t, 640, 360)
+	b.Open(page + "#ui=off")
+	b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).returns > 0`, 60*time.Second)
+	time.Sleep(500 * time.Millisecond) // a frame drawn with them
+	got, want := b.Screenshot(), testkit.ReadPNG(t, ref)
+	d := meanDiff(t, got, want)
+	t.Logf("mean difference to view -o: %.2f of 255", d)
+	if d > 4 {
+		t.Errorf("the page with scan points differs from view -o by %.2f of 255 on average (want at most 4)", d)
+	}
+	// The points are red (1 0.1 0.1): about as many in the page as in view
+	// -o (measured: 1,132 and 1,308; WebGL's rasterizing differs a little),
+	// and none without them.
+	if page, ref := redIn(got), redIn(want); ref < 50 || page < ref*3/4 || page > ref*5/4 {
+		t.Errorf("red scan-point pixels: %d in the page, %d in view -o", page, ref)
+	} else {
+		t.Logf("red scan-point pixels: %d in the page, %d in view -o", page, ref)
 	}
 }

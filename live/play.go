@@ -257,6 +257,9 @@ func (ps *playback) runScene(ctx context.Context, pos time.Duration, paused bool
 		}
 		defer ws.srv.Close()
 		where += " and " + ws.srv.URL()
+		if o.Rerender {
+			out = append(out, &webReturns{srv: ws.srv})
+		}
 	}
 	var loop *Loop
 	var files *Files

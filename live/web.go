@@ -139,3 +139,28 @@ func ViewWeb(ctx context.Context, o WebViewOptions, w io.Writer) error {
 	defer ws.srv.Close()
 	return h.Run(ctx, 0, nil)
 }
+
+// webReturns hands the range frames whose returns the host's scene draws
+// (a scan overlay's sensors) to the web viewer, whose pages draw them the
+// same way.
+type webReturns struct {
+	srv *web.Server
+	s   *scene.Scene
+}
+
+// Cycle takes the scene of the cycle (a removal replaces it).
+func (w *webReturns) Cycle(s *scene.Scene, _ float64) error {
+	w.s = s
+	return nil
+}
+
+// Frame publishes a frame's returns if the scene draws them.
+func (w *webReturns) Frame(se *scene.SensorEntry, f *sensors.Frame, _ *sensors.Stamp) error {
+	if w.s == nil || !w.s.WantsReturns(se.Name) {
+		return nil
+	}
+	if r, ok := f.Returns(); ok {
+		w.srv.PublishReturns(r)
+	}
+	return nil
+}

@@ -26,6 +26,14 @@ type snapshot struct {
 	elements []client.Element
 	values   []float64
 	files    map[fileKey]string // the files the run's records list, with their SHA-256
+	returns  map[string]*sensorReturns
+}
+
+// sensorReturns are a range sensor's newest returns as pages get them.
+type sensorReturns struct {
+	gen    uint64 // the server's count of returns published, when these came
+	header client.Returns
+	points []byte // float32 x y z
 }
 
 type fileKey struct{ dir, path string }

@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/simvis/simvis/internal/webguard"
 	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/web/assets"
 	"github.com/simvis/simvis/web/client"
 )
@@ -77,11 +78,15 @@ type Server struct {
 	drv       driver
 	cache     fileCache
 
-	snap    atomic.Pointer[snapshot]
-	mu      sync.Mutex
-	clients map[*session]bool
-	done    chan struct{}
-	wg      sync.WaitGroup
+	snap      atomic.Pointer[snapshot]
+	closeOnce sync.Once
+	retMu     sync.Mutex
+	returns   map[string]*sensorReturns // replaced, never changed: snapshots share it
+	retGen    uint64
+	mu        sync.Mutex
+	clients   map[*session]bool
+	done      chan struct{}
+	wg        sync.WaitGroup
 
 	states, dropped, refused, slow, denied atomic.Uint64
 }
@@ -185,10 +190,10 @@ func (s *Server) Stats() Stats {
 
 // Close disconnects every page and stops the server.
 func (s *Server) Close() error {
-	select {
-	case <-s.done:
+	first := false
+	s.closeOnce.Do(func() { first = true })
+	if !first {
 		return nil
-	default:
 	}
 	close(s.done)
 	err := s.http.Close()
@@ -222,6 +227,9 @@ func (s *Server) followLoop() {
 		down = snap.status != client.Running
 		gen++
 		snap.gen = gen
+		s.retMu.Lock()
+		snap.returns = s.returns
+		s.retMu.Unlock()
 		s.snap.Store(snap)
 		s.mu.Lock()
 		for c := range s.clients {
@@ -260,4 +268,30 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			"connect-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'")
 		next.ServeHTTP(w, r)
 	})
+}
+
+// maxReturnPoints bounds one sensor's returns sent to pages (half a
+// message; a 128 x 2048 lidar's 262,144 fit): larger ones are left out,
+// and the page's overlay keeps the last it had.
+const maxReturnPoints = client.MaxServerMessage / 2 / 12
+
+// PublishReturns hands a range sensor's newest returns (a rendered frame's)
+// to the pages, whose scan overlays draw them: a host's frame sink calls it
+// as frames are rendered. Safe from any goroutine.
+func (s *Server) PublishReturns(r *scene.Returns) {
+	if r == nil || len(r.Points) > maxReturnPoints {
+		return
+	}
+	sr := &sensorReturns{header: client.Returns{Sensor: r.Sensor, Origin: r.Origin, Points: len(r.Points)},
+		points: client.PutPoints(make([]byte, 0, 12*len(r.Points)), r.Points)}
+	s.retMu.Lock()
+	defer s.retMu.Unlock()
+	s.retGen++
+	sr.gen = s.retGen
+	next := make(map[string]*sensorReturns, len(s.returns)+1)
+	for k, v := range s.returns {
+		next[k] = v
+	}
+	next[r.Sensor] = sr
+	s.returns = next
 }

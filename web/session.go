@@ -34,11 +34,12 @@ type session struct {
 	out    chan []byte // replies (text) and file chunks (binary, kind 'F')
 	slots  chan struct{}
 
-	epoch   uint64 // the run the page was last sent
-	sent    int    // records of that run sent
-	elemGen uint64 // element table last sent
-	gen     uint64 // snapshot last sent (guarded by s.mu)
-	missed  uint64 // snapshots skipped for this page, told in its states
+	epoch   uint64            // the run the page was last sent
+	sent    int               // records of that run sent
+	elemGen uint64            // element table last sent
+	gen     uint64            // snapshot last sent
+	retSent map[string]uint64 // each sensor's returns last sent (sensorReturns.gen) (guarded by s.mu)
+	missed  uint64            // snapshots skipped for this page, told in its states
 }
 
 // skipped is how many snapshots a page whose last was sent will never
@@ -129,8 +130,8 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, context.DeadlineExceeded) {
 			s.slow.Add(1)
 			fmt.Fprintf(s.opts.Log, "web: dropped %s: it took over %v to take a message\n", c.remote, writeTimeout)
+			ws.Close(websocket.StatusPolicyViolation, "too slow")
 		}
-		ws.Close(websocket.StatusPolicyViolation, "too slow")
 		cancel()
 	}()
 	err = c.readLoop(ctx)
@@ -222,16 +223,40 @@ func (c *session) sendState(ctx context.Context) (more bool, err error) {
 		}
 		c.elemGen = snap.elemGen
 	}
+	// Returns the page has not had, while they fit in half a message.
+	var tail []byte
+	for name, r := range snap.returns {
+		if r.gen <= c.retSent[name] || size+len(tail)+len(r.points) > client.MaxServerMessage/2 {
+			continue
+		}
+		if c.retSent == nil {
+			c.retSent = map[string]uint64{}
+		}
+		c.retSent[name] = r.gen
+		st.Returns = append(st.Returns, r.header)
+		tail = append(tail, r.points...)
+	}
+	// The values, in as many messages as the table needs: the first with
+	// the records, the element table and the returns, the rest alone.
 	values := snap.values
-	if n := (client.MaxServerMessage - size) / 16; len(values) > n {
-		values = values[:max(n, 0)] // the rest of a huge table waits: the host's budget bounds it
-	}
-	msg, err := client.EncodeBinary(client.KindState, st, client.PutValues(nil, values))
-	if err != nil {
-		return false, err
-	}
-	if err := c.write(ctx, websocket.MessageBinary, msg); err != nil {
-		return false, err
+	room := max((client.MaxServerMessage-size-len(tail))/8-64, 1024)
+	for {
+		n := min(len(values), room)
+		st.Values = n
+		msg, err := client.EncodeBinary(client.KindState, st, append(client.PutValues(nil, values[:n]), tail...))
+		if err != nil {
+			return false, err
+		}
+		if err := c.write(ctx, websocket.MessageBinary, msg); err != nil {
+			return false, err
+		}
+		values = values[n:]
+		if len(values) == 0 {
+			break
+		}
+		st = client.State{Epoch: st.Epoch, Status: st.Status, Cycle: st.Cycle, SentAt: st.SentAt, Complete: st.Complete,
+			ValuesFrom: st.ValuesFrom + n, Dropped: st.Dropped}
+		tail, room = nil, client.MaxServerMessage/8-1024
 	}
 	c.s.states.Add(1)
 	return !st.Complete, nil

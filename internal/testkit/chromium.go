@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 type Browser struct {
 	t      testing.TB
 	cmd    *exec.Cmd
+	dir    string // its profile
 	ws     *websocket.Conn
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -54,16 +56,22 @@ func Chromium(t testing.TB, width, height int) *Browser {
 	if err != nil {
 		t.Skipf("no chromium (Debian package chromium; `make deps` installs it): %v", err)
 	}
-	dir := t.TempDir()
+	// Its own directory, removed once every process of the browser is gone
+	// (t.TempDir's removal would race with its helpers still writing).
+	dir, err := os.MkdirTemp("", "simvis-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
 		"--ignore-gpu-blocklist", "--disable-gpu-vsync", "--no-first-run", "--no-default-browser-check",
 		fmt.Sprintf("--window-size=%d,%d", width, height), "--hide-scrollbars", "--force-device-scale-factor=1",
 		"--remote-debugging-port=0", "--user-data-dir="+dir, "about:blank")
 	cmd.Env = append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=disabled:")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers in its group, stopped with it
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	b := &Browser{t: t, cmd: cmd, waiting: map[int64]chan cdpReply{}, width: width, height: height}
+	b := &Browser{t: t, cmd: cmd, dir: dir, waiting: map[int64]chan cdpReply{}, width: width, height: height}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	t.Cleanup(b.close)
 	// Chromium writes its DevTools port and path once it listens.
@@ -94,8 +102,14 @@ func (b *Browser) close() {
 	if b.ws != nil {
 		b.ws.Close(websocket.StatusNormalClosure, "")
 	}
-	b.cmd.Process.Kill()
+	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
 	b.cmd.Wait()
+	for range 50 { // the group's last processes may take a moment to go
+		if os.RemoveAll(b.dir) == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func (b *Browser) readLoop() {

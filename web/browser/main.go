@@ -79,6 +79,12 @@ func (p *page) session(wsURL, token string) error {
 		p.waitFrame()
 		t0 := time.Now()
 		err := m.Sync()
+		// The scan overlays draw the returns the host's sensors measured.
+		for _, r := range conn.TakeReturns() {
+			if m.Scene().WantsReturns(r.Sensor) {
+				m.Scene().PublishReturns(&r)
+			}
+		}
 		p.syncTime = time.Since(t0)
 		switch {
 		case err == nil:

@@ -118,7 +118,7 @@ func (p *page) stateJSON() string {
 				at[e.At] = [3]float64{w[0], w[1], w[2]}
 			}
 		}
-		st["commands"], st["values"], st["frames"] = len(s.Log()), values, at
+		st["commands"], st["values"], st["frames"], st["returns"] = len(s.Log()), values, at, s.ReturnsPublished()
 	}
 	data, _ := json.Marshal(st)
 	return string(data)
@@ -184,7 +184,7 @@ func (p *page) render(s *scene.Scene) {
 	}
 	// Nothing changed (the values, the commands, the view, the size):
 	// the canvas keeps the last picture, and a laptop's battery its charge.
-	now := drawn{scene: s, commands: len(s.Log()), pose: pose, hfov: hfov, w: w, h: h}
+	now := drawn{scene: s, commands: len(s.Log()), returns: s.ReturnsPublished(), pose: pose, hfov: hfov, w: w, h: h}
 	if !p.redrawAll && now == p.last && slices.Equal(s.Values(), p.lastValues) && time.Since(p.lastAt) < time.Second {
 		p.count(false)
 		return
@@ -216,6 +216,7 @@ func (p *page) render(s *scene.Scene) {
 type drawn struct {
 	scene    *scene.Scene
 	commands int
+	returns  uint64 // scan overlays' returns published
 	pose     mgl64.Mat4
 	hfov     float64
 	w, h     int

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/web/client"
 )
@@ -125,7 +126,7 @@ func dial(t *testing.T, url string) (*client.Conn, error) {
 var oneRun = func(send func(byte, any, []byte)) {
 	send(client.KindState, client.State{Epoch: 5, Status: client.Running, Complete: true,
 		Records:  []client.Record{{Seq: 1, Dir: "/scene", XML: `<element type="pose" name="P" insert_at="ROOT"/>`, Files: []ipc.FileHash{{Path: "m.gltf"}}}},
-		Elements: []client.Element{{Name: "P", At: "ROOT", Type: "pose", Params: []string{"x"}}}}, client.PutValues(nil, []float64{2.5}))
+		Elements: []client.Element{{Name: "P", At: "ROOT", Type: "pose", Params: []string{"x"}}}, Values: 1}, client.PutValues(nil, []float64{2.5}))
 }
 
 // FetchFile puts chunks together and refuses a server whose chunks do not
@@ -179,10 +180,20 @@ func TestBadStatesEndTheConnection(t *testing.T) {
 			send(client.KindState, client.State{Epoch: 5, Status: client.Running, Records: []client.Record{{Seq: 2}, {Seq: 1}}, Complete: true}, nil)
 		},
 		"negative values index": func(send func(byte, any, []byte)) {
-			send(client.KindState, client.State{Epoch: 5, Status: client.Running, ValuesFrom: -1, Complete: true}, client.PutValues(nil, []float64{1}))
+			send(client.KindState, client.State{Epoch: 5, Status: client.Running, ValuesFrom: -1, Values: 1, Complete: true}, client.PutValues(nil, []float64{1}))
+		},
+		"more values than bytes": func(send func(byte, any, []byte)) {
+			send(client.KindState, client.State{Epoch: 5, Status: client.Running, Values: 2, Complete: true}, client.PutValues(nil, []float64{1}))
+		},
+		"bytes left over": func(send func(byte, any, []byte)) {
+			send(client.KindState, client.State{Epoch: 5, Status: client.Running, Values: 1, Complete: true}, client.PutValues(nil, []float64{1, 2}))
+		},
+		"returns beyond the tail": func(send func(byte, any, []byte)) {
+			send(client.KindState, client.State{Epoch: 5, Status: client.Running, Complete: true,
+				Returns: []client.Returns{{Sensor: "S", Points: 2}}}, client.PutPoints(nil, []mgl64.Vec3{{1, 2, 3}}))
 		},
 		"odd value bytes": func(send func(byte, any, []byte)) {
-			send(client.KindState, client.State{Epoch: 5, Status: client.Running, Complete: true}, []byte{1, 2, 3})
+			send(client.KindState, client.State{Epoch: 5, Status: client.Running, Values: 1, Complete: true}, []byte{1, 2, 3})
 		},
 		"unknown kind": func(send func(byte, any, []byte)) {
 			send('Q', client.State{}, nil)
@@ -211,5 +222,30 @@ func TestBadStatesEndTheConnection(t *testing.T) {
 	c.Close()
 	if _, err := c.Get(0); err == nil {
 		t.Error("a closed Conn read a value")
+	}
+}
+
+// A range sensor's returns arrive after the values, to float32 precision,
+// and TakeReturns hands each sensor's newest on once.
+func TestReturnsArrive(t *testing.T) {
+	pts := []mgl64.Vec3{{1.5, -2.25, 0.125}, {3, 4, 5}}
+	c, err := dial(t, fakeServer(t, func(send func(byte, any, []byte)) {
+		send(client.KindState, client.State{Epoch: 5, Status: client.Running, Complete: true, Values: 1,
+			Returns: []client.Returns{{Sensor: "SCAN", Origin: [3]float64{1, 2, 3}, Points: 2}}},
+			client.PutPoints(client.PutValues(nil, []float64{7}), pts))
+	}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.TakeReturns()
+	if len(got) != 1 || got[0].Sensor != "SCAN" || got[0].Origin != (mgl64.Vec3{1, 2, 3}) || len(got[0].Points) != 2 ||
+		got[0].Points[0] != pts[0] || got[0].Points[1] != pts[1] {
+		t.Fatalf("returns %+v, want SCAN from (1 2 3) with %v", got, pts)
+	}
+	if v, err := c.Get(0); err != nil || v != 7 {
+		t.Errorf("the value before the returns: %v, %v", v, err)
+	}
+	if again := c.TakeReturns(); len(again) != 0 {
+		t.Errorf("returns handed on twice: %+v", again)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/scene"
 )
 
 // ErrViewer is the error of a set or request on a viewer's connection.
@@ -36,6 +37,7 @@ type Conn struct {
 	lastAt   int64         // SentAt of the newest state
 	nextID   uint64
 	waiting  map[uint64]chan reply
+	returns  map[string]scene.Returns // arrived since TakeReturns, by sensor
 	writeMu  sync.Mutex
 	// OnError, when set before the first Set, hears the server's refusals
 	// of sets (they have no caller waiting for them).
@@ -112,6 +114,20 @@ func (c *Conn) Stats() (states, cycle uint64, age time.Duration) {
 	return c.states, c.latest.cycle, time.Since(time.UnixMilli(c.lastAt))
 }
 
+// TakeReturns returns the range sensors' returns that arrived since the
+// last call (the newest of each sensor), for the scan overlays of a
+// replica: scene.PublishReturns hands them on.
+func (c *Conn) TakeReturns() []scene.Returns {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]scene.Returns, 0, len(c.returns))
+	for _, r := range c.returns {
+		out = append(out, r)
+	}
+	clear(c.returns)
+	return out
+}
+
 // Changed returns a channel closed when the next state arrives.
 func (c *Conn) Changed() <-chan struct{} {
 	c.mu.Lock()
@@ -175,9 +191,28 @@ func (c *Conn) readLoop() {
 // apply takes a state in: a new run starts afresh; records extend the
 // run's log, values overwrite their range.
 func (c *Conn) apply(st State, tail []byte) error {
-	vals, err := ReadValues(tail)
+	if st.Values < 0 || 8*st.Values > len(tail) {
+		return fmt.Errorf("web: %d values in a tail of %d bytes", st.Values, len(tail))
+	}
+	vals, err := ReadValues(tail[:8*st.Values])
 	if err != nil {
 		return err
+	}
+	tail = tail[8*st.Values:]
+	returns := make([]scene.Returns, len(st.Returns))
+	for i, r := range st.Returns {
+		if r.Points < 0 || 12*r.Points > len(tail) {
+			return fmt.Errorf("web: %d points of %s in %d bytes", r.Points, r.Sensor, len(tail))
+		}
+		pts, err := ReadPoints(tail[:12*r.Points], r.Points)
+		if err != nil {
+			return err
+		}
+		tail = tail[12*r.Points:]
+		returns[i] = scene.Returns{Sensor: r.Sensor, Origin: r.Origin, Points: pts}
+	}
+	if len(tail) != 0 {
+		return fmt.Errorf("web: %d bytes left after a state's values and returns", len(tail))
 	}
 	if st.ValuesFrom < 0 || st.ValuesFrom > 1<<28 {
 		return fmt.Errorf("web: values from index %d", st.ValuesFrom)
@@ -214,6 +249,12 @@ func (c *Conn) apply(st State, tail []byte) error {
 		l.values = append(l.values, make([]float64, end-len(l.values))...)
 	}
 	copy(l.values[st.ValuesFrom:], vals)
+	for _, r := range returns {
+		if c.returns == nil {
+			c.returns = map[string]scene.Returns{}
+		}
+		c.returns[r.Sensor] = r
+	}
 	c.states++
 	c.lastAt = st.SentAt
 	close(c.changed)

@@ -1,12 +1,14 @@
 package client
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/ipc"
 )
 
@@ -136,8 +138,20 @@ type State struct {
 	Records    []Record  `json:"records"`        // after the client's last, in order
 	Elements   []Element `json:"elements"`       // nil: unchanged since the last state
 	ValuesFrom int       `json:"values_from"`    // index of the first value that follows
+	Values     int       `json:"values"`         // how many values follow
+	Returns    []Returns `json:"returns"`        // range sensors' newest returns the page lacks
 	Complete   bool      `json:"complete"`       // the client has every record of the run now
 	Dropped    uint64    `json:"dropped_states"` // states this client missed (latest wins)
+}
+
+// Returns heads one range sensor's newest returns (what the scan overlay
+// draws): its world position and how many world points, float32 x y z
+// each, follow the values in the message's tail, in the order of State's
+// Returns.
+type Returns struct {
+	Sensor string     `json:"sensor"`
+	Origin [3]float64 `json:"origin"`
+	Points int        `json:"points"`
 }
 
 // FileReply heads a file chunk: the file's size and the chunk's offset;
@@ -152,10 +166,13 @@ type FileReply struct {
 // EncodeBinary lays out a binary message: kind, the JSON header's length
 // (uint32, little-endian), the header, then tail.
 func EncodeBinary(kind byte, header any, tail []byte) ([]byte, error) {
-	h, err := json.Marshal(header)
-	if err != nil {
+	var hb bytes.Buffer
+	enc := json.NewEncoder(&hb)
+	enc.SetEscapeHTML(false) // records are XML: escaped, each < > & would take 6 bytes
+	if err := enc.Encode(header); err != nil {
 		return nil, err
 	}
+	h := bytes.TrimSuffix(hb.Bytes(), []byte("\n"))
 	buf := make([]byte, 5, 5+len(h)+len(tail))
 	buf[0] = kind
 	binary.LittleEndian.PutUint32(buf[1:], uint32(len(h)))
@@ -207,4 +224,28 @@ func ToRecord(rec ipc.LogRecord) Record {
 // ToElement is d on the wire.
 func ToElement(d ipc.Descriptor) Element {
 	return Element{Name: d.Name, At: d.At, Type: d.Type, Start: d.Start, Params: d.Params}
+}
+
+// PutPoints appends world points as little-endian float32 x y z.
+func PutPoints(dst []byte, pts []mgl64.Vec3) []byte {
+	for _, p := range pts {
+		for _, v := range p {
+			dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(v)))
+		}
+	}
+	return dst
+}
+
+// ReadPoints decodes n points PutPoints wrote.
+func ReadPoints(b []byte, n int) ([]mgl64.Vec3, error) {
+	if n < 0 || len(b) != 12*n {
+		return nil, fmt.Errorf("web: %d point bytes for %d points", len(b), n)
+	}
+	out := make([]mgl64.Vec3, n)
+	for i := range out {
+		for k := range 3 {
+			out[i][k] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b[12*i+4*k:])))
+		}
+	}
+	return out, nil
 }
