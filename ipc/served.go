@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -27,18 +29,30 @@ func ReadLoggedChunk(dir, rel string, offset int64, max int) ([]byte, int64, err
 	if err != nil || berr != nil {
 		return nil, 0, fmt.Errorf("%s: not found", rel)
 	}
-	if r, err := filepath.Rel(base, real); err != nil || !filepath.IsLocal(r) {
+	r, err := filepath.Rel(base, real)
+	if err != nil || !filepath.IsLocal(r) {
 		return nil, 0, fmt.Errorf("%q leads out of the scene's directory", rel)
 	}
 	if offset < 0 {
 		return nil, 0, fmt.Errorf("%s: negative offset %d", rel, offset)
 	}
-	f, size, err := models.OpenRegular(real, -1)
+	// Opened through the directory (os.Root): a link swapped in after the
+	// checks above still cannot lead out.
+	root, err := os.OpenRoot(base)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: not found", rel)
+	}
+	defer root.Close()
+	f, size, err := models.OpenRegularIn(root, r, -1)
 	if err != nil {
 		if errors.Is(err, models.ErrNotRegular) {
-			return nil, 0, fmt.Errorf("%s: %s", rel, strings.TrimPrefix(err.Error(), real+": "))
+			return nil, 0, fmt.Errorf("%s: %s", rel, strings.TrimPrefix(err.Error(), r+": "))
 		}
-		return nil, 0, fmt.Errorf("%s: %v", rel, errors.Unwrap(err))
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, 0, fmt.Errorf("%s: %v", rel, err)
 	}
 	defer f.Close()
 	buf := make([]byte, min(int64(max), size-min(offset, size)))

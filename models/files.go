@@ -41,6 +41,22 @@ func OpenRegular(path string, maxBytes int64) (*os.File, int64, error) {
 	return f, size, nil
 }
 
+// OpenRegularIn is OpenRegular for the file rel inside root: the open goes
+// through root (os.Root), so that no path, symbolic link or link swapped in
+// meanwhile reaches outside it.
+func OpenRegularIn(root *os.Root, rel string, maxBytes int64) (*os.File, int64, error) {
+	f, err := root.OpenFile(rel, openFlags, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	size, err := checkRegular(f, maxBytes)
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s: %w", rel, err)
+	}
+	return f, size, nil
+}
+
 // ReadRegular reads the regular file at path whole, as OpenRegular opens it:
 // at most maxBytes bytes (negative: any size), even if the file grows while
 // it is read.
