@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log"
 	"net"
 	"net/http"
 	"sync"
@@ -157,7 +158,8 @@ func Listen(opts Options) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws", s.serveWS)
 	mux.Handle("/", s.pageHandler())
-	s.http = &http.Server{Handler: s.guard(mux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	s.http = &http.Server{Handler: s.guard(mux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: log.New(opts.Log, "web: ", 0)} // failed TLS handshakes and the like, with the rest
 	s.snap.Store(&snapshot{status: client.Stopped})
 	s.wg.Add(2)
 	go func() {
