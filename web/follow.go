@@ -53,7 +53,6 @@ type follower struct {
 	elemGen uint64
 	elems   []client.Element
 	nextTry time.Time
-	lastErr string
 }
 
 // step reads the host once and returns the next snapshot (gen unset), and

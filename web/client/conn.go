@@ -158,7 +158,7 @@ func (c *Conn) readLoop() {
 		var st State
 		var fr FileReply
 		if len(msg) > 0 && msg[0] == KindFile {
-			if kind, tail, err = DecodeBinary(msg, &fr); err != nil {
+			if _, tail, err = DecodeBinary(msg, &fr); err != nil {
 				break
 			}
 			c.deliver(fr.ID, reply{file: fr, data: tail})
