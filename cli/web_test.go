@@ -153,6 +153,12 @@ func TestWebPageFollowsAndDrives(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.WaitFor(fmt.Sprintf(`JSON.parse(simvisState()).commands === %d`, n+1), 20*time.Second)
+	// The robot's camera as an inset: the host renders it for the page,
+	// which shows its 640x480 pictures.
+	if err := b.Eval(`document.querySelector('[data-inset="ROBOT_CAM"]').click()`, nil); err != nil {
+		t.Fatal(err)
+	}
+	b.WaitFor(`JSON.parse(simvisState()).images > 1 && document.querySelector('img[data-inset="ROBOT_CAM"]').naturalWidth === 640`, 20*time.Second)
 	if errs := b.Errors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}

@@ -198,6 +198,11 @@ func (l *Loop) Cycle(s *scene.Scene, t float64) {
 		if len(only) == 0 {
 			return
 		}
+	} else if want, selective := wanted(l.Sink, s); selective {
+		if len(want) == 0 {
+			return // nothing wanted now: nothing rendered
+		}
+		only = want
 	}
 	l.Clock.Render(l.R, s, t, only, l.Sink, l.Fails.Fail)
 }

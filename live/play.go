@@ -258,7 +258,7 @@ func (ps *playback) runScene(ctx context.Context, pos time.Duration, paused bool
 		defer ws.srv.Close()
 		where += " and " + ws.srv.URL()
 		if o.Rerender {
-			out = append(out, &webReturns{srv: ws.srv})
+			out = append(out, &webFrames{srv: ws.srv})
 		}
 	}
 	var loop *Loop

@@ -117,7 +117,7 @@ func Serve(ctx context.Context, o ServeOptions, w io.Writer) error {
 		}
 		defer ws.srv.Close()
 		where += " and " + ws.srv.URL()
-		out = append(out, &webReturns{srv: ws.srv})
+		out = append(out, &webFrames{srv: ws.srv})
 	}
 	var files *Files
 	if o.Out != "" {

@@ -75,6 +75,36 @@ func (fw *Files) Frame(se *scene.SensorEntry, f *sensors.Frame, st *sensors.Stam
 	return nil
 }
 
+// Selective is a sink that takes the frames of some sensors only (the web
+// viewer's: the returns its overlays draw, the pictures pages asked for).
+// A loop whose sinks are all selective renders only the sensors one of
+// them wants now.
+type Selective interface {
+	Wants(s *scene.Scene, sensor string) bool
+}
+
+// wanted is the sensors the sink wants, if it is selective: a Selective
+// or a list of them.
+func wanted(k Sink, s *scene.Scene) (map[string]bool, bool) {
+	list, ok := k.(sinks)
+	if !ok {
+		list = sinks{k}
+	}
+	out := map[string]bool{}
+	for _, se := range s.Sensors() {
+		for _, k := range list {
+			sel, ok := k.(Selective)
+			if !ok {
+				return nil, false
+			}
+			if sel.Wants(s, se.Name) {
+				out[se.Name] = true
+			}
+		}
+	}
+	return out, true
+}
+
 // sinks hands each frame and cycle to every sink of a list.
 type sinks []Sink
 

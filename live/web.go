@@ -140,22 +140,34 @@ func ViewWeb(ctx context.Context, o WebViewOptions, w io.Writer) error {
 	return h.Run(ctx, 0, nil)
 }
 
-// webReturns hands the range frames whose returns the host's scene draws
-// (a scan overlay's sensors) to the web viewer, whose pages draw them the
-// same way.
-type webReturns struct {
+// webFrames hands the web viewer what its pages draw of the sensors' frames:
+// the returns the host's scan overlays draw, and the pictures of the
+// cameras pages show as insets.
+type webFrames struct {
 	srv *web.Server
 	s   *scene.Scene
 }
 
 // Cycle takes the scene of the cycle (a removal replaces it).
-func (w *webReturns) Cycle(s *scene.Scene, _ float64) error {
+func (w *webFrames) Cycle(s *scene.Scene, _ float64) error {
 	w.s = s
 	return nil
 }
 
-// Frame publishes a frame's returns if the scene draws them.
-func (w *webReturns) Frame(se *scene.SensorEntry, f *sensors.Frame, _ *sensors.Stamp) error {
+// Wants is true for the sensors whose returns the scene's overlays draw
+// and the cameras pages show: a host that serves only pages renders those.
+func (w *webFrames) Wants(s *scene.Scene, sensor string) bool {
+	return s.WantsReturns(sensor) || w.srv.WantsImage(sensor)
+}
+
+// Frame publishes a frame's returns if the scene draws them, its picture
+// if a page asked for it.
+func (w *webFrames) Frame(se *scene.SensorEntry, f *sensors.Frame, _ *sensors.Stamp) error {
+	if w.srv.WantsImage(se.Name) {
+		if img, _ := f.ImageData(); img != nil {
+			w.srv.PublishImage(se.Name, img)
+		}
+	}
 	if w.s == nil || !w.s.WantsReturns(se.Name) {
 		return nil
 	}

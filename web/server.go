@@ -84,6 +84,13 @@ type Server struct {
 	retMu     sync.Mutex
 	returns   map[string]*sensorReturns // replaced, never changed: snapshots share it
 	retGen    uint64
+
+	imgMu     sync.Mutex
+	images    map[string]*sensorImage // replaced, never changed
+	imgGen    uint64
+	insetWant map[string]int       // pages asking for each camera
+	encoding  map[string]bool      // a picture of the camera being encoded
+	imgAt     map[string]time.Time // when the camera's last picture was taken
 	mu        sync.Mutex
 	clients   map[*session]bool
 	done      chan struct{}
@@ -130,7 +137,8 @@ func Listen(opts Options) (*Server, error) {
 		return nil, errors.New("web: TLS needs both a certificate and a key file")
 	}
 	s := &Server{opts: opts, anonymous: webguard.Loopback(host) && opts.ViewerToken == "",
-		clients: map[*session]bool{}, done: make(chan struct{})}
+		clients: map[*session]bool{}, done: make(chan struct{}),
+		insetWant: map[string]int{}, encoding: map[string]bool{}, imgAt: map[string]time.Time{}}
 	s.fol = follower{dial: opts.Dial, period: time.Duration(float64(time.Second) / opts.Rate)}
 	s.drv = driver{dial: opts.Dial}
 	var tlsConf *tls.Config
@@ -267,7 +275,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		// 'wasm-unsafe-eval' lets the page compile its WebAssembly;
 		// nothing is loaded from elsewhere.
 		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "+
-			"connect-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'")
+			"connect-src 'self'; img-src 'self' data: blob:; style-src 'self'; frame-ancestors 'none'")
 		next.ServeHTTP(w, r)
 	})
 }

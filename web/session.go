@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -38,7 +40,10 @@ type session struct {
 	sent    int               // records of that run sent
 	elemGen uint64            // element table last sent
 	gen     uint64            // snapshot last sent
-	retSent map[string]uint64 // each sensor's returns last sent (sensorReturns.gen) (guarded by s.mu)
+	retSent map[string]uint64 // each sensor's returns last sent (sensorReturns.gen)
+	insetMu sync.Mutex
+	insets  map[string]bool   // cameras whose pictures the page asked for
+	imgSent map[string]uint64 // each camera's picture last sent (the writer's) (guarded by s.mu)
 	missed  uint64            // snapshots skipped for this page, told in its states
 }
 
@@ -102,7 +107,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	ws.SetReadLimit(client.MaxClientMessage)
 	c := &session{s: s, ws: ws, role: role, remote: r.RemoteAddr, wake: make(chan struct{}, 1),
-		out: make(chan []byte, repliesQueue), slots: make(chan struct{}, maxInFlight)}
+		out: make(chan []byte, repliesQueue), slots: make(chan struct{}, maxInFlight), insets: map[string]bool{}, imgSent: map[string]uint64{}}
 	s.mu.Lock()
 	select {
 	case <-s.done:
@@ -259,6 +264,19 @@ func (c *session) sendState(ctx context.Context) (more bool, err error) {
 		tail, room = nil, client.MaxServerMessage/8-1024
 	}
 	c.s.states.Add(1)
+	// The pictures of the cameras the page asked for, each newer one once.
+	for name, im := range c.s.currentImages() {
+		c.insetMu.Lock()
+		wanted := c.insets[name]
+		c.insetMu.Unlock()
+		if !wanted || im.gen <= c.imgSent[name] {
+			continue
+		}
+		c.imgSent[name] = im.gen
+		if err := c.write(ctx, websocket.MessageBinary, im.msg); err != nil {
+			return false, err
+		}
+	}
 	return !st.Complete, nil
 }
 
@@ -294,6 +312,26 @@ func (c *session) command(ctx context.Context, cmd client.Command) error {
 	switch cmd.Op {
 	case client.OpFile:
 		return c.file(ctx, cmd)
+	case client.OpInset: // watching: viewers may
+		if !scene.ValidName(strings.ReplaceAll(cmd.Sensor, "/", "_")) {
+			return deny("inset: %.64q is not a sensor's name", cmd.Sensor)
+		}
+		c.insetMu.Lock()
+		full := cmd.On && !c.insets[cmd.Sensor] && len(c.insets) >= client.MaxInsets
+		switch {
+		case full || cmd.On == c.insets[cmd.Sensor]:
+		case cmd.On:
+			c.insets[cmd.Sensor] = true
+			c.s.wantInset(cmd.Sensor, 1)
+		default:
+			delete(c.insets, cmd.Sensor)
+			c.s.wantInset(cmd.Sensor, -1)
+		}
+		c.insetMu.Unlock() // before replying: the writer takes it too
+		if full {
+			return deny("inset: a page gets the pictures of %d cameras at most", client.MaxInsets)
+		}
+		return nil
 	case client.OpSet, client.OpRequest:
 		if c.role != client.Driver {
 			return deny("%s: this page has the viewer role (a driver token drives)", cmd.Op)

@@ -85,6 +85,7 @@ func (p *page) session(wsURL, token string) error {
 				m.Scene().PublishReturns(&r)
 			}
 		}
+		p.showImages()
 		p.syncTime = time.Since(t0)
 		switch {
 		case err == nil:

@@ -55,10 +55,13 @@ type page struct {
 	last       drawn
 	lastValues []float64
 	lastAt     time.Time
-	fpsStart   time.Time
-	fps        float64
-	lastStates uint64
-	statesRate float64
+
+	insets      map[string]js.Value // the cameras' <img>, by sensor
+	imagesShown int
+	fpsStart    time.Time
+	fps         float64
+	lastStates  uint64
+	statesRate  float64
 }
 
 func newPage(ui, redrawAll bool) (*page, error) {
@@ -67,7 +70,8 @@ func newPage(ui, redrawAll bool) (*page, error) {
 		return nil, err
 	}
 	p := &page{doc: doc, canvas: doc.Call("getElementById", "view"), ui: ui, frames: make(chan struct{}, 1),
-		status: doc.Call("getElementById", "status"), fpsStart: time.Now(), redrawAll: redrawAll}
+		status: doc.Call("getElementById", "status"), fpsStart: time.Now(), redrawAll: redrawAll,
+		insets: map[string]js.Value{}}
 	p.gs = window.Get().(*window.WebGlCanvas).Gls()
 	p.rend = renderer.NewRenderer(p.gs)
 	if err := p.rend.AddDefaultShaders(); err != nil {
@@ -99,7 +103,7 @@ func newPage(ui, redrawAll bool) (*page, error) {
 // position of each element's insertion point.
 func (p *page) stateJSON() string {
 	st := map[string]any{"drawn": p.total, "ready": p.scene != nil && p.total > 0,
-		"sync_ms": p.syncTime.Seconds() * 1000, "draw_ms": p.drawTime.Seconds() * 1000}
+		"sync_ms": p.syncTime.Seconds() * 1000, "draw_ms": p.drawTime.Seconds() * 1000, "images": p.imagesShown}
 	if p.conn != nil {
 		_, cycle, _ := p.conn.Stats()
 		st["cycle"], st["role"] = cycle, p.conn.Welcome().Role
@@ -130,6 +134,9 @@ func (p *page) welcome(w client.Welcome) {
 	p.orb = orbit.From(scene.Pose{X: w.View.X, Y: w.View.Y, Z: w.View.Z, Roll: w.View.Roll, Pitch: w.View.Pitch, Yaw: w.View.Yaw})
 	p.home = p.orb
 	p.looking, p.following = 0, false
+	for name := range p.insets {
+		p.setInsetLocal(name)
+	}
 	p.doc.Set("title", "simvis: "+w.Scene)
 	p.doc.Call("getElementById", "scene-name").Set("textContent", w.Scene)
 	p.doc.Call("getElementById", "role").Set("textContent", "("+string(w.Role)+")")
@@ -298,4 +305,58 @@ func (p *page) warn(text string) {
 		js.Global().Get("console").Call("warn", "simvis: "+text)
 	}
 	p.note, p.noteAt = text, time.Now()
+}
+
+// setInset shows or hides a camera's picture in the page's corner.
+func (p *page) setInset(sensor string, on bool) {
+	if err := p.conn.SetInset(sensor, on); err != nil {
+		p.warn("inset: " + err.Error())
+	}
+	img, ok := p.insets[sensor]
+	switch {
+	case on && !ok:
+		img = p.doc.Call("createElement", "img")
+		img.Set("className", "inset")
+		img.Set("title", sensor)
+		img.Call("setAttribute", "data-inset", sensor)
+		p.doc.Call("getElementById", "insets").Call("appendChild", img)
+		p.insets[sensor] = img
+	case !on && ok:
+		if u := img.Get("src").String(); u != "" {
+			js.Global().Get("URL").Call("revokeObjectURL", u)
+		}
+		img.Call("remove")
+		delete(p.insets, sensor)
+	}
+}
+
+// showImages puts the cameras' newest pictures into their insets.
+func (p *page) showImages() {
+	for sensor, jpeg := range p.conn.TakeImages() {
+		img, ok := p.insets[sensor]
+		if !ok {
+			continue
+		}
+		data := js.Global().Get("Uint8Array").New(len(jpeg))
+		js.CopyBytesToJS(data, jpeg)
+		blob := js.Global().Get("Blob").New([]any{data}, map[string]any{"type": "image/jpeg"})
+		old := img.Get("src").String()
+		img.Set("src", js.Global().Get("URL").Call("createObjectURL", blob))
+		if old != "" {
+			js.Global().Get("URL").Call("revokeObjectURL", old)
+		}
+		p.imagesShown++
+	}
+}
+
+// setInsetLocal removes an inset without telling the server (a new
+// session's server never heard of it).
+func (p *page) setInsetLocal(sensor string) {
+	if img, ok := p.insets[sensor]; ok {
+		if u := img.Get("src").String(); u != "" {
+			js.Global().Get("URL").Call("revokeObjectURL", u)
+		}
+		img.Call("remove")
+		delete(p.insets, sensor)
+	}
 }

@@ -120,9 +120,21 @@ func newPanel(p *page, s *scene.Scene) *panel {
 			if i >= 9 {
 				break
 			}
-			row := el("div", "sensor", strconv.Itoa(i+1)+": "+se.Name+" ("+se.Type+")")
+			row := el("div", "sensor-row", "")
+			look := el("span", "sensor", strconv.Itoa(i+1)+": "+se.Name+" ("+se.Type+")")
 			n := i + 1
-			pn.on(row, "click", func(js.Value) { p.looking = n })
+			pn.on(look, "click", func(js.Value) { p.looking = n })
+			row.Call("appendChild", look)
+			if _, ok := attrFloat(se, "width"); ok && se.Type != "depth" {
+				// A camera's pictures, as the host renders them.
+				box := el("input", "", "")
+				box.Set("type", "checkbox")
+				box.Set("title", "inset: the camera's picture")
+				box.Call("setAttribute", "data-inset", se.Name)
+				name := se.Name
+				pn.on(box, "change", func(v js.Value) { p.setInset(name, v.Get("checked").Bool()) })
+				row.Call("appendChild", box)
+			}
 			pn.root.Call("appendChild", row)
 		}
 	}

@@ -38,6 +38,7 @@ type Conn struct {
 	nextID   uint64
 	waiting  map[uint64]chan reply
 	returns  map[string]scene.Returns // arrived since TakeReturns, by sensor
+	images   map[string][]byte        // JPEG pictures arrived since TakeImages, by camera
 	writeMu  sync.Mutex
 	// OnError, when set before the first Set, hears the server's refusals
 	// of sets (they have no caller waiting for them).
@@ -128,6 +129,23 @@ func (c *Conn) TakeReturns() []scene.Returns {
 	return out
 }
 
+// TakeImages returns the cameras' pictures (JPEG) that arrived since the
+// last call, the newest of each, by camera: the insets SetInset asked for.
+func (c *Conn) TakeImages() map[string][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.images
+	c.images = nil
+	return out
+}
+
+// SetInset asks the server for a camera's pictures (on) or to stop them;
+// at most MaxInsets at once. Viewers may: it changes nothing on the host.
+func (c *Conn) SetInset(sensor string, on bool) error {
+	_, err := c.send(Command{Op: OpInset, Sensor: sensor, On: on}, false)
+	return err
+}
+
 // Changed returns a channel closed when the next state arrives.
 func (c *Conn) Changed() <-chan struct{} {
 	c.mu.Lock()
@@ -157,6 +175,19 @@ func (c *Conn) readLoop() {
 		var tail []byte
 		var st State
 		var fr FileReply
+		if len(msg) > 0 && msg[0] == KindImage {
+			var im Image
+			if _, tail, err = DecodeBinary(msg, &im); err != nil {
+				break
+			}
+			c.mu.Lock()
+			if c.images == nil {
+				c.images = map[string][]byte{}
+			}
+			c.images[im.Sensor] = tail
+			c.mu.Unlock()
+			continue
+		}
 		if len(msg) > 0 && msg[0] == KindFile {
 			if _, tail, err = DecodeBinary(msg, &fr); err != nil {
 				break

@@ -33,13 +33,24 @@ const (
 	OpSet     = "set"     // client: write a value (drivers)
 	OpRequest = "request" // client: have the host execute an XML command (drivers)
 	OpFile    = "file"    // client: a chunk of a model file the change log names
+	OpInset   = "inset"   // client: send (or stop sending) a camera's pictures
 )
+
+// MaxInsets bounds the cameras one page gets pictures of at once.
+const MaxInsets = 4
 
 // Kinds of the binary messages (their first byte).
 const (
 	KindState = 'S' // a State header, then its values
 	KindFile  = 'F' // a FileReply header, then the chunk's bytes
+	KindImage = 'I' // an Image header, then a camera's picture as JPEG
 )
+
+// Image heads a camera's newest picture (an inset), JPEG-encoded after it.
+type Image struct {
+	Sensor        string `json:"sensor"`
+	Width, Height int
+}
 
 // Role is what a connection may do: watch, or also drive.
 type Role string
@@ -86,6 +97,8 @@ type Command struct {
 	Dir    string  `json:"dir,omitempty"`
 	Path   string  `json:"path,omitempty"`
 	Offset int64   `json:"offset,omitempty"`
+	Sensor string  `json:"sensor,omitempty"` // inset: the camera
+	On     bool    `json:"on,omitempty"`     // inset: send its pictures (false: stop)
 }
 
 // Reply is the outcome of a set or a request. A set is answered only when
