@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/png"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -240,5 +241,60 @@ func TestWebPageScanPoints(t *testing.T) {
 		t.Errorf("red scan-point pixels: %d in the page, %d in view -o", page, ref)
 	} else {
 		t.Logf("red scan-point pixels: %d in the page, %d in view -o", page, ref)
+	}
+}
+
+// The page's camera moves as people expect: a left drag orbits about the
+// target (the eye turns, the distance stays), a right drag pans (the
+// target moves), two fingers spreading zoom in (the eye comes closer), and
+// key 1 looks through the first sensor.
+func TestWebPageOrbitPanZoom(t *testing.T) {
+	scene := filepath.Join(testkit.RepoRoot(), "scenes", "quickstart", "scene.xml")
+	page, _ := startWeb(t, "view", scene, "--web", "127.0.0.1:0")
+	b := testkit.Chromium(t, 640, 480)
+	b.Open(page + "#ui=off")
+	b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).drawn > 0`, 60*time.Second)
+	type cam struct{ Eye, Target [3]float64 }
+	get := func() cam {
+		var js string
+		var c cam
+		if err := b.Eval(`simvisState()`, &js); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(js), &c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	dist := func(c cam) float64 {
+		d := 0.0
+		for i := range 3 {
+			d += (c.Eye[i] - c.Target[i]) * (c.Eye[i] - c.Target[i])
+		}
+		return math.Sqrt(d)
+	}
+	c0 := get()
+	b.Drag("left", 300, 240, 400, 260)
+	c1 := get()
+	if c1.Eye == c0.Eye || c1.Target != c0.Target || math.Abs(dist(c1)-dist(c0)) > 1e-6 {
+		t.Errorf("a left drag: eye %v -> %v, target %v -> %v: want the eye turned about a fixed target", c0.Eye, c1.Eye, c0.Target, c1.Target)
+	}
+	b.Drag("right", 300, 240, 350, 240)
+	c2 := get()
+	if c2.Target == c1.Target || math.Abs(dist(c2)-dist(c1)) > 1e-6 {
+		t.Errorf("a right drag: target %v -> %v, distance %v -> %v: want a pan", c1.Target, c2.Target, dist(c1), dist(c2))
+	}
+	b.Pinch(320, 240, 100, 250)
+	c3 := get()
+	if !(dist(c3) < dist(c2)*0.8) {
+		t.Errorf("fingers spreading: distance %v -> %v, want closer", dist(c2), dist(c3))
+	}
+	if err := b.Eval(`document.dispatchEvent(new KeyboardEvent("keydown", {key: "1"}))`, nil); err != nil {
+		t.Fatal(err)
+	}
+	var looking int
+	b.Eval(`JSON.parse(simvisState()).looking`, &looking)
+	if looking != 1 {
+		t.Errorf("key 1: looking through sensor %d, want 1", looking)
 	}
 }

@@ -315,3 +315,44 @@ func (b *Browser) Errors() []string {
 	defer b.mu.Unlock()
 	return append([]string(nil), b.errors...)
 }
+
+// Drag drags the mouse (button "left" or "right") from (x0, y0) to (x1,
+// y1) in steps, as a person's hand would.
+func (b *Browser) Drag(button string, x0, y0, x1, y1 float64) {
+	b.t.Helper()
+	const steps = 10
+	ev := func(typ string, x, y float64, buttons int) {
+		if err := b.call("Input.dispatchMouseEvent", map[string]any{"type": typ, "x": x, "y": y, "button": button,
+			"buttons": buttons, "clickCount": 1}, nil); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+	mask := map[string]int{"left": 1, "right": 2, "middle": 4}[button]
+	ev("mousePressed", x0, y0, mask)
+	for i := 1; i <= steps; i++ {
+		f := float64(i) / steps
+		ev("mouseMoved", x0+(x1-x0)*f, y0+(y1-y0)*f, mask)
+	}
+	ev("mouseReleased", x1, y1, 0)
+}
+
+// Pinch moves two fingers from d0 apart to d1 apart about (cx, cy),
+// horizontally.
+func (b *Browser) Pinch(cx, cy, d0, d1 float64) {
+	b.t.Helper()
+	const steps = 10
+	touch := func(typ string, d float64) {
+		pts := []map[string]any{{"x": cx - d/2, "y": cy, "id": 1}, {"x": cx + d/2, "y": cy, "id": 2}}
+		if typ == "touchEnd" {
+			pts = []map[string]any{}
+		}
+		if err := b.call("Input.dispatchTouchEvent", map[string]any{"type": typ, "touchPoints": pts}, nil); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+	touch("touchStart", d0)
+	for i := 1; i <= steps; i++ {
+		touch("touchMove", d0+(d1-d0)*float64(i)/steps)
+	}
+	touch("touchEnd", d1)
+}

@@ -103,7 +103,8 @@ func newPage(ui, redrawAll bool) (*page, error) {
 // position of each element's insertion point.
 func (p *page) stateJSON() string {
 	st := map[string]any{"drawn": p.total, "ready": p.scene != nil && p.total > 0,
-		"sync_ms": p.syncTime.Seconds() * 1000, "draw_ms": p.drawTime.Seconds() * 1000, "images": p.imagesShown}
+		"sync_ms": p.syncTime.Seconds() * 1000, "draw_ms": p.drawTime.Seconds() * 1000, "images": p.imagesShown,
+		"eye": p.orb.Pose().Col(3).Vec3(), "target": p.orb.Target, "looking": p.looking}
 	if p.conn != nil {
 		_, cycle, _ := p.conn.Stats()
 		st["cycle"], st["role"] = cycle, p.conn.Welcome().Role
