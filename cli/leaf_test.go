@@ -42,9 +42,9 @@ var leafPasswords = map[string]string{
 //     a scene equal to the host's (its elements and values as the host
 //     lists them to a client on the robot), and a client on the hub that
 //     only reads values has the last ones;
-//   - two of the hub's servers killed (no quorum there): the robot's log
-//     does not depend on it, and the mirror has the next change through
-//     the server left.
+//   - two of the hub's servers killed, the leaf node's among them (no
+//     quorum there): the robot's log does not depend on it, and the
+//     mirror has the next change through the server left.
 func TestLeafNodeLinkCut(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("network namespaces need root: the leaf node test is skipped")
@@ -291,16 +291,30 @@ func TestLeafNodeLinkCut(t *testing.T) {
 	// Two of the hub's three servers killed: the hub's JetStream has no
 	// quorum, which the robot's log does not need; the leaf node and
 	// the clients move to the server left, and the mirror follows.
+	// The server the leaf node uses is one of them.
+	leafOn := -1
+	for i := 0; i < 3; i++ {
+		l := logOf(fmt.Sprintf("hub%d", i+1))
+		if strings.Count(l, "Leafnode connection created") > strings.Count(l, "Leafnode connection closed") {
+			leafOn = i
+		}
+	}
+	if leafOn < 0 {
+		t.Fatalf("no hub server has the robot's leaf node:\n%s", tail(logOf("hub1"), 10))
+	}
+	left := (leafOn + 1) % 3
 	killed := time.Now()
-	for _, p := range procs[:2] {
-		p.Process.Signal(syscall.SIGKILL)
-		p.Wait()
+	for i, p := range procs[:3] {
+		if i != left {
+			p.Process.Signal(syscall.SIGKILL)
+			p.Wait()
+		}
 	}
 	request(`<element type="pose" name="AFTER" insert_at="ROOT"/>`)
 	yaw = -5
 	client("set", "R_POSE.yaw=-5")
 	caughtUp("two hub servers of three killed", yaw, 60*time.Second)
-	t.Logf("two hub servers killed: the mirror has the robot's next change %v after", time.Since(killed).Round(time.Millisecond))
+	t.Logf("two hub servers killed, hub%d (the leaf node's) among them: the mirror has the robot's next change %v after", leafOn+1, time.Since(killed).Round(time.Millisecond))
 	t.Logf("robot server:\n%s", tail(logOf("robot"), 12))
 }
 

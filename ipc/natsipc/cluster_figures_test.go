@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -24,9 +25,10 @@ import (
 // the kill to (a) the host's next values message at a subscriber on
 // another server, (b) the first request sent after the kill succeeding
 // (a driver on another server), (c) a mirror on the third server holding
-// that request's record. Lag: 5 hosts with 4 mirrors each (one per
-// server and one more), a value written at each host every 50 ms on its
-// own goroutine, to the mirrors' replicas holding it.
+// that request's record. Lag: 5 hosts with 4 mirrors each (spread over
+// the servers; SIMVIS_FIGURES_HOSTS and SIMVIS_FIGURES_MIRRORS change
+// the counts), a value written at each host every 50 ms on its own
+// goroutine, to the mirrors' replicas holding it.
 func TestClusterFigures(t *testing.T) {
 	if os.Getenv("SIMVIS_CLUSTER_FIGURES") != "1" {
 		t.Skip("figures only with SIMVIS_CLUSTER_FIGURES=1")
@@ -152,8 +154,9 @@ func TestClusterFigures(t *testing.T) {
 	cl.start(victim)
 	cl.waitReady(victim, 3)
 
-	// Mirror lag: 5 hosts x 4 mirrors.
-	const hosts, mirrors = 5, 4
+	// Mirror lag: 5 hosts x 4 mirrors, or as many as
+	// SIMVIS_FIGURES_HOSTS and SIMVIS_FIGURES_MIRRORS say.
+	hosts, mirrors := figuresCount(t, "SIMVIS_FIGURES_HOSTS", 5), figuresCount(t, "SIMVIS_FIGURES_MIRRORS", 4)
 	var lags []time.Duration
 	var lagMu sync.Mutex
 	var wg sync.WaitGroup
@@ -235,4 +238,19 @@ func TestClusterFigures(t *testing.T) {
 	load, _ = os.ReadFile("/proc/loadavg")
 	t.Logf("FIGURES mirror lag, %d hosts x %d mirrors, a value written at each host every 50 ms for 20 s, to the mirror holding it: %v; load average after: %s",
 		hosts, mirrors, ipc.PercentilesOf(lags), load)
+}
+
+// figuresCount is the positive integer in environment variable name, or
+// def where it is unset.
+func figuresCount(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
 }
