@@ -133,8 +133,8 @@ func (p *Publisher) makeStream(timeout time.Duration, drop bool) (streamMade, er
 	// A cluster that is still forming (its servers just started) has
 	// JetStream answering before its meta leader knows every server:
 	// three replicas cannot be placed yet, and will be in a moment.
-	// Asked again for a third of the time given before settling for one.
-	for err != nil && auto && cfg.Replicas > 1 && ctx.Err() == nil && time.Since(start) < timeout/3 {
+	// Asked again for half the time given before settling for one.
+	for err != nil && auto && cfg.Replicas > 1 && ctx.Err() == nil && time.Since(start) < timeout/2 {
 		time.Sleep(250 * time.Millisecond)
 		_, err = p.js.CreateStream(ctx, cfg)
 	}

@@ -120,3 +120,23 @@ func TestClusterHostCyclesWithoutLeader(t *testing.T) {
 	watch("a second server killed (no quorum)", killed)
 	t.Logf("host warnings:\n%s", warnings.String())
 }
+
+// A host that starts while its cluster is still forming (a server that
+// was down is starting again) gets three replicas, not one: the stream's
+// creation is asked again for a while before settling for one replica.
+func TestClusterReplicasWhileForming(t *testing.T) {
+	cl := startCluster(t, 3)
+	cl.stop(2, syscall.SIGTERM)
+	name := uniqueName("form")
+	var warnings syncBuffer
+	// The host knows the three servers from its URL list; one is down.
+	nc, err := natsipc.ConnectHost(cl.url(natsipc.RoleHost, 0)+","+cl.url(natsipc.RoleHost, 1)+","+cl.url(natsipc.RoleHost, 2), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.start(2)
+	s := serveConn(t, nc, name, natsipc.Limits{}, &warnings)
+	if s.pub.Replicas() != 3 {
+		t.Errorf("change log: %d replicas, want 3 (the third server was starting)\nhost warnings:\n%s", s.pub.Replicas(), warnings.String())
+	}
+}
