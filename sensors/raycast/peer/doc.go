@@ -8,10 +8,15 @@
 // Without scenes it writes the benchmark scenes (simvis bench --generate)
 // into DIR and measures scenes/marvin, DIR/marvin50 and DIR/mesh1m. Per
 // scene it casts two sets: every scanner's beams (laser, laser3d, psd: one
-// cycle) and each depth camera's pixels. "simvis 1thr" casts them with
-// Cast on one goroutine, "simvis all" with one CastBatch of the whole set
-// on all cores, as a simulation cycle casts its sensors (and checks that
-// it gives the very ranges Cast gives).
+// cycle) and each depth camera's pixels, and prints two rows per set: on
+// one thread, simvis's CastSerial sensor by sensor against Embree's
+// rtcIntersect1 and its packets of 4 and 8 on one thread; on all cores
+// (GOMAXPROCS threads), one CastBatch of the whole set, as a simulation
+// cycle casts its sensors (checked to give CastSerial's very ranges),
+// against the same three ways of Embree's, each pass over the rays split
+// into chunks of 32 rays that as many threads take in turn (c/). /e1 is
+// simvis's rate over rtcIntersect1's on as many threads, /best over the
+// fastest of Embree's three.
 //
 // The ray file handed to the C program is little-endian: the magic
 // "SVRAYS01"; uint32 vertex, triangle and ray counts; the vertices (3

@@ -51,7 +51,7 @@ func run(seconds float64, out, src, cc string, scenes []string) error {
 		return err
 	}
 	bin := filepath.Join(out, "embree_peer")
-	build := exec.Command(cc, "-O3", "-march=native", "-o", bin, src, "-lembree3", "-lm")
+	build := exec.Command(cc, "-O3", "-march=native", "-pthread", "-o", bin, src, "-lembree3", "-lm")
 	if msg, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("building %s (needs libembree-dev: make deps): %v\n%s", src, err, msg)
 	}
@@ -64,8 +64,8 @@ func run(seconds float64, out, src, cc string, scenes []string) error {
 	}
 	fmt.Printf("%d CPUs (%s), GOMAXPROCS %d; rays/s medians are not taken: each figure is one run of >= %gs\n",
 		runtime.NumCPU(), cpuModel(), runtime.GOMAXPROCS(0), seconds)
-	fmt.Printf("%-28s %-8s %8s %12s %12s %12s %12s %12s %8s %8s %s\n", "scene", "set", "rays",
-		"simvis 1thr", "simvis all", "embree 1", "embree 4", "embree 8", "1thr/e1", "all/e1", "agree")
+	fmt.Printf("%-28s %-8s %8s %7s %12s %12s %12s %12s %8s %8s %s\n", "scene", "set", "rays", "threads",
+		"simvis", "embree 1", "embree 4", "embree 8", "/e1", "/best", "agree")
 	failed := false
 	for _, path := range scenes {
 		bad, err := measureScene(path, bin, out, seconds)
@@ -129,7 +129,8 @@ func measureScene(path, bin, out string, seconds float64) (bool, error) {
 			return false, err
 		}
 		var stdout bytes.Buffer
-		cmd := exec.Command(bin, rayFile, rangeFile, fmt.Sprint(seconds))
+		threads := runtime.GOMAXPROCS(0)
+		cmd := exec.Command(bin, rayFile, rangeFile, fmt.Sprint(seconds), fmt.Sprint(threads))
 		cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return false, fmt.Errorf("embree_peer: %w", err)
@@ -138,6 +139,9 @@ func measureScene(path, bin, out string, seconds float64) (bool, error) {
 			R1 float64 `json:"intersect1_rays_per_s"`
 			R4 float64 `json:"intersect4_rays_per_s"`
 			R8 float64 `json:"intersect8_rays_per_s"`
+			A1 float64 `json:"all_intersect1_rays_per_s"`
+			A4 float64 `json:"all_intersect4_rays_per_s"`
+			A8 float64 `json:"all_intersect8_rays_per_s"`
 		}
 		if err := json.Unmarshal(stdout.Bytes(), &peer); err != nil {
 			return false, fmt.Errorf("embree_peer printed %q: %w", stdout.String(), err)
@@ -203,8 +207,18 @@ func measureScene(path, bin, out string, seconds float64) (bool, error) {
 			agree += ": TOO MANY OR TOO FAR"
 			failed = true
 		}
-		fmt.Printf("%-28s %-8s %8d %12.0f %12.0f %12.0f %12.0f %12.0f %8.2f %8.2f %s\n", shortPath(path), set.name, set.n,
-			one, all, peer.R1, peer.R4, peer.R8, one/peer.R1, all/peer.R1, agree)
+		// One row on one thread (CastSerial against Embree on one
+		// thread), one on all cores (CastBatch against Embree's passes
+		// split over as many threads); /e1 is simvis over rtcIntersect1,
+		// /best over the fastest of Embree's three ways on as many threads.
+		row := func(threads string, ours, e1, e4, e8 float64) {
+			fmt.Printf("%-28s %-8s %8d %7s %12.0f %12.0f %12.0f %12.0f %8.2f %8.2f %s\n", shortPath(path), set.name, set.n,
+				threads, ours, e1, e4, e8, ours/e1, ours/max(e1, e4, e8), agree)
+		}
+		row("1", one, peer.R1, peer.R4, peer.R8)
+		if threads > 1 {
+			row(fmt.Sprint(threads), all, peer.A1, peer.A4, peer.A8)
+		}
 	}
 	return failed, nil
 }

@@ -1,14 +1,26 @@
 /* embree_peer: casts the rays of a simvis ray file (see ../doc.go) with
- * Intel Embree on one thread, writes their ranges and prints timings as one
- * JSON line. Written for simvis's peer benchmark (make bench-peers).
+ * Intel Embree on one thread and on THREADS threads, writes their ranges and
+ * prints timings as one JSON line. Written for simvis's peer benchmark (make
+ * bench-peers).
  *
- *   embree_peer RAYFILE RANGEFILE SECONDS
+ *   embree_peer RAYFILE RANGEFILE SECONDS [THREADS]
  *
  * Each way of casting (rtcIntersect1, and packets of 4 and 8 with
- * rtcIntersect4/8) runs over all rays for at least SECONDS; the ranges
- * written are those of rtcIntersect1 (+Inf where nothing is hit). */
+ * rtcIntersect4/8) runs over all rays for at least SECONDS, first on the
+ * calling thread alone, then (THREADS > 1) on the calling thread and
+ * THREADS-1 worker threads together: one pass over the rays is split into
+ * chunks of 32 consecutive rays that the threads take in turn (an atomic
+ * counter), and the pass ends when every chunk is cast, as simvis's
+ * CastBatch does. The workers are started once for the parallel passes and
+ * poll for the next pass (no sleeping hand-over); the scene is committed
+ * once, and every thread casts into it with its own context. The ranges
+ * written are those of rtcIntersect1 on one thread (+Inf where nothing is
+ * hit); the parallel rtcIntersect1 pass must find the very same. */
 #include <embree3/rtcore.h>
+#include <immintrin.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,10 +50,11 @@ static double now(void) {
 static uint32_t nrays;
 static float *ray; /* 6 per ray */
 
-static void cast1(RTCScene scene, double *out) {
+/* cast1 casts rays lo..hi-1 one by one with rtcIntersect1. */
+static void cast1(RTCScene scene, uint32_t lo, uint32_t hi, double *out) {
 	struct RTCIntersectContext ctx;
 	rtcInitIntersectContext(&ctx);
-	for (uint32_t i = 0; i < nrays; i++) {
+	for (uint32_t i = lo; i < hi; i++) {
 		struct RTCRayHit rh;
 		const float *r = ray + 6 * (size_t)i;
 		rh.ray.org_x = r[0], rh.ray.org_y = r[1], rh.ray.org_z = r[2];
@@ -56,19 +69,20 @@ static void cast1(RTCScene scene, double *out) {
 	}
 }
 
-/* castN casts packets of N consecutive rays (neighbouring beams: coherent). */
+/* castN casts rays lo..hi-1 in packets of N consecutive rays (neighbouring
+ * beams: coherent); lo is a multiple of N. */
 #define CASTN(N)                                                                   \
-	static double cast##N(RTCScene scene) {                                        \
+	static double cast##N(RTCScene scene, uint32_t lo, uint32_t hi) {              \
 		struct RTCIntersectContext ctx;                                            \
 		rtcInitIntersectContext(&ctx);                                             \
 		double sum = 0;                                                            \
-		for (uint32_t i = 0; i < nrays; i += N) {                                  \
+		for (uint32_t i = lo; i < hi; i += N) {                                    \
 			struct RTCRayHit##N rh __attribute__((aligned(64)));                   \
 			int valid[N] __attribute__((aligned(64)));                             \
 			for (int k = 0; k < N; k++) {                                          \
-				uint32_t j = i + k < nrays ? i + k : nrays - 1;                    \
+				uint32_t j = i + k < hi ? i + k : hi - 1;                          \
 				const float *r = ray + 6 * (size_t)j;                              \
-				valid[k] = i + k < nrays ? -1 : 0;                                 \
+				valid[k] = i + k < hi ? -1 : 0;                                    \
 				rh.ray.org_x[k] = r[0], rh.ray.org_y[k] = r[1], rh.ray.org_z[k] = r[2]; \
 				rh.ray.dir_x[k] = r[3], rh.ray.dir_y[k] = r[4], rh.ray.dir_z[k] = r[5]; \
 				rh.ray.tnear[k] = 0, rh.ray.tfar[k] = INFINITY, rh.ray.time[k] = 0; \
@@ -86,10 +100,91 @@ static void cast1(RTCScene scene, double *out) {
 CASTN(4)
 CASTN(8)
 
+/* castWay casts rays lo..hi-1 the way w: 0 rtcIntersect1 (ranges into out,
+ * if not NULL), 1 packets of 4, 2 packets of 8. */
+static double castWay(RTCScene scene, int w, uint32_t lo, uint32_t hi, double *out) {
+	switch (w) {
+	case 0: cast1(scene, lo, hi, out); return 0;
+	case 1: return cast4(scene, lo, hi);
+	default: return cast8(scene, lo, hi);
+	}
+}
+
+/* The parallel passes. pass counts the passes posted (-1: workers stop);
+ * a pass's chunks are taken from next; left counts the workers that have
+ * not finished the current pass. Each sits on its own cache line. */
+#define PCHUNK 32
+static RTCScene pscene;
+static int pway;
+static double *pout;
+static _Alignas(64) atomic_long pass;
+static _Alignas(64) atomic_uint next;
+static _Alignas(64) atomic_int left;
+static _Alignas(64) double psink[64 * 8];
+
+static void parWork(int self) {
+	uint32_t chunks = (nrays + PCHUNK - 1) / PCHUNK;
+	double sum = 0;
+	for (;;) {
+		uint32_t c = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
+		if (c >= chunks)
+			break;
+		uint32_t lo = c * PCHUNK, hi = lo + PCHUNK < nrays ? lo + PCHUNK : nrays;
+		sum += castWay(pscene, pway, lo, hi, pout);
+	}
+	psink[8 * (self % 64)] += sum;
+}
+
+static void *worker(void *arg) {
+	int self = (int)(intptr_t)arg;
+	long seen = 0;
+	for (;;) {
+		long p;
+		while ((p = atomic_load_explicit(&pass, memory_order_acquire)) == seen)
+			_mm_pause();
+		if (p < 0)
+			return NULL;
+		seen = p;
+		parWork(self);
+		atomic_fetch_sub_explicit(&left, 1, memory_order_release);
+	}
+}
+
+/* castPar makes one pass over all rays the way w on nthreads threads (the
+ * caller and the workers). */
+static void castPar(int nthreads, int w, double *out) {
+	pout = out;
+	pway = w;
+	atomic_store_explicit(&next, 0, memory_order_relaxed);
+	atomic_store_explicit(&left, nthreads - 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&pass, 1, memory_order_release);
+	parWork(0);
+	while (atomic_load_explicit(&left, memory_order_acquire) > 0)
+		_mm_pause();
+}
+
+/* measure runs pass() for at least seconds and returns rays per second. */
+static double measure(double seconds, int nthreads, int w, RTCScene scene) {
+	static volatile double sink;
+	long n = 0;
+	double t0 = now();
+	do {
+		if (nthreads > 1)
+			castPar(nthreads, w, NULL);
+		else
+			sink += castWay(scene, w, 0, nrays, NULL);
+		n++;
+	} while (now() - t0 < seconds);
+	return (double)n * nrays / (now() - t0);
+}
+
 int main(int argc, char **argv) {
-	if (argc != 4)
-		die("usage: embree_peer RAYFILE RANGEFILE SECONDS");
+	if (argc != 4 && argc != 5)
+		die("usage: embree_peer RAYFILE RANGEFILE SECONDS [THREADS]");
 	double seconds = atof(argv[3]);
+	int nthreads = argc == 5 ? atoi(argv[4]) : 1;
+	if (nthreads < 1 || nthreads > 64)
+		die("THREADS: want 1 to 64");
 	FILE *f = fopen(argv[1], "rb");
 	if (!f)
 		die("cannot open the ray file");
@@ -136,28 +231,37 @@ int main(int argc, char **argv) {
 	}
 	fclose(f);
 
-	cast1(scene, out); /* warm-up, and the ranges */
-	double rate[3];
-	volatile double sink = 0;
-	for (int w = 0; w < 3; w++) {
-		long n = 0;
-		t0 = now();
-		do {
-			switch (w) {
-			case 0: cast1(scene, NULL); break;
-			case 1: sink += cast4(scene); break;
-			case 2: sink += cast8(scene); break;
-			}
-			n++;
-		} while (now() - t0 < seconds);
-		rate[w] = (double)n * nrays / (now() - t0);
+	cast1(scene, 0, nrays, out); /* warm-up, and the ranges */
+	double rate[3], prate[3] = {0, 0, 0};
+	for (int w = 0; w < 3; w++)
+		rate[w] = measure(seconds, 1, w, scene);
+	if (nthreads > 1) {
+		pscene = scene;
+		pthread_t th[64];
+		for (int k = 1; k < nthreads; k++)
+			if (pthread_create(&th[k], NULL, worker, (void *)(intptr_t)k) != 0)
+				die("pthread_create failed");
+		double *pr = malloc(sizeof(double) * (size_t)nrays + 1);
+		if (!pr)
+			die("out of memory");
+		castPar(nthreads, 0, pr); /* warm-up, and the check */
+		for (uint32_t i = 0; i < nrays; i++)
+			if (memcmp(&pr[i], &out[i], sizeof(double)) != 0)
+				die("the parallel rtcIntersect1 pass found other ranges than the serial one");
+		free(pr);
+		for (int w = 0; w < 3; w++)
+			prate[w] = measure(seconds, nthreads, w, scene);
+		atomic_store_explicit(&pass, -1, memory_order_release);
+		for (int k = 1; k < nthreads; k++)
+			pthread_join(th[k], NULL);
 	}
 	FILE *o = fopen(argv[2], "wb");
 	if (!o || fwrite(out, sizeof(double), nrays, o) != nrays || fclose(o) != 0)
 		die("cannot write the ranges");
-	printf("{\"embree\":\"%s\",\"build_s\":%.6f,\"rays\":%u,\"intersect1_rays_per_s\":%.1f,"
-	       "\"intersect4_rays_per_s\":%.1f,\"intersect8_rays_per_s\":%.1f}\n",
-	       RTC_VERSION_STRING, build, nrays, rate[0], rate[1], rate[2]);
+	printf("{\"embree\":\"%s\",\"build_s\":%.6f,\"rays\":%u,\"threads\":%d,\"intersect1_rays_per_s\":%.1f,"
+	       "\"intersect4_rays_per_s\":%.1f,\"intersect8_rays_per_s\":%.1f,\"all_intersect1_rays_per_s\":%.1f,"
+	       "\"all_intersect4_rays_per_s\":%.1f,\"all_intersect8_rays_per_s\":%.1f}\n",
+	       RTC_VERSION_STRING, build, nrays, nthreads, rate[0], rate[1], rate[2], prate[0], prate[1], prate[2]);
 	rtcReleaseScene(scene);
 	rtcReleaseDevice(dev);
 	return 0;
