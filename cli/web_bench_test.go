@@ -63,7 +63,7 @@ func BenchmarkWebPages(b *testing.B) {
 	var page string
 	for page == "" && lines.Scan() {
 		if rest, ok := strings.CutPrefix(lines.Text(), "web viewer at "); ok {
-			page, _, _ = strings.Cut(rest, " ")
+			page = rest
 		}
 	}
 	if page == "" {

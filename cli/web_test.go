@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"image/png"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,29 +24,53 @@ import (
 
 // startWeb runs `simvis ARGS` (serve or view with --web) in a child process
 // until it prints the page's address, and returns the page's address and
-// the driver's (with its token).
+// the driver's (with its token, which goes to standard error).
 func startWeb(t testing.TB, args ...string) (page, driver string) {
 	t.Helper()
 	if !assets.Built() {
 		t.Fatal("this test binary was built without the web viewer's browser program: run `make web-assets` (go generate ./web/assets) first; make test does")
 	}
-	cmd, lines, errOut := startChild(t, args...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "SIMVIS_CLI_CHILD=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGINT)
-		for lines.Scan() {
-		}
 		cmd.Wait()
 	})
-	for lines.Scan() {
-		line := lines.Text()
-		if rest, ok := strings.CutPrefix(line, "web viewer at "); ok {
-			page, rest, _ = strings.Cut(rest, " ")
-			driver = strings.TrimSuffix(strings.TrimPrefix(rest, "(to drive: "), ")")
-			return page, driver
+	pages, drivers := make(chan string, 1), make(chan string, 1)
+	var errText strings.Builder // written by its goroutine until drivers is sent on or stderr ends
+	scan := func(r io.Reader, prefix string, out chan<- string, keep *strings.Builder) {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(sc.Text(), prefix); ok {
+				out <- rest
+				for sc.Scan() {
+				}
+				return
+			}
+			if keep != nil {
+				keep.WriteString(sc.Text() + "\n")
+			}
 		}
+		close(out)
 	}
-	t.Fatalf("simvis %s printed no web viewer address\n%s", strings.Join(args, " "), errOut)
-	return "", ""
+	go scan(stdout, "web viewer at ", pages, nil)
+	go scan(stderr, "web viewer: to drive, open ", drivers, &errText)
+	page, driver = <-pages, <-drivers
+	if page == "" || driver == "" {
+		t.Fatalf("simvis %s printed no web viewer addresses\n%s", strings.Join(args, " "), errText.String())
+	}
+	return page, driver
 }
 
 // pageState is what the page's simvisState() says.

@@ -53,7 +53,8 @@ type webHost struct {
 	log             io.Writer // connections, refusals, outages (standard error)
 }
 
-// start serves the host and prints the page's addresses on w.
+// start serves the host; it prints the page's address on w, the driver's
+// (with its token) on the host's log.
 func (o WebOptions) start(h webHost, w io.Writer) (*webServer, error) {
 	if o.Token == "" {
 		o.Token = os.Getenv("SIMVIS_WEB_TOKEN")
@@ -89,7 +90,10 @@ func (o WebOptions) start(h webHost, w io.Writer) (*webServer, error) {
 		return nil, err
 	}
 	ws := &webServer{srv: srv, url: srv.URL() + "#token=" + o.Token}
-	fmt.Fprintf(w, "web viewer at %s (to drive: %s)\n", srv.URL(), ws.url)
+	// The driver's address holds its token: on standard error, as
+	// Foxglove's, not in the run's report, which may go to logs.
+	fmt.Fprintf(h.log, "web viewer: to drive, open %s\n", ws.url)
+	fmt.Fprintf(w, "web viewer at %s\n", srv.URL())
 	return ws, nil
 }
 
