@@ -165,3 +165,10 @@ clean:
 .PHONY: bench-peers
 bench-peers: deps
 	$(GO) run ./sensors/raycast/peer -o out/bench-peers
+
+# The GPU against the CPU caster in one table (scripts/gpu-check.sh): builds
+# nothing, so build first (make build) and carry bin/ to the GPU machine;
+# GPU_CHECK_FLAGS=--quick on llvmpipe.
+.PHONY: gpu-check
+gpu-check:
+	scripts/gpu-check.sh $(GPU_CHECK_FLAGS)
