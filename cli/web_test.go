@@ -325,3 +325,49 @@ func TestWebPageOrbitPanZoom(t *testing.T) {
 		t.Errorf("key 1: looking through sensor %d, want 1", looking)
 	}
 }
+
+// `mirror --web` relays a host on another machine (reached over NATS) to
+// pages: the model files come from the host over NATS (the mirror's machine
+// lacks the scene's folder), the page follows the host's values and drives
+// it through the mirror's connection (a driver's token in --connect).
+func TestWebMirrorRelays(t *testing.T) {
+	dir := t.TempDir()
+	scene := filepath.Join(testkit.CopyFiles(t, filepath.Join(testkit.RepoRoot(), "scenes", "quickstart"), "scene.xml", "robot.gltf", "world.gltf"), "scene.xml")
+	startServe(t, scene, "--shm", filepath.Join(dir, "simvis-relay"), "--rate", "20", "--listen", "127.0.0.1:0", "--token", "s3cret")
+	_, after, _ := strings.Cut(firstLine, " and ")
+	natsURL := strings.Replace(strings.TrimSuffix(strings.Fields(after)[0], ":"), "nats://", "nats://s3cret@", 1)
+	// A relay fetches what it serves from the host, whether or not the
+	// scene's folder is on its machine (--fetch-files: the mirror's own
+	// replica too).
+	_, driver := startWeb(t, "mirror", "--connect", natsURL, "--fetch-files", "--web", "127.0.0.1:0")
+	b := testkit.Chromium(t, 640, 480)
+	b.Open(driver)
+	b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).drawn > 0 && JSON.parse(simvisState()).role === "driver"`, 60*time.Second)
+	if code, _, errOut := simvis(t, "set", "--connect", natsURL, "R_POSE.x=1.25"); code != 0 {
+		t.Fatalf("set: %s", errOut)
+	}
+	b.WaitFor(`JSON.parse(simvisState()).values["R_POSE.x"] === 1.25`, 20*time.Second)
+	if err := b.Eval(`(() => { const i = document.querySelector('[data-param="R_POSE.y"]'); i.value = "0.5"; i.dispatchEvent(new Event("input")); return true })()`, nil); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		code, out, _ := simvis(t, "elements", "--connect", natsURL, "--json")
+		var elems []struct {
+			Name   string
+			Params []string
+			Values []float64
+		}
+		if code == 0 && json.Unmarshal([]byte(out), &elems) == nil && len(elems) == 1 && len(elems[0].Values) > 1 &&
+			elems[0].Params[1] == "y" && elems[0].Values[1] == 0.5 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the host's R_POSE.y did not become 0.5 from the relayed page: %s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
