@@ -357,3 +357,62 @@ func TestFlatGeometryLeavesTopBoxesFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestMapRaysMatchesSetRays: the packet's rays set and mapped into a
+// placement four lanes at a time (setWorldRays, mapRays) are setRays's, bit
+// for bit, for one to four rays, on random maps (rotations, scales,
+// mirrors) and directions with zero and negative-zero components (infinite
+// inverses) and of every magnitude.
+func TestMapRaysMatchesSetRays(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2: the packet kernel is not used")
+	}
+	rng := rand.New(rand.NewSource(7))
+	comp := func() float64 {
+		switch rng.Intn(6) {
+		case 0:
+			return 0
+		case 1:
+			return math.Copysign(0, -1)
+		case 2:
+			return rng.NormFloat64() * 1e-9
+		case 3:
+			return rng.NormFloat64() * 1e9
+		}
+		return rng.NormFloat64()
+	}
+	same := func(a, b [packLanes]float64) bool {
+		for l := range a {
+			if math.Float64bits(a[l]) != math.Float64bits(b[l]) {
+				return false
+			}
+		}
+		return true
+	}
+	for it := 0; it < 20000; it++ {
+		m := mgl64.HomogRotate3D(rng.Float64()*7, mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize())
+		m = mgl64.Translate3D(rng.NormFloat64()*10, rng.NormFloat64(), comp()).Mul4(m).Mul4(mgl64.Scale3D(comp(), 1+rng.Float64(), -1))
+		if rng.Intn(4) == 0 {
+			m = mgl64.Ident4()
+		}
+		a := affineOf(m)
+		o := [3]float64{comp(), comp(), comp()}
+		dirs := make([]mgl64.Vec3, 1+rng.Intn(packLanes))
+		for i := range dirs {
+			dirs[i] = mgl64.Vec3{comp(), comp(), comp()}
+		}
+		var w, want, got, wantW packet
+		wantW.setRays(nil, o, dirs)
+		w.setWorldRays(o, dirs)
+		want.setRays(&a, o, dirs)
+		got.mapRays(&a, o, &w)
+		for k := 0; k < 3; k++ {
+			if !same(w.d[k], wantW.d[k]) || !same(w.inv[k], wantW.inv[k]) ||
+				!same(got.d[k], want.d[k]) || !same(got.inv[k], want.inv[k]) ||
+				math.Float64bits(got.o[k]) != math.Float64bits(want.o[k]) || w.o[k] != wantW.o[k] {
+				t.Fatalf("case %d, axis %d: world d %v inv %v, want %v %v; mapped o %v d %v inv %v, want %v %v %v",
+					it, k, w.d[k], w.inv[k], wantW.d[k], wantW.inv[k], got.o, got.d[k], got.inv[k], want.o, want.d[k], want.inv[k])
+			}
+		}
+	}
+}

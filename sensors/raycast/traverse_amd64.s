@@ -709,3 +709,57 @@ TEXT ·visitAVX2(SB), NOSPLIT, $0-40
 	VZEROUPPER
 	MOVQ R9, ret+32(FP)
 	RET
+
+DATA one4<>+0(SB)/8, $0x3ff0000000000000
+DATA one4<>+8(SB)/8, $0x3ff0000000000000
+DATA one4<>+16(SB)/8, $0x3ff0000000000000
+DATA one4<>+24(SB)/8, $0x3ff0000000000000
+GLOBL one4<>(SB), RODATA|NOPTR, $32
+
+// MAP_ROW(row, doff, ioff) is one row of affine.vector for the four lanes
+// of the directions in Y0-Y2 (x, y, z): (a[4row]*x + a[4row+1]*y) +
+// a[4row+2]*z, the scalar sums in their order, into doff(CX), and its
+// inverse 1/d (Y5 = ones) into ioff(CX). The affine is at AX.
+#define MAP_ROW(row, doff, ioff) \
+	VBROADCASTSD (32*row)(AX), Y3; \
+	VMULPD       Y0, Y3, Y3; \
+	VBROADCASTSD (32*row+8)(AX), Y4; \
+	VMULPD       Y1, Y4, Y4; \
+	VADDPD       Y4, Y3, Y3; \
+	VBROADCASTSD (32*row+16)(AX), Y4; \
+	VMULPD       Y2, Y4, Y4; \
+	VADDPD       Y4, Y3, Y3; \
+	VMOVUPD      Y3, doff(CX); \
+	VDIVPD       Y3, Y5, Y4; \
+	VMOVUPD      Y4, ioff(CX)
+
+// func mapPacketAVX2(a *affine, src, dst *packet)
+TEXT ·mapPacketAVX2(SB), NOSPLIT, $0-24
+	MOVQ    a+0(FP), AX
+	MOVQ    src+8(FP), BX
+	MOVQ    dst+16(FP), CX
+	VMOVUPD 32(BX), Y0
+	VMOVUPD 64(BX), Y1
+	VMOVUPD 96(BX), Y2
+	VMOVUPD one4<>(SB), Y5
+	MAP_ROW(0, 32, 128)
+	MAP_ROW(1, 64, 160)
+	MAP_ROW(2, 96, 192)
+	VZEROUPPER
+	RET
+
+// func invPacketAVX2(p *packet)
+TEXT ·invPacketAVX2(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), CX
+	VMOVUPD one4<>(SB), Y5
+	VMOVUPD 32(CX), Y0
+	VDIVPD  Y0, Y5, Y0
+	VMOVUPD Y0, 128(CX)
+	VMOVUPD 64(CX), Y1
+	VDIVPD  Y1, Y5, Y1
+	VMOVUPD Y1, 160(CX)
+	VMOVUPD 96(CX), Y2
+	VDIVPD  Y2, Y5, Y2
+	VMOVUPD Y2, 192(CX)
+	VZEROUPPER
+	RET

@@ -48,3 +48,17 @@ func intersectPacketAVX2(nodes *node4, packs *triPack, p *packet, mask uint64, s
 //
 //go:noescape
 func visitPacketAVX2(nd *node4, p *packet, mask uint64, lanes *[4]int32, entry *[4]float64)
+
+// mapPacketAVX2 sets dst's directions to src's mapped by a (affine.vector,
+// lane by lane, the same operations in the same order, so the same bits)
+// and their inverses (1/d, as setRays divides); dst's origin and the rest
+// are left alone.
+//
+//go:noescape
+func mapPacketAVX2(a *affine, src, dst *packet)
+
+// invPacketAVX2 sets p's inverse directions, 1/d lane by lane (the same
+// bits as setRays's divisions).
+//
+//go:noescape
+func invPacketAVX2(p *packet)

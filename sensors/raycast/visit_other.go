@@ -24,3 +24,9 @@ func intersectPacketAVX2(nodes *node4, packs *triPack, p *packet, mask uint64, s
 
 // visitPacketAVX2 is never called where useAVX2 is false.
 func visitPacketAVX2(nd *node4, p *packet, mask uint64, lanes *[4]int32, entry *[4]float64) {}
+
+// mapPacketAVX2 is never called where useAVX2 is false.
+func mapPacketAVX2(a *affine, src, dst *packet) {}
+
+// invPacketAVX2 is never called where useAVX2 is false.
+func invPacketAVX2(p *packet) {}
