@@ -12,7 +12,7 @@
  * chunks of 32 consecutive rays that the threads take in turn (an atomic
  * counter), and the pass ends when every chunk is cast, as simvis's
  * CastBatch does. The workers are started once for the parallel passes and
- * poll for the next pass (no sleeping hand-over); the scene is committed
+ * poll for the next pass (see castPar); the scene is committed
  * once, and every thread casts into it with its own context. The ranges
  * written are those of rtcIntersect1 on one thread (+Inf where nothing is
  * hit); the parallel rtcIntersect1 pass must find the very same. */
@@ -20,6 +20,7 @@
 #include <immintrin.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -110,27 +111,38 @@ static double castWay(RTCScene scene, int w, uint32_t lo, uint32_t hi, double *o
 	}
 }
 
-/* The parallel passes. pass counts the passes posted (-1: workers stop);
- * a pass's chunks are taken from next; left counts the workers that have
- * not finished the current pass. Each sits on its own cache line. */
+/* The parallel passes. A pass is posted by numbering it in pass (-1:
+ * the workers stop) and in the high half of next, whose low half is the
+ * next chunk to take: a participant takes a chunk only by a
+ * compare-and-swap that finds its own pass there, so that one still busy
+ * with an old pass can take nothing of a new one. done counts the chunks
+ * cast: the caller waits for the chunks, not for the workers (a worker
+ * that comes late, or is descheduled, holds nothing up), as simvis's
+ * CastBatch does. Workers poll for a pass, pausing, and yield their core
+ * between polls after 50 µs without one. Each counter sits on its own
+ * cache line. */
 #define PCHUNK 32
 static RTCScene pscene;
 static int pway;
 static double *pout;
 static _Alignas(64) atomic_long pass;
-static _Alignas(64) atomic_uint next;
-static _Alignas(64) atomic_int left;
+static _Alignas(64) atomic_ulong next;
+static _Alignas(64) atomic_uint done;
 static _Alignas(64) double psink[64 * 8];
 
-static void parWork(int self) {
+static void parWork(int self, unsigned long p) {
 	uint32_t chunks = (nrays + PCHUNK - 1) / PCHUNK;
 	double sum = 0;
+	unsigned long v = atomic_load_explicit(&next, memory_order_acquire);
 	for (;;) {
-		uint32_t c = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
-		if (c >= chunks)
+		if (v >> 32 != (p & 0xffffffff) || (uint32_t)v >= chunks)
 			break;
-		uint32_t lo = c * PCHUNK, hi = lo + PCHUNK < nrays ? lo + PCHUNK : nrays;
+		if (!atomic_compare_exchange_weak_explicit(&next, &v, v + 1, memory_order_acq_rel, memory_order_acquire))
+			continue;
+		uint32_t lo = (uint32_t)v * PCHUNK, hi = lo + PCHUNK < nrays ? lo + PCHUNK : nrays;
 		sum += castWay(pscene, pway, lo, hi, pout);
+		atomic_fetch_add_explicit(&done, 1, memory_order_release);
+		v = atomic_load_explicit(&next, memory_order_acquire);
 	}
 	psink[8 * (self % 64)] += sum;
 }
@@ -140,26 +152,31 @@ static void *worker(void *arg) {
 	long seen = 0;
 	for (;;) {
 		long p;
-		while ((p = atomic_load_explicit(&pass, memory_order_acquire)) == seen)
+		double t0 = now();
+		while ((p = atomic_load_explicit(&pass, memory_order_acquire)) == seen) {
 			_mm_pause();
+			if (now() - t0 > 50e-6)
+				sched_yield();
+		}
 		if (p < 0)
 			return NULL;
 		seen = p;
-		parWork(self);
-		atomic_fetch_sub_explicit(&left, 1, memory_order_release);
+		parWork(self, (unsigned long)p);
 	}
 }
 
-/* castPar makes one pass over all rays the way w on nthreads threads (the
- * caller and the workers). */
-static void castPar(int nthreads, int w, double *out) {
+/* castPar makes one pass over all rays the way w on the calling thread and
+ * the workers that come. */
+static void castPar(int w, double *out) {
+	uint32_t chunks = (nrays + PCHUNK - 1) / PCHUNK;
 	pout = out;
 	pway = w;
-	atomic_store_explicit(&next, 0, memory_order_relaxed);
-	atomic_store_explicit(&left, nthreads - 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&pass, 1, memory_order_release);
-	parWork(0);
-	while (atomic_load_explicit(&left, memory_order_acquire) > 0)
+	long p = atomic_load_explicit(&pass, memory_order_relaxed) + 1;
+	atomic_store_explicit(&done, 0, memory_order_relaxed);
+	atomic_store_explicit(&next, (unsigned long)(p & 0xffffffff) << 32, memory_order_release);
+	atomic_store_explicit(&pass, p, memory_order_release);
+	parWork(0, (unsigned long)p);
+	while (atomic_load_explicit(&done, memory_order_acquire) < chunks)
 		_mm_pause();
 }
 
@@ -170,7 +187,7 @@ static double measure(double seconds, int nthreads, int w, RTCScene scene) {
 	double t0 = now();
 	do {
 		if (nthreads > 1)
-			castPar(nthreads, w, NULL);
+			castPar(w, NULL);
 		else
 			sink += castWay(scene, w, 0, nrays, NULL);
 		n++;
@@ -244,7 +261,7 @@ int main(int argc, char **argv) {
 		double *pr = malloc(sizeof(double) * (size_t)nrays + 1);
 		if (!pr)
 			die("out of memory");
-		castPar(nthreads, 0, pr); /* warm-up, and the check */
+		castPar(0, pr); /* warm-up, and the check */
 		for (uint32_t i = 0; i < nrays; i++)
 			if (memcmp(&pr[i], &out[i], sizeof(double)) != 0)
 				die("the parallel rtcIntersect1 pass found other ranges than the serial one");
