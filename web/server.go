@@ -85,6 +85,10 @@ type Server struct {
 	returns   map[string]*sensorReturns // replaced, never changed: snapshots share it
 	retGen    uint64
 
+	logMu      sync.Mutex
+	logAt      map[string]time.Time
+	logSkipped map[string]int
+
 	imgMu     sync.Mutex
 	images    map[string]*sensorImage // replaced, never changed
 	imgGen    uint64
@@ -304,4 +308,26 @@ func (s *Server) PublishReturns(r *scene.Returns) {
 	}
 	next[r.Sensor] = sr
 	s.returns = next
+}
+
+// logLimited writes a line to the log, at most one a second of each kind
+// (a flood of refused connections does not flood the log); how many were
+// left out is said with the next.
+func (s *Server) logLimited(kind, format string, args ...any) {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	if s.logAt == nil {
+		s.logAt, s.logSkipped = map[string]time.Time{}, map[string]int{}
+	}
+	if time.Since(s.logAt[kind]) < time.Second {
+		s.logSkipped[kind]++
+		return
+	}
+	s.logAt[kind] = time.Now()
+	line := fmt.Sprintf(format, args...)
+	if n := s.logSkipped[kind]; n > 0 {
+		line += fmt.Sprintf(" (and %d more like it in the last second)", n)
+		s.logSkipped[kind] = 0
+	}
+	fmt.Fprintln(s.opts.Log, line)
 }

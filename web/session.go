@@ -76,13 +76,13 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	role, ok := s.role(r)
 	if o := r.Header.Get("Origin"); o != "" && !webguard.OriginAllowed(o, r.Host, s.opts.Origins) {
 		s.refused.Add(1)
-		fmt.Fprintf(s.opts.Log, "web: refused %s: origin %.64q is not the server's own nor accepted\n", r.RemoteAddr, o)
+		s.logLimited("origin", "web: refused %s: origin %.64q is not the server's own nor accepted", r.RemoteAddr, o)
 		http.Error(w, "this origin is not accepted", http.StatusForbidden)
 		return
 	}
 	if !ok {
 		s.refused.Add(1)
-		fmt.Fprintf(s.opts.Log, "web: refused %s: missing or wrong token\n", r.RemoteAddr)
+		s.logLimited("token", "web: refused %s: missing or wrong token", r.RemoteAddr)
 		http.Error(w, "a valid token is required (the page's address ends in #token=...)", http.StatusUnauthorized)
 		return
 	}
@@ -128,7 +128,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.wg.Add(1)
 	s.mu.Unlock()
 	defer s.wg.Done()
-	fmt.Fprintf(s.opts.Log, "web: %s connected as a %s\n", r.RemoteAddr, role)
+	s.logLimited("connected", "web: %s connected as a %s", r.RemoteAddr, role)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		err := c.writeLoop(ctx)
