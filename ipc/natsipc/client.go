@@ -371,7 +371,9 @@ func (c *Conn) Check() error {
 		return ipc.ErrHostStopped
 	}
 	if quiet := time.Since(c.heard); quiet > max(2*time.Second, 10*c.period) {
-		return fmt.Errorf("%w: no word from it for %v (%s)", ipc.ErrHostVanished, quiet.Round(time.Millisecond), c.nc.Status())
+		// Connected, the host may be running on the other side of a
+		// partition (this server's link cut): the error says so too.
+		return fmt.Errorf("%w: no word from it for %v (%s): stopped or killed, or cut off from this client's server", ipc.ErrHostVanished, quiet.Round(time.Millisecond), c.nc.Status())
 	}
 	return nil
 }
