@@ -565,6 +565,31 @@ ptri:
 	VMULPD 96(AX), Y14, Y4
 	VADDPD Y4, Y3, Y3
 
+	// The barycentric tests first: most triangles tested are missed
+	// there, and then neither t nor its division is needed. A lane that
+	// passes them gets t = e2 . q / det as before, the same bits.
+	VMOVUPD sign4<>(SB), Y5
+	VANDPD Y5, Y12, Y6                 // det's sign
+	VANDNPD Y12, Y5, Y7                // adet
+	VXORPD Y6, Y9, Y9                  // un
+	VXORPD Y6, Y3, Y3                  // vn
+
+	VXORPD Y15, Y15, Y15
+	VCMPPD $0x0c, Y15, Y12, Y8         // det != 0
+	VCMPPD $0x1d, Y15, Y9, Y6          // un >= 0
+	VANDPD Y6, Y8, Y8
+	VCMPPD $0x12, Y7, Y9, Y6           // un <= adet
+	VANDPD Y6, Y8, Y8
+	VCMPPD $0x1d, Y15, Y3, Y6          // vn >= 0
+	VANDPD Y6, Y8, Y8
+	VADDPD Y3, Y9, Y9
+	VCMPPD $0x12, Y7, Y9, Y6           // un+vn <= adet
+	VANDPD Y6, Y8, Y8
+	VANDPD 112(SP), Y8, Y8             // lanes at hand
+	VMOVMSKPD Y8, R11
+	TESTL R11, R11
+	JZ ptrinext
+
 	// t = e2 . q / det
 	VBROADCASTSD 192(R8)(R10*8), Y4
 	VMULPD Y10, Y4, Y4
@@ -576,28 +601,10 @@ ptri:
 	VADDPD Y5, Y4, Y4
 	VDIVPD Y12, Y4, Y4
 
-	VMOVUPD sign4<>(SB), Y5
-	VANDPD Y5, Y12, Y6                 // det's sign
-	VANDNPD Y12, Y5, Y7                // adet
-	VXORPD Y6, Y9, Y9                  // un
-	VXORPD Y6, Y3, Y3                  // vn
-
-	VXORPD Y14, Y14, Y14
-	VCMPPD $0x0c, Y14, Y12, Y8         // det != 0
-	VCMPPD $0x1d, Y14, Y9, Y10         // un >= 0
-	VANDPD Y10, Y8, Y8
-	VCMPPD $0x12, Y7, Y9, Y10          // un <= adet
-	VANDPD Y10, Y8, Y8
-	VCMPPD $0x1d, Y14, Y3, Y10         // vn >= 0
-	VANDPD Y10, Y8, Y8
-	VADDPD Y3, Y9, Y9
-	VCMPPD $0x12, Y7, Y9, Y10          // un+vn <= adet
-	VANDPD Y10, Y8, Y8
-	VCMPPD $0x1e, Y14, Y4, Y10         // t > 0
-	VANDPD Y10, Y8, Y8
-	VCMPPD $0x11, Y13, Y4, Y10         // t < tmax
-	VANDPD Y10, Y8, Y8
-	VANDPD 112(SP), Y8, Y8             // lanes at hand
+	VCMPPD $0x1e, Y15, Y4, Y6          // t > 0
+	VANDPD Y6, Y8, Y8
+	VCMPPD $0x11, Y13, Y4, Y6          // t < tmax
+	VANDPD Y6, Y8, Y8
 	VMOVMSKPD Y8, R11
 	TESTL R11, R11
 	JZ ptrinext
