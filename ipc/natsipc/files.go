@@ -2,15 +2,11 @@ package natsipc
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/nats-io/nats.go"
-	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/ipc"
 )
 
 // fileChunk bounds a file reply, well under the server's message limit.
@@ -41,51 +37,20 @@ func (p *Publisher) onFile(m *nats.Msg) {
 	p.filesMu.Lock()
 	known := p.files[req.Dir][req.Path]
 	p.filesMu.Unlock()
-	rel := filepath.FromSlash(req.Path)
 	if !known {
 		fail("%s in %s is not a file the scene's logged commands loaded", req.Path, req.Dir)
 		return
 	}
-	if !filepath.IsLocal(rel) {
-		fail("%q leaves the scene's directory", req.Path)
-		return
-	}
-	path := filepath.Join(req.Dir, rel)
-	real, err := filepath.EvalSymlinks(path)
-	base, berr := filepath.EvalSymlinks(req.Dir)
-	if err != nil || berr != nil {
-		fail("%s: not found", req.Path)
-		return
-	}
-	if r, err := filepath.Rel(base, real); err != nil || !filepath.IsLocal(r) {
-		fail("%q leads out of the scene's directory", req.Path)
-		return
-	}
-	if req.Offset < 0 {
-		fail("%s: negative offset %d", req.Path, req.Offset)
-		return
-	}
-	// Opened without blocking and checked on the descriptor: a FIFO
-	// would otherwise stall this handler, and every later file request,
-	// for good. Replies are chunked, so any size can be served.
-	f, size, err := models.OpenRegular(real, -1)
+	// Confined to the record's directory, links included, opened without
+	// blocking (a FIFO would stall this handler and every later file
+	// request): ipc.ReadLoggedChunk, as the web viewer's server does.
+	// Replies are chunked, so any size can be served.
+	data, size, err := ipc.ReadLoggedChunk(req.Dir, req.Path, req.Offset, fileChunk)
 	if err != nil {
-		if errors.Is(err, models.ErrNotRegular) {
-			// Without the host's path, which is not the client's to know.
-			fail("%s: %s", req.Path, strings.TrimPrefix(err.Error(), real+": "))
-		} else {
-			fail("%s: %v", req.Path, errors.Unwrap(err))
-		}
-		return
-	}
-	defer f.Close()
-	buf := make([]byte, min(fileChunk, max(0, size-req.Offset)))
-	n, err := f.ReadAt(buf, req.Offset)
-	if err != nil && err != io.EOF {
-		fail("%s: %v", req.Path, err)
+		fail("%v", err)
 		return
 	}
 	reply.Header.Set(hdrSize, strconv.FormatInt(size, 10))
-	reply.Data = buf[:n]
+	reply.Data = data
 	m.RespondMsg(reply)
 }
