@@ -106,8 +106,13 @@ type castJob struct {
 	timed  bool
 	chunks int
 	mu     sync.Mutex
-	next   atomic.Int64 // the next chunk to take
-	done   atomic.Int64 // chunks finished
+	// next is alone on its cache line: every chunk taken writes it, and a
+	// core that writes it should not also take away the line of what the
+	// others only read (the sets, ends) or write once per job.
+	_    [64]byte
+	next atomic.Int64 // the next chunk to take
+	_    [56]byte
+	done atomic.Int64 // chunks finished, added by each participant once, when it has no more
 	// state is running, waiting (the caller blocks on finished) or over.
 	state atomic.Int32
 	// refs packs the participants that have not let go (low 32 bits) and
@@ -195,24 +200,46 @@ func (j *castJob) cast() {
 }
 
 // run takes chunks until none is left. A participant's chunks come in
-// increasing order, so its set cursor only moves forward.
+// increasing order, so its set cursor only moves forward. It counts its
+// chunks and times its sets on its own and tells the job once (and each
+// set's time once it moves past the set): one shared write per chunk
+// (next), not three.
 func (j *castJob) run() {
 	var st traversal   // scratch stacks, this participant's
 	set, first := 0, 0 // first: the first chunk of set
+	mine := int64(0)
+	var last time.Time
+	var spent time.Duration // on set, not yet added to work[set]
+	if j.timed {
+		last = time.Now()
+	}
 	for {
 		g := int(j.next.Add(1)) - 1
 		if g >= j.chunks {
-			return
+			break
 		}
 		for g >= j.ends[set] {
+			if spent > 0 {
+				atomic.AddInt64(&j.work[set], int64(spent))
+				spent = 0
+			}
 			first = j.ends[set]
 			set++
 		}
 		j.castChunk(set, (g-first)*chunk, &st)
-		if j.done.Add(1) == int64(j.chunks) {
-			if j.state.Swap(over) == waiting {
-				j.finished <- struct{}{}
-			}
+		mine++
+		if j.timed {
+			now := time.Now()
+			spent += now.Sub(last)
+			last = now
+		}
+	}
+	if spent > 0 {
+		atomic.AddInt64(&j.work[set], int64(spent))
+	}
+	if mine > 0 && j.done.Add(mine) == int64(j.chunks) {
+		if j.state.Swap(over) == waiting {
+			j.finished <- struct{}{}
 		}
 	}
 }
@@ -231,10 +258,6 @@ func (j *castJob) castChunk(si, lo int, st *traversal) {
 		}
 	}()
 	rs := &j.sets[si]
-	var start time.Time
-	if j.timed {
-		start = time.Now()
-	}
 	hi := min(lo+chunk, len(rs.Dirs))
 	if rs.Prepare != nil {
 		rs.Prepare(lo, hi)
@@ -244,9 +267,6 @@ func (j *castJob) castChunk(si, lo int, st *traversal) {
 		bounds = rs.Bounds[lo:hi]
 	}
 	j.c.castRun(rs.Origin, rs.Dirs[lo:hi], rs.TMax, bounds, rs.Out[lo:hi], st)
-	if j.timed {
-		atomic.AddInt64(&j.work[si], int64(time.Since(start)))
-	}
 }
 
 // wait returns when every chunk is written: it spins a while (the others'
