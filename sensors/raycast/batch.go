@@ -105,6 +105,7 @@ type castJob struct {
 	errs   []error // per set, the first panic (under mu)
 	timed  bool
 	chunks int
+	parts  int // participants wanted: the caller and the helpers asked for
 	mu     sync.Mutex
 	// next is alone on its cache line: every chunk taken writes it, and a
 	// core that writes it should not also take away the line of what the
@@ -175,6 +176,7 @@ func (j *castJob) cast() {
 	helpers := min(runtime.GOMAXPROCS(0), (j.chunks+1)/2) - 1
 	helpers = max(helpers, 0)
 	j.refs.Store(int64(helpers)<<32 | 1)
+	j.parts = helpers + 1
 	if helpers > 0 {
 		crew.once.Do(startCrew)
 		crew.offer.Store(j)
@@ -214,24 +216,26 @@ func (j *castJob) run() {
 		last = time.Now()
 	}
 	for {
-		g := int(j.next.Add(1)) - 1
+		g, end := j.take()
 		if g >= j.chunks {
 			break
 		}
-		for g >= j.ends[set] {
-			if spent > 0 {
-				atomic.AddInt64(&j.work[set], int64(spent))
-				spent = 0
+		for ; g < end; g++ {
+			for g >= j.ends[set] {
+				if spent > 0 {
+					atomic.AddInt64(&j.work[set], int64(spent))
+					spent = 0
+				}
+				first = j.ends[set]
+				set++
 			}
-			first = j.ends[set]
-			set++
-		}
-		j.castChunk(set, (g-first)*chunk, &st)
-		mine++
-		if j.timed {
-			now := time.Now()
-			spent += now.Sub(last)
-			last = now
+			j.castChunk(set, (g-first)*chunk, &st)
+			mine++
+			if j.timed {
+				now := time.Now()
+				spent += now.Sub(last)
+				last = now
+			}
 		}
 	}
 	if spent > 0 {
@@ -240,6 +244,28 @@ func (j *castJob) run() {
 	if mine > 0 && j.done.Add(mine) == int64(j.chunks) {
 		if j.state.Swap(over) == waiting {
 			j.finished <- struct{}{}
+		}
+	}
+}
+
+// take claims the chunks g to end-1 (g >= chunks: none left): a run of
+// consecutive chunks, an eighth of what is left per participant and at
+// least one (guided self-scheduling). Early runs are long, so each core
+// casts a region of neighbouring beams (a band of a depth image) whose
+// nodes stay in its own cache, rather than every other chunk of the same
+// rows as its neighbour; the last are single chunks, which balance the
+// cores. The chunks, and so the bits, are the same however they are
+// taken.
+func (j *castJob) take() (g, end int) {
+	for {
+		n := j.next.Load()
+		left := int64(j.chunks) - n
+		if left <= 0 {
+			return j.chunks, j.chunks
+		}
+		k := max(left/int64(8*j.parts), 1)
+		if j.next.CompareAndSwap(n, n+k) {
+			return int(n), int(n + k)
 		}
 	}
 }
