@@ -55,6 +55,12 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+# Paths given relative to where the script was started, then the
+# repository root (the scenes are there).
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+[ "$BIN" = bin/simvis ] || BIN=$(abs "$BIN")
+[ "$SCENES" = out/bench ] || SCENES=$(abs "$SCENES")
+[ -z "$KEEP" ] || KEEP=$(abs "$KEEP")
 cd "$(dirname "$0")/.." || exit 2
 if [ ! -x "$BIN" ]; then
 	echo "gpu-check: no simvis binary at $BIN: build it beforehand (make build), this script builds nothing" >&2
