@@ -43,8 +43,11 @@ type session struct {
 	retSent map[string]uint64 // each sensor's returns last sent (sensorReturns.gen)
 	insetMu sync.Mutex
 	insets  map[string]bool   // cameras whose pictures the page asked for
-	imgSent map[string]uint64 // each camera's picture last sent (the writer's) (guarded by s.mu)
+	imgSent map[string]uint64 // each camera's picture last sent (the writer's)
 	missed  uint64            // snapshots skipped for this page, told in its states
+
+	shown      []float64 // the values the page has, as last sent
+	shownEpoch uint64    // the run they are of
 }
 
 // skipped is how many snapshots a page whose last was sent will never
@@ -241,9 +244,14 @@ func (c *session) sendState(ctx context.Context) (more bool, err error) {
 		st.Returns = append(st.Returns, r.header)
 		tail = append(tail, r.points...)
 	}
-	// The values, in as many messages as the table needs: the first with
-	// the records, the element table and the returns, the rest alone.
-	values := snap.values
+	// The values the page lacks: the run of those that changed since its
+	// last state (all of them for a new run or table), in as many messages
+	// as they need: the first with the records, the element table and the
+	// returns, the rest alone.
+	lo, hi := changedRun(c.shown, snap.values, c.epoch == c.shownEpoch)
+	c.shown, c.shownEpoch = append(c.shown[:0], snap.values...), c.epoch
+	values := snap.values[lo:hi]
+	st.ValuesFrom = lo
 	room := max((client.MaxServerMessage-size-len(tail))/8-64, 1024)
 	for {
 		n := min(len(values), room)
@@ -445,4 +453,23 @@ func clip(s string) string {
 		return s[:2048] + "..."
 	}
 	return s
+}
+
+// changedRun is the run [lo, hi) of now's values that differ from before's
+// (bit for bit: a NaN the host keeps is no change); all of now when the
+// table is new (another run, another length).
+func changedRun(before, now []float64, sameRun bool) (lo, hi int) {
+	if !sameRun || len(before) != len(now) {
+		return 0, len(now)
+	}
+	lo, hi = len(now), 0
+	for i := range now {
+		if math.Float64bits(before[i]) != math.Float64bits(now[i]) {
+			lo, hi = min(lo, i), i+1
+		}
+	}
+	if hi == 0 {
+		return 0, 0
+	}
+	return lo, hi
 }

@@ -566,6 +566,27 @@ func TestSlowPage(t *testing.T) {
 	startHost(t, region, manyPoses(t, 600), hostRate)
 	s := listen(t, region, web.Options{Rate: rate})
 	good := dial(t, s, "")
+	// The first and the last value change all the time, so that every
+	// state carries the whole table (pages get the values that changed).
+	writer, err := ipc.Open(region)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	last := 600*6 - 1
+	stopWriting := make(chan struct{})
+	defer close(stopWriting)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stopWriting:
+				return
+			case <-time.After(time.Millisecond):
+			}
+			writer.Set(0, float64(i%1000))
+			writer.Set(last, float64(i%360))
+		}
+	}()
 
 	// The stuck page: it reads its welcome, then nothing.
 	stuck, _, err := rawDial(t, s, "", nil)
@@ -1134,5 +1155,64 @@ func TestPageFiles(t *testing.T) {
 	delete(assets, "simvis.wasm.gz")
 	if resp, body := get("GET", "simvis.wasm", nil); resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "go generate") {
 		t.Errorf("no program: HTTP %d %q", resp.StatusCode, body)
+	}
+}
+
+// A page gets the whole value table once, then only the run of values
+// that changed since its last state: a host whose values stand still
+// sends states without values.
+func TestValuesOnlyChanged(t *testing.T) {
+	region := filepath.Join(t.TempDir(), "region")
+	startHost(t, region, manyPoses(t, 50), 50)
+	s := listen(t, region, web.Options{Rate: 50})
+	ws, _, err := rawDial(t, s, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.SetReadLimit(client.MaxServerMessage + 1024)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	next := func() client.State {
+		for {
+			typ, msg, err := ws.Read(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if typ != websocket.MessageBinary || msg[0] != client.KindState {
+				continue
+			}
+			var h client.State
+			if _, _, err := client.DecodeBinary(msg, &h); err != nil {
+				t.Fatal(err)
+			}
+			return h
+		}
+	}
+	if first := next(); first.ValuesFrom != 0 || first.Values != 300 {
+		t.Fatalf("first state: values [%d, +%d), want the whole table of 300", first.ValuesFrom, first.Values)
+	}
+	for range 3 {
+		if st := next(); st.Values != 0 {
+			t.Fatalf("a state of a still host carries values [%d, +%d)", st.ValuesFrom, st.Values)
+		}
+	}
+	c, err := ipc.Open(region)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	i := param(t, c, "P17", "y")
+	if err := c.Set(i, 2.5); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		st := next()
+		if st.Values == 0 {
+			continue
+		}
+		if st.ValuesFrom != i || st.Values != 1 {
+			t.Errorf("after one set: values [%d, +%d), want [%d, +1)", st.ValuesFrom, st.Values, i)
+		}
+		break
 	}
 }
