@@ -371,3 +371,36 @@ func TestWebMirrorRelays(t *testing.T) {
 		t.Errorf("console errors: %q", errs)
 	}
 }
+
+// The page draws the grid and the frames' axes and names as the desktop
+// viewer does, and key g takes them away and brings them back.
+func TestWebPageGrid(t *testing.T) {
+	scene := filepath.Join(testkit.RepoRoot(), "scenes", "quickstart", "scene.xml")
+	page, _ := startWeb(t, "view", scene, "--web", "127.0.0.1:0")
+	b := testkit.Chromium(t, 640, 480)
+	b.Open(page)
+	b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).drawn > 1`, 60*time.Second)
+	// The status line's figures change by the second: out of the pictures.
+	b.Eval(`document.getElementById("status").style.visibility = "hidden"`, nil)
+	key := func() {
+		t.Helper()
+		n := state(t, b).Drawn
+		if err := b.Eval(`document.dispatchEvent(new KeyboardEvent("keydown", {key: "g"}))`, nil); err != nil {
+			t.Fatal(err)
+		}
+		b.WaitFor(fmt.Sprintf(`JSON.parse(simvisState()).drawn > %d`, n), 10*time.Second)
+	}
+	with := b.Screenshot()
+	key()
+	without := b.Screenshot()
+	key()
+	again := b.Screenshot()
+	// Thin lines and small labels: a small share of the pixels (measured:
+	// 0.22 of 255 on average), none of which changes when drawn again.
+	if d := meanDiff(t, with, without); d < 0.1 {
+		t.Errorf("key g changed the picture by %.3f of 255 on average: no grid was drawn", d)
+	}
+	if d := meanDiff(t, with, again); d > 0.01 {
+		t.Errorf("the grid drawn again differs from the first by %.3f of 255", d)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
+	"github.com/simvis/simvis/viewer/helpers"
 )
 
 // Panel layout, in window pixels: fixed rows so that the panel reads the
@@ -319,7 +320,7 @@ func (p *panel) update(s *scene.Scene, v *Viewer) {
 		on := row.fov.Value()
 		row.lines.SetVisible(on)
 		if on {
-			setMatrix(&row.lines.Node, row.se.Frame.World())
+			helpers.SetMatrix(&row.lines.Node, row.se.Frame.World())
 		}
 		if row.inset == nil {
 			continue
@@ -395,14 +396,6 @@ func (v *Viewer) inset(s *scene.Scene, se *scene.SensorEntry) (*image.RGBA, erro
 	}
 	vw.Width, vw.Height = insetW, h
 	return v.sens.RenderRGBA(s, vw)
-}
-
-func setMatrix(n *core.Node, m mgl64.Mat4) {
-	var g math32.Matrix4
-	for k := range m {
-		g[k] = float32(m[k])
-	}
-	n.SetMatrix(&g)
 }
 
 // sensorView is the pinhole view of a camera-like sensor: a camera's own,

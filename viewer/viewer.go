@@ -16,14 +16,13 @@ import (
 	"github.com/g3n/engine/core"
 	"github.com/g3n/engine/gls"
 	"github.com/g3n/engine/gui"
-	"github.com/g3n/engine/math32"
 	"github.com/g3n/engine/renderer"
-	"github.com/g3n/engine/util/helper"
 	"github.com/g3n/engine/window"
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/internal/gpu"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
+	"github.com/simvis/simvis/viewer/helpers"
 	"github.com/simvis/simvis/viewer/orbit"
 )
 
@@ -97,7 +96,7 @@ type Viewer struct {
 	fps         float64
 	status      string
 	view        sensors.View // the last frame's view
-	helpers     *helpers
+	helpers     *helpers.Helpers
 	panel       *panel
 	scene       *scene.Scene // the scene helpers and panel were built for
 	shotImg     *image.RGBA
@@ -310,9 +309,11 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 	view := v.currentView(s)
 	v.view = view
 	if v.helpers == nil {
-		v.helpers = newHelpers(s)
+		v.helpers = helpers.New(s)
 	}
-	v.helpers.update(s, view, v.grid)
+	if v.grid {
+		v.helpers.Update(helpers.View{Pose: view.Pose, HFOV: view.HFOV, Near: view.Near, Width: view.Width, Height: view.Height})
+	}
 	if v.panel == nil {
 		v.panel = newPanel(v, s)
 		gui.Manager().Set(v.panel.root)
@@ -361,7 +362,7 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 		roots := v.roots[:0]
 		roots = append(roots, s.G3N())
 		if v.grid {
-			roots = append(roots, v.helpers.node)
+			roots = append(roots, v.helpers.Node)
 		}
 		v.roots = roots
 		key := layerKey{scene: s, view: view, commands: now.commands, grid: v.grid, overlays: v.overlays}
@@ -372,7 +373,7 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 		}
 		work.Bind(gs)
 		if v.grid {
-			if err := v.rend.Render(v.helpers.labels, cam); err != nil {
+			if err := v.rend.Render(v.helpers.Labels, cam); err != nil {
 				return err
 			}
 		}
@@ -651,73 +652,4 @@ func (v *Viewer) onKey(e *window.KeyEvent) {
 	case k == window.KeyQ || k == window.KeyEscape:
 		v.closed = true
 	}
-}
-
-// helpers are the ground grid and the named frame axes.
-type helpers struct {
-	node    *core.Node
-	labels  *core.Node // the frames' names, gui labels at their projections
-	labelOf []*gui.Label
-	axes    []*helper.Axes
-	frames  []*scene.Node
-}
-
-func newHelpers(s *scene.Scene) *helpers {
-	h := &helpers{node: core.NewNode(), labels: core.NewNode()}
-	grid := helper.NewGrid(20, 1, &math32.Color{R: 0.25, G: 0.3, B: 0.45})
-	grid.SetRotationX(math.Pi / 2) // g3n's grid lies in x-z; the ground here is x-y
-	grid.SetPosition(0, 0, 0.003)  // just above a floor at z = 0, which would hide it
-	h.node.Add(grid)
-	add := func(name string, n *scene.Node, size float32) {
-		a := helper.NewAxes(size)
-		h.node.Add(a)
-		h.axes = append(h.axes, a)
-		h.frames = append(h.frames, n)
-		l := gui.NewLabel(name)
-		l.SetFontSize(12)
-		l.SetColor(&math32.Color{R: 0.1, G: 0.1, B: 0.3})
-		h.labels.Add(l)
-		h.labelOf = append(h.labelOf, l)
-	}
-	add(scene.WorldFrame, nil, 1)
-	for _, p := range s.Parts() {
-		add(p.Name, p.Node, 0.5)
-	}
-	for _, se := range s.Sensors() {
-		add(se.Name, se.Frame, 0.25)
-	}
-	return h
-}
-
-// update places the axes at their frames' current poses.
-func (h *helpers) update(s *scene.Scene, view sensors.View, on bool) {
-	if !on {
-		return
-	}
-	for i, a := range h.axes {
-		m := mgl64.Ident4()
-		if h.frames[i] != nil {
-			m = h.frames[i].World()
-		}
-		setMatrix(&a.Node, m)
-		x, y, ok := project(view, m.Col(3).Vec3())
-		l := h.labelOf[i]
-		l.SetVisible(ok && x > -50 && y > -50 && x < float64(view.Width) && y < float64(view.Height))
-		l.SetPosition(float32(x)+4, float32(y)+2)
-	}
-}
-
-// project returns the window pixel of a world point in the view, and
-// whether it is in front of the eye.
-func project(view sensors.View, p mgl64.Vec3) (x, y float64, ok bool) {
-	inv, okInv := scene.InvertAffine(view.Pose)
-	if !okInv {
-		return 0, 0, false
-	}
-	q := inv.Mul4x1(p.Vec4(1))
-	if q[0] <= view.Near {
-		return 0, 0, false
-	}
-	f := float64(view.Width) / (2 * math.Tan(mgl64.DegToRad(view.HFOV)/2))
-	return float64(view.Width)/2 - f*q[1]/q[0], float64(view.Height)/2 - f*q[2]/q[0], true
 }

@@ -105,6 +105,8 @@ func (p *page) listen() {
 			if at, ok := followedAt(p.scene); ok && p.following {
 				p.orb.Target, p.followAt = at, at // the followed frame comes to the center
 			}
+		case "g":
+			p.grid = !p.grid
 		case "Tab":
 			e.Call("preventDefault")
 			p.panel.toggle()

@@ -11,6 +11,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/g3n/engine/core"
 	"github.com/g3n/engine/gls"
 	"github.com/g3n/engine/math32"
 	"github.com/g3n/engine/renderer"
@@ -18,6 +19,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/viewer/helpers"
 	"github.com/simvis/simvis/viewer/orbit"
 	"github.com/simvis/simvis/web/client"
 )
@@ -59,6 +61,8 @@ type page struct {
 	lastValues []float64
 	lastAt     time.Time
 
+	grid        bool                // the grid and the frames' axes (key g)
+	helpers     *helpers.Helpers    // built for scene
 	insets      map[string]js.Value // the cameras' <img>, by sensor
 	imagesShown int
 	fpsStart    time.Time
@@ -80,7 +84,7 @@ func newPage(ui, redrawAll, fullScale bool) (*page, error) {
 	}
 	p := &page{doc: doc, canvas: doc.Call("getElementById", "view"), ui: ui, frames: make(chan struct{}, 1),
 		status: doc.Call("getElementById", "status"), fpsStart: time.Now(), redrawAll: redrawAll,
-		insets: map[string]js.Value{}}
+		insets: map[string]js.Value{}, grid: ui}
 	p.gs = window.Get().(*window.WebGlCanvas).Gls()
 	p.renderer = webglRenderer(p.canvas)
 	if !fullScale && softwareRenderer(p.renderer) {
@@ -181,6 +185,7 @@ func (p *page) render(s *scene.Scene) {
 	if s != p.scene {
 		p.scene = s
 		p.panel = newPanel(p, s)
+		p.helpers = helpers.New(s)
 	}
 	dpr := js.Global().Get("devicePixelRatio").Float()
 	if dpr <= 0 {
@@ -212,7 +217,7 @@ func (p *page) render(s *scene.Scene) {
 	}
 	// Nothing changed (the values, the commands, the view, the size):
 	// the canvas keeps the last picture, and a laptop's battery its charge.
-	now := drawn{scene: s, commands: len(s.Log()), returns: s.ReturnsPublished(), pose: pose, hfov: hfov, w: w, h: h}
+	now := drawn{scene: s, commands: len(s.Log()), returns: s.ReturnsPublished(), pose: pose, hfov: hfov, w: w, h: h, grid: p.grid}
 	if !p.redrawAll && now == p.last && slices.Equal(s.Values(), p.lastValues) && time.Since(p.lastAt) < time.Second {
 		p.count(false)
 		return
@@ -237,6 +242,16 @@ func (p *page) render(s *scene.Scene) {
 	if err := p.rend.Render(s.G3N(), cam); err != nil {
 		p.warn("render: " + err.Error())
 	}
+	if p.grid {
+		// The grid and the frames' axes and names, as the desktop viewer
+		// draws them (key g).
+		p.helpers.Update(helpers.View{Pose: pose, HFOV: hfov, Near: near, Width: w, Height: h})
+		for _, n := range []core.INode{p.helpers.Node, p.helpers.Labels} {
+			if err := p.rend.Render(n, cam); err != nil {
+				p.warn("render: " + err.Error())
+			}
+		}
+	}
 	p.count(true)
 }
 
@@ -245,6 +260,7 @@ type drawn struct {
 	scene    *scene.Scene
 	commands int
 	returns  uint64 // scan overlays' returns published
+	grid     bool
 	pose     mgl64.Mat4
 	hfov     float64
 	w, h     int
