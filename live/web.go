@@ -21,7 +21,8 @@ import (
 type WebOptions struct {
 	Addr string // "": no web viewer
 	// Token is the driver token ($SIMVIS_WEB_TOKEN when empty; when that
-	// is empty too, one is made up and printed with the page's address).
+	// is empty too, one is made up). The driver's address, with it, goes
+	// to the run's warnings (standard error), not its report.
 	// ViewerToken may only watch ($SIMVIS_WEB_VIEWER_TOKEN).
 	Token, ViewerToken string
 	TLSCert, TLSKey    string
