@@ -1,7 +1,6 @@
 package web
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -104,7 +103,7 @@ type Server struct {
 }
 
 // ErrTokenRequired refuses a server off loopback without a token.
-var ErrTokenRequired = errors.New("not a loopback address: give a driver or viewer token")
+var ErrTokenRequired = webguard.ErrTokenRequired
 
 // Listen starts a server on opts.Addr.
 func Listen(opts Options) (*Server, error) {
@@ -137,36 +136,21 @@ func Listen(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("web: address %q: %w", opts.Addr, ErrTokenRequired)
 	case opts.DriverToken != "" && opts.DriverToken == opts.ViewerToken:
 		return nil, errors.New("web: the driver and viewer tokens must differ")
-	case (opts.TLSCert == "") != (opts.TLSKey == ""):
-		return nil, errors.New("web: TLS needs both a certificate and a key file")
 	}
 	s := &Server{opts: opts, anonymous: webguard.Loopback(host) && opts.ViewerToken == "",
 		clients: map[*session]bool{}, done: make(chan struct{}),
 		insetWant: map[string]int{}, encoding: map[string]bool{}, imgAt: map[string]time.Time{}}
 	s.fol = follower{dial: opts.Dial, period: time.Duration(float64(time.Second) / opts.Rate)}
 	s.drv = driver{dial: opts.Dial}
-	var tlsConf *tls.Config
-	if opts.TLSCert != "" {
-		cert, err := tls.LoadX509KeyPair(opts.TLSCert, opts.TLSKey)
-		if err != nil {
-			return nil, fmt.Errorf("web: %w", err)
-		}
-		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	}
-	ln, err := net.Listen("tcp", opts.Addr)
+	ln, hostPort, secure, err := webguard.Listen(opts.Addr, opts.TLSCert, opts.TLSKey)
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	scheme := "http"
-	if tlsConf != nil {
-		ln, scheme = tls.NewListener(ln, tlsConf), "https"
-	}
 	s.ln = ln
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	if host == "" {
-		host = "0.0.0.0"
+	s.url = "http://" + hostPort + "/"
+	if secure {
+		s.url = "https://" + hostPort + "/"
 	}
-	s.url = scheme + "://" + net.JoinHostPort(host, port) + "/"
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws", s.serveWS)
 	mux.Handle("/", s.pageHandler())

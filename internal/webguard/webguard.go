@@ -1,6 +1,8 @@
 package webguard
 
 import (
+	"crypto/tls"
+	"errors"
 	"net"
 	"net/http"
 	"net/url"
@@ -124,4 +126,41 @@ func wildcard(p, s string) bool {
 		s = s[j+len(part):]
 	}
 	return true
+}
+
+// ErrTokenRequired refuses a server off loopback without a token.
+var ErrTokenRequired = errors.New("not a loopback address: give a driver or viewer token")
+
+// Listen listens on addr (HOST:PORT), with TLS when certFile and keyFile
+// name a certificate and its key (both or neither). It returns the
+// listener and the address clients reach it at: the host as given (a
+// wildcard host stays 0.0.0.0 rather than Go's "[::]") with the port the
+// listener got.
+func Listen(addr, certFile, keyFile string) (ln net.Listener, hostPort string, secure bool, err error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, "", false, err
+	}
+	if (certFile == "") != (keyFile == "") {
+		return nil, "", false, errors.New("TLS needs both a certificate and a key file")
+	}
+	var conf *tls.Config
+	if certFile != "" {
+		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			return nil, "", false, err
+		}
+		conf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	if ln, err = net.Listen("tcp", addr); err != nil {
+		return nil, "", false, err
+	}
+	if conf != nil {
+		ln = tls.NewListener(ln, conf)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	return ln, net.JoinHostPort(host, port), conf != nil, nil
 }

@@ -2,7 +2,6 @@ package foxglove
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -232,7 +231,7 @@ type Server struct {
 }
 
 // ErrTokenRequired refuses a server off loopback without a token.
-var ErrTokenRequired = errors.New("not a loopback address: give a driver or viewer token")
+var ErrTokenRequired = webguard.ErrTokenRequired
 
 // Listen starts a server on opts.Addr whose drivers act through drv (nil:
 // parameters and services answer that the server cannot drive the host).
@@ -252,9 +251,6 @@ func Listen(opts Options, drv Driver) (*Server, error) {
 	if opts.DriverToken != "" && opts.DriverToken == opts.ViewerToken {
 		return nil, errors.New("foxglove: the driver and viewer tokens must differ")
 	}
-	if (opts.TLSCert == "") != (opts.TLSKey == "") {
-		return nil, errors.New("foxglove: TLS needs both a certificate and a key file")
-	}
 	s := &Server{opts: opts, drv: drv, clients: map[*client]bool{},
 		epoch:     fmt.Sprintf("%d", time.Now().UnixNano()),
 		anonymous: webguard.Loopback(host) && opts.ViewerToken == "",
@@ -263,34 +259,16 @@ func Listen(opts Options, drv Driver) (*Server, error) {
 	s.calls.init()
 	s.build.init()
 	s.params.init()
-	var tlsConf *tls.Config
-	if opts.TLSCert != "" {
-		cert, err := tls.LoadX509KeyPair(opts.TLSCert, opts.TLSKey)
-		if err != nil {
-			return nil, fmt.Errorf("foxglove: %w", err)
-		}
-		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-		s.tls = true
-	}
-	ln, err := net.Listen("tcp", opts.Addr)
+	ln, hostPort, secure, err := webguard.Listen(opts.Addr, opts.TLSCert, opts.TLSKey)
 	if err != nil {
 		return nil, fmt.Errorf("foxglove: %w", err)
 	}
-	if tlsConf != nil {
-		ln = tls.NewListener(ln, tlsConf)
-	}
-	s.ln = ln
+	s.ln, s.tls = ln, secure
 	scheme := "ws"
 	if s.tls {
 		scheme = "wss"
 	}
-	// The address as given, with the port the listener got: a wildcard
-	// host stays as the user wrote it rather than Go's "[::]".
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	if host == "" {
-		host = "0.0.0.0"
-	}
-	s.url = scheme + "://" + net.JoinHostPort(host, port)
+	s.url = scheme + "://" + hostPort
 	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	s.addServices()
 	s.wg.Add(5)
