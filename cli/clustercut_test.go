@@ -231,6 +231,11 @@ func clusterTwoLinksCut(t *testing.T, extra string) {
 	for k := range n.ns {
 		waitHub(t, as("viewer", k), "", func(string) string { return logOf(k) })
 	}
+	// Every server answering is not yet a cluster that can place three
+	// replicas: under load the JetStream meta group takes longer to form
+	// than the host's patience for three replicas ("no suitable peers for
+	// placement").
+	waitMetaGroup(t, n)
 
 	// The host, through all three servers.
 	const name = "ccut"
@@ -657,4 +662,44 @@ func (b *background) snapshot() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]string(nil), b.lines...)
+}
+
+// waitMetaGroup waits until the JetStream meta group has a leader that
+// sees both other servers current: a stream of three replicas can be
+// placed.
+func waitMetaGroup(t *testing.T, n *cutNet) {
+	t.Helper()
+	var last string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		for _, addr := range n.addr {
+			resp, err := http.Get("http://" + addr + ":8222/jsz")
+			if err != nil {
+				continue
+			}
+			var jsz struct {
+				Meta struct {
+					Leader   string
+					Replicas []struct {
+						Current, Offline bool
+					}
+				} `json:"meta_cluster"`
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			last = string(body)
+			if json.Unmarshal(body, &jsz) != nil || jsz.Meta.Leader == "" || len(jsz.Meta.Replicas) != 2 {
+				continue
+			}
+			current := 0
+			for _, r := range jsz.Meta.Replicas {
+				if r.Current && !r.Offline {
+					current++
+				}
+			}
+			if current == 2 {
+				return
+			}
+		}
+	}
+	t.Fatalf("the JetStream meta group did not form with three current servers in 60 s; last /jsz: %.400s", last)
 }
