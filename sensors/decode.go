@@ -1,0 +1,159 @@
+package sensors
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"image"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/simvis/simvis/scene"
+)
+
+// DecodeFrame is Frame.Encode's inverse for the kinds others draw from a
+// recording (a player's web pages): "scan", "psd" and "cloud", whose
+// Returns are their hits, and "image", whose ImageData is its pixels. The
+// numbers JSON writes as null come back as they went (a range +Inf, a
+// too_close beam -Inf, a pose field NaN). Other kinds are an error.
+func DecodeFrame(sensor, kind string, info, data []byte) (*Frame, error) {
+	var p Payload
+	var err error
+	switch kind {
+	case KindScan:
+		p, err = decodeScan(info)
+	case KindPSD:
+		p, err = decodeReading(info)
+	case KindCloud:
+		p, err = decodeCloud(info, data)
+	case KindImage:
+		p, err = decodeImage(info, data)
+	default:
+		return nil, fmt.Errorf("sensor %q: frames of kind %q are not decoded", sensor, kind)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sensor %q: a %s frame: %w", sensor, kind, err)
+	}
+	return NewFrame(sensor, p, nil), nil
+}
+
+// nullable is a number JSON may hold as null (not finite when written).
+type nullable *float64
+
+func orNaN(f nullable) float64 {
+	if f == nil {
+		return math.NaN()
+	}
+	return *f
+}
+
+// poseIn is a pose as jsonPose writes it.
+type poseIn struct {
+	X, Y, Z, Roll, Pitch, Yaw nullable
+}
+
+func (p poseIn) pose() scene.Pose {
+	return scene.Pose{X: orNaN(p.X), Y: orNaN(p.Y), Z: orNaN(p.Z), Roll: orNaN(p.Roll), Pitch: orNaN(p.Pitch), Yaw: orNaN(p.Yaw)}
+}
+
+func decodeScan(info []byte) (*Scan, error) {
+	var v struct {
+		Sensor         string     `json:"sensor"`
+		Stamp          *Stamp     `json:"stamp"`
+		AngleMin       float64    `json:"angle_min"`
+		AngleMax       float64    `json:"angle_max"`
+		AngleIncrement float64    `json:"angle_increment"`
+		RangeMin       float64    `json:"range_min"`
+		RangeMax       float64    `json:"range_max"`
+		Ranges         []*float64 `json:"ranges"`
+		TooClose       []int      `json:"too_close"`
+		Pose           poseIn     `json:"pose"`
+	}
+	if err := json.Unmarshal(info, &v); err != nil {
+		return nil, err
+	}
+	sc := &Scan{Sensor: v.Sensor, Stamp: v.Stamp, AngleMin: v.AngleMin, AngleMax: v.AngleMax, AngleIncrement: v.AngleIncrement,
+		RangeMin: v.RangeMin, RangeMax: v.RangeMax, Ranges: make([]float64, len(v.Ranges)), Pose: v.Pose.pose()}
+	for i, r := range v.Ranges {
+		sc.Ranges[i] = math.Inf(1)
+		if r != nil {
+			sc.Ranges[i] = *r
+		}
+	}
+	for _, i := range v.TooClose {
+		if i < 0 || i >= len(sc.Ranges) {
+			return nil, fmt.Errorf("too_close beam %d of %d", i, len(sc.Ranges))
+		}
+		sc.Ranges[i] = math.Inf(-1)
+	}
+	return sc, nil
+}
+
+func decodeReading(info []byte) (*Reading, error) {
+	var v struct {
+		Sensor   string   `json:"sensor"`
+		Stamp    *Stamp   `json:"stamp"`
+		Range    *float64 `json:"range"`
+		TooClose bool     `json:"too_close"`
+		RangeMin float64  `json:"range_min"`
+		RangeMax float64  `json:"range_max"`
+		Pose     poseIn   `json:"pose"`
+	}
+	if err := json.Unmarshal(info, &v); err != nil {
+		return nil, err
+	}
+	rd := &Reading{Sensor: v.Sensor, Stamp: v.Stamp, Range: math.Inf(1), RangeMin: v.RangeMin, RangeMax: v.RangeMax, Pose: v.Pose.pose()}
+	switch {
+	case v.TooClose:
+		rd.Range = math.Inf(-1)
+	case v.Range != nil:
+		rd.Range = *v.Range
+	}
+	return rd, nil
+}
+
+func decodeCloud(info, data []byte) (*Cloud, error) {
+	var v struct {
+		Sensor        string `json:"sensor"`
+		Stamp         *Stamp `json:"stamp"`
+		Width, Height int
+		Pose          poseIn `json:"pose"`
+	}
+	if err := json.Unmarshal(info, &v); err != nil {
+		return nil, err
+	}
+	if v.Width < 0 || v.Height < 0 || len(data) != 12*v.Width*v.Height {
+		return nil, fmt.Errorf("%d bytes of points for %dx%d", len(data), v.Width, v.Height)
+	}
+	cl := &Cloud{Sensor: v.Sensor, Stamp: v.Stamp, Width: v.Width, Height: v.Height, Points: make([]mgl64.Vec3, len(data)/12), Pose: v.Pose.pose()}
+	for i := range cl.Points {
+		for k := range 3 {
+			cl.Points[i][k] = float64(math.Float32frombits(binary.LittleEndian.Uint32(data[12*i+4*k:])))
+		}
+	}
+	return cl, nil
+}
+
+func decodeImage(info, data []byte) (*CameraImage, error) {
+	// The size is CameraInfo's (width, height at the top level); the rest
+	// of the FrameInfo is not needed to show the picture.
+	var v struct {
+		Sensor        string `json:"sensor"`
+		Stamp         *Stamp `json:"stamp"`
+		Width, Height int
+		Pose          poseIn `json:"pose"`
+	}
+	if err := json.Unmarshal(info, &v); err != nil {
+		return nil, err
+	}
+	if v.Width <= 0 || v.Height <= 0 || len(data) != 3*v.Width*v.Height {
+		return nil, fmt.Errorf("%d bytes of RGB for %dx%d", len(data), v.Width, v.Height)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, v.Width, v.Height))
+	for i, px := 0, img.Pix; i < v.Width*v.Height; i++ {
+		px[4*i], px[4*i+1], px[4*i+2], px[4*i+3] = data[3*i], data[3*i+1], data[3*i+2], 255
+	}
+	fi := FrameInfo{Sensor: v.Sensor, Stamp: v.Stamp, Pose: v.Pose.pose()}
+	fi.Intrinsics.Width, fi.Intrinsics.Height = v.Width, v.Height
+	return &CameraImage{Image: img, Info: fi}, nil
+}

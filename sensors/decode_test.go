@@ -1,0 +1,91 @@
+package sensors_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/simvis/simvis/internal/testkit"
+	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors"
+)
+
+// A frame decoded from its encoding gives the returns and the picture the
+// rendered frame gives: what a player shows pages from a recording.
+func TestDecodeFrameRoundTrip(t *testing.T) {
+	s := roomScene(t, `
+  <sensor type="camera" name="CAM" pose_offset="0 0 1.5 0 0 30" width="32" height="24"/>
+  <sensor type="laser" name="SCAN" pose_offset="0.3 0.2 1 0 0 20" angle_min="-60" angle_max="60" resolution="5"/>
+  <sensor type="laser3d" name="CLOUD" pose_offset="0 0 1 0 0 0" layers="2" angle_min="-10" angle_max="10"/>
+  <sensor type="psd" name="PSD" pose_offset="0 0 1 0 90 0" range_max="2"/>
+  <sensor type="depth" name="DEPTH" pose_offset="0 0 1.5 0 0 0" width="8" height="6"/>`)
+	r := testkit.Renderer(t)
+	for _, se := range s.Sensors() {
+		f, err := sensors.RenderFrame(r, s, se, &sensors.Stamp{Frame: 1, Time: 0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, data, err := f.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := sensors.DecodeFrame(se.Name, f.Kind, info, data)
+		if f.Kind == sensors.KindDepth {
+			if err == nil {
+				t.Errorf("%s: a depth frame decoded", se.Name)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", se.Name, err)
+		}
+		if g.Kind != f.Kind || g.Sensor != se.Name {
+			t.Errorf("%s: decoded %q of %q", se.Name, g.Kind, g.Sensor)
+		}
+		if img, _ := f.ImageData(); img != nil {
+			got, info := g.ImageData()
+			if got == nil || got.Bounds() != img.Bounds() || string(got.Pix) != string(img.Pix) || info.Intrinsics.Width != 32 {
+				t.Errorf("%s: the decoded picture differs", se.Name)
+			}
+			continue
+		}
+		want, _ := f.Returns()
+		got, ok := g.Returns()
+		// Clouds travel as float32: millimeters agree.
+		tol := 1e-12
+		if f.Kind == sensors.KindCloud {
+			tol = 1e-4
+		}
+		if !ok || len(got.Points) != len(want.Points) || len(want.Points) == 0 || got.Origin.Sub(want.Origin).Len() > 1e-12 {
+			t.Fatalf("%s: %d returns from %v decoded, want %d from %v", se.Name, len(got.Points), got.Origin, len(want.Points), want.Origin)
+		}
+		for i := range want.Points {
+			if d := got.Points[i].Sub(want.Points[i]).Len(); d > tol {
+				t.Errorf("%s: return %d at %v, want %v", se.Name, i, got.Points[i], want.Points[i])
+				break
+			}
+		}
+	}
+}
+
+// Beams without a return and beams too close stay so (JSON's nulls), and
+// a pose that is not finite comes back NaN.
+func TestDecodeFrameNonFinite(t *testing.T) {
+	sc := &sensors.Scan{Sensor: "S", AngleMin: -0.1, AngleMax: 0.2, AngleIncrement: 0.1, RangeMin: 0.1, RangeMax: 5,
+		Ranges: []float64{1, math.Inf(1), math.Inf(-1), 2.5}, Pose: scene.Pose{X: 1, Yaw: math.NaN()}}
+	info, data, err := sensors.NewFrame("S", sc, nil).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := sensors.DecodeFrame("S", sensors.KindScan, info, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := f.ScanData()
+	if got.Ranges[0] != 1 || !math.IsInf(got.Ranges[1], 1) || !math.IsInf(got.Ranges[2], -1) || got.Ranges[3] != 2.5 ||
+		got.Pose.X != 1 || !math.IsNaN(got.Pose.Yaw) || got.AngleIncrement != 0.1 {
+		t.Errorf("decoded %+v", got)
+	}
+	if _, err := sensors.DecodeFrame("S", sensors.KindImage, []byte(`{"width":2,"height":2}`), make([]byte, 5)); err == nil {
+		t.Error("an image of 5 bytes for 2x2 decoded")
+	}
+}
