@@ -161,32 +161,12 @@ func NewLoop(s *scene.Scene, sink Sink, hostRate float64, warn func(kind, format
 	return l, nil
 }
 
-// Cycle renders the sensors due at scene time t.
+// Cycle renders the sensors due at scene time t. A loop whose sinks want
+// nothing now renders nothing and makes no renderer: a host serving pages
+// that want no sensor costs what it did without them.
 func (l *Loop) Cycle(s *scene.Scene, t float64) {
 	list := s.Sensors()
 	if len(list) == 0 {
-		return
-	}
-	if l.seen == nil {
-		l.seen = map[string]bool{}
-	}
-	for _, se := range list {
-		if !l.seen[se.Name] {
-			l.seen[se.Name] = true
-			if se.Rate > l.HostRate {
-				l.Warn("rate "+se.Name, "sensor %q: rate %g Hz is above the host's %g Hz; it renders every cycle", se.Name, se.Rate, l.HostRate)
-			}
-		}
-	}
-	if l.R == nil && l.rErr == nil {
-		l.R, l.rErr = sensors.NewRenderer()
-	}
-	if l.rErr != nil {
-		for _, se := range list {
-			if l.Clock.due(se, t) {
-				l.Fails.Fail(se, fmt.Errorf("sensor %q: no renderer: %w", se.Name, l.rErr))
-			}
-		}
 		return
 	}
 	var only map[string]bool
@@ -203,6 +183,28 @@ func (l *Loop) Cycle(s *scene.Scene, t float64) {
 			return // nothing wanted now: nothing rendered
 		}
 		only = want
+	}
+	if l.seen == nil {
+		l.seen = map[string]bool{}
+	}
+	for _, se := range list {
+		if !l.seen[se.Name] && (only == nil || only[se.Name]) {
+			l.seen[se.Name] = true
+			if se.Rate > l.HostRate {
+				l.Warn("rate "+se.Name, "sensor %q: rate %g Hz is above the host's %g Hz; it renders every cycle", se.Name, se.Rate, l.HostRate)
+			}
+		}
+	}
+	if l.R == nil && l.rErr == nil {
+		l.R, l.rErr = sensors.NewRenderer()
+	}
+	if l.rErr != nil {
+		for _, se := range list {
+			if (only == nil || only[se.Name]) && l.Clock.due(se, t) {
+				l.Fails.Fail(se, fmt.Errorf("sensor %q: no renderer: %w", se.Name, l.rErr))
+			}
+		}
+		return
 	}
 	l.Clock.Render(l.R, s, t, only, l.Sink, l.Fails.Fail)
 }

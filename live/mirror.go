@@ -45,7 +45,9 @@ type MirrorOptions struct {
 	Foxglove FoxgloveOptions
 	// Web serves the host to browsers (through Connect; model files
 	// fetched from the host). With nothing else to do (no Out, From,
-	// Record, Foxglove or Sinks) the mirror serves them until ctx ends.
+	// Record, Foxglove or Sinks) the mirror serves them until ctx ends,
+	// rendering from its replica the sensors pages want (relayWeb);
+	// otherwise pages get the frames the mirror renders.
 	Web    WebOptions
 	Record RecordOptions
 	// Window shows the replica live (from From, or Framed on its content)
@@ -89,6 +91,7 @@ func Mirror(ctx context.Context, o MirrorOptions, w io.Writer) error {
 		return err
 	}
 	defer m.Close()
+	var wf *webFrames // the pages' frames, when the web viewer is served
 	if o.Web.Addr != "" {
 		if o.Connect == nil {
 			return errors.New("mirror: the web viewer needs MirrorOptions.Connect")
@@ -98,9 +101,9 @@ func Mirror(ctx context.Context, o MirrorOptions, w io.Writer) error {
 			return err
 		}
 		defer ws.srv.Close()
+		wf = &webFrames{srv: ws.srv}
 		if o.Window == nil && o.Out == "" && o.From == nil && o.Record.Path == "" && o.Foxglove.Addr == "" && len(o.Sinks) == 0 {
-			<-ctx.Done()
-			return nil
+			return relayWeb(ctx, m, &o, wf)
 		}
 	}
 	picked := map[string]bool{}
@@ -153,9 +156,16 @@ func Mirror(ctx context.Context, o MirrorOptions, w io.Writer) error {
 		streams = append(streams, fox)
 		fmt.Fprintf(w, "serving the replica to Foxglove at %s\n", fox.srv.URL())
 	}
+	if wf != nil && len(streams) > 0 {
+		// Pages get what is rendered anyway.
+		streams = append(streams, wf)
+	}
 	all := streams
 	if files != nil {
 		all = append(sinks{files}, streams...)
+		if wf != nil && len(streams) == 0 {
+			all = append(all, wf)
+		}
 	}
 	r, err := sensors.NewRenderer()
 	if err != nil {

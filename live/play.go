@@ -228,6 +228,7 @@ func (ps *playback) runScene(ctx context.Context, pos time.Duration, paused bool
 		}
 	}
 	var foxRp *foxReplay
+	var loop *Loop
 	if o.Foxglove.Addr != "" {
 		// Stamps: re-rendered frames carry the position; recorded ones
 		// their log time, which /tf then follows.
@@ -257,11 +258,23 @@ func (ps *playback) runScene(ctx context.Context, pos time.Duration, paused bool
 		}
 		defer ws.srv.Close()
 		where += " and " + ws.srv.URL()
-		if o.Rerender {
-			out = append(out, &webFrames{srv: ws.srv})
+		wf := &webFrames{srv: ws.srv}
+		if !o.Rerender {
+			// Pages see the frames the recording holds, as NATS and
+			// Foxglove clients do; a sensor it lacks renders from the
+			// replayed scene when a page wants it.
+			wf.recorded = rec.HoldsFrames
+			if rp == nil {
+				rp = newRepublisher(o.File, h, nil, rec)
+				defer rp.close()
+				p.reopen = true
+			}
+			rp.web = wf
+			loop = &Loop{Clock: NewClock(), Fails: NewFailures(h.Warn), HostRate: rec.Meta.Rate, Warn: h.Warn}
+			defer loop.Close()
 		}
+		out = append(out, wf)
 	}
-	var loop *Loop
 	var files *Files
 	if o.Rerender {
 		if o.Out != "" {
@@ -278,6 +291,9 @@ func (ps *playback) runScene(ctx context.Context, pos time.Duration, paused bool
 		}
 		defer loop.Close()
 	}
+	if loop != nil && loop.Sink == nil {
+		loop.Sink = out // the web viewer's alone: selective
+	}
 	render := func(int, time.Duration) error {
 		if p.jump != nil {
 			scancel() // the host of another recorded scene takes over
@@ -290,14 +306,20 @@ func (ps *playback) runScene(ctx context.Context, pos time.Duration, paused bool
 			return nil
 		}
 		if rp != nil && p.moved {
-			if p.reopen {
-				// Started, or seeked: republish from the position on.
-				p.reopen = false
-				if err := rp.seek(p.start + int64(p.pos)); err != nil {
-					return fmt.Errorf("%s: %w", o.File, err)
+			if !rp.wanted() {
+				// Only pages take the frames, and they want none of
+				// those recorded now: none are read until they do.
+				p.reopen = true
+			} else {
+				if p.reopen {
+					// Started, or seeked: republish from the position on.
+					p.reopen = false
+					if err := rp.seek(p.start + int64(p.pos)); err != nil {
+						return fmt.Errorf("%s: %w", o.File, err)
+					}
 				}
+				rp.upTo(p.start + int64(p.pos))
 			}
-			rp.upTo(p.start + int64(p.pos))
 		}
 		if foxRp != nil && p.moved {
 			if err := foxRp.upTo(p.start + int64(p.pos)); err != nil {
@@ -327,14 +349,20 @@ func (ps *playback) runScene(ctx context.Context, pos time.Duration, paused bool
 }
 
 // republisher publishes a recording's sensor frames to the play host's
-// NATS clients as the live host published them (record.Frames), each when
-// the playback position reaches its log time.
+// NATS clients as the live host published them (record.Frames), and to
+// its web pages, each when the playback position reaches its log time.
 type republisher struct {
 	file   string
 	h      *ipc.Host
-	pub    *natsipc.Publisher
+	pub    *natsipc.Publisher // nil: no NATS
+	web    *webFrames         // nil: no web viewer
 	cur    *record.Cursor
 	frames *record.Frames
+}
+
+// wanted reports whether anything takes the recorded frames now.
+func (rp *republisher) wanted() bool {
+	return rp.pub != nil || rp.web != nil && rp.web.wantsRecorded(rp.h.Scene)
 }
 
 func newRepublisher(file string, h *ipc.Host, pub *natsipc.Publisher, rec *record.Recording) *republisher {
@@ -358,6 +386,14 @@ func (rp *republisher) upTo(limit int64) {
 			return
 		}
 		if f == nil {
+			return
+		}
+		if rp.web != nil {
+			if err := rp.web.recordedFrame(rp.h.Scene, f); err != nil {
+				rp.h.Warn("web "+f.Sensor, "sensor %q not shown to pages: %v", f.Sensor, err)
+			}
+		}
+		if rp.pub == nil {
 			return
 		}
 		info, data, err := f.Encode()

@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/record"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 	"github.com/simvis/simvis/web"
@@ -122,11 +125,15 @@ type WebViewOptions struct {
 }
 
 // ViewWeb shows a scene file in browsers until ctx ends: a host of its own
-// (a region named after this process, no NATS, no sensors rendered) that a
-// driver's page may change, served by the web viewer.
+// (a region named after this process, no NATS) that a driver's page may
+// change, served by the web viewer. It runs serve's cycle loop for the
+// pages alone: the sensors they want (the returns their scan overlays
+// draw, the cameras they show) render from the live scene, nothing while
+// no page wants one.
 func ViewWeb(ctx context.Context, o WebViewOptions, w io.Writer) error {
 	path := ipc.Path(fmt.Sprintf("view-%d", os.Getpid()))
-	h, err := ipc.NewHost(path, o.Scene, ipc.HostOptions{Sizes: ipc.DefaultSizes, Rate: 30, Warnings: os.Stderr,
+	const rate = 30
+	h, err := ipc.NewHost(path, o.Scene, ipc.HostOptions{Sizes: ipc.DefaultSizes, Rate: rate, Warnings: os.Stderr,
 		Limits: o.Limits, PackagePath: o.PackagePath})
 	if err != nil {
 		return err
@@ -142,7 +149,16 @@ func ViewWeb(ctx context.Context, o WebViewOptions, w io.Writer) error {
 		return err
 	}
 	defer ws.srv.Close()
-	return h.Run(ctx, 0, nil)
+	frames := &webFrames{srv: ws.srv}
+	// The renderer is made when a page first wants a sensor: a machine
+	// that cannot render still shows the scene.
+	loop := &Loop{Clock: NewClock(), Fails: NewFailures(h.Warn), Sink: frames, HostRate: rate, Warn: h.Warn}
+	defer loop.Close()
+	return h.Run(ctx, 0, func(_ int, t time.Duration) error {
+		frames.Cycle(h.Scene, t.Seconds())
+		loop.Cycle(h.Scene, t.Seconds())
+		return nil
+	})
 }
 
 // webFrames hands the web viewer what its pages draw of the sensors' frames:
@@ -151,6 +167,9 @@ func ViewWeb(ctx context.Context, o WebViewOptions, w io.Writer) error {
 type webFrames struct {
 	srv *web.Server
 	s   *scene.Scene
+	// recorded tells the sensors whose frames come from a recording
+	// (play): they are never rendered for pages.
+	recorded func(se *scene.SensorEntry) bool
 }
 
 // Cycle takes the scene of the cycle (a removal replaces it).
@@ -159,10 +178,20 @@ func (w *webFrames) Cycle(s *scene.Scene, _ float64) error {
 	return nil
 }
 
-// Wants is true for the sensors whose returns the scene's overlays draw
-// and the cameras pages show: a host that serves only pages renders those.
+// Wants is true, while pages are connected, for the sensors whose returns
+// the scene's overlays draw and the cameras pages show: a host that serves
+// only pages renders those, and nothing while no page is there.
 func (w *webFrames) Wants(s *scene.Scene, sensor string) bool {
-	return s.WantsReturns(sensor) || w.srv.WantsImage(sensor)
+	if w.recorded != nil {
+		if se := sensorNamed(s, sensor); se != nil && w.recorded(se) {
+			return false
+		}
+	}
+	return w.pagesWant(s, sensor)
+}
+
+func (w *webFrames) pagesWant(s *scene.Scene, sensor string) bool {
+	return w.srv.WantsImage(sensor) || s.WantsReturns(sensor) && w.srv.Pages() > 0
 }
 
 // Frame publishes a frame's returns if the scene draws them, its picture
@@ -178,6 +207,42 @@ func (w *webFrames) Frame(se *scene.SensorEntry, f *sensors.Frame, _ *sensors.St
 	}
 	if r, ok := f.Returns(); ok {
 		w.srv.PublishReturns(r)
+	}
+	return nil
+}
+
+// wantsRecorded reports whether pages want a sensor whose frames the
+// recording holds: only then does a player read them for pages.
+func (w *webFrames) wantsRecorded(s *scene.Scene) bool {
+	for _, se := range s.Sensors() {
+		if w.recorded(se) && w.pagesWant(s, se.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// recordedFrame publishes a frame read from a recording if pages want it,
+// as Frame does a rendered one.
+func (w *webFrames) recordedFrame(s *scene.Scene, f *record.Frame) error {
+	if !w.pagesWant(s, f.Sensor) {
+		return nil
+	}
+	fr, err := sensors.DecodeFrame(f.Sensor, f.Kind, f.Info, f.Data)
+	if errors.Is(err, sensors.ErrNotDecoded) {
+		return nil // nothing pages draw (a depth camera's)
+	} else if err != nil {
+		return err
+	}
+	w.s = s
+	return w.Frame(&scene.SensorEntry{Name: f.Sensor}, fr, nil)
+}
+
+func sensorNamed(s *scene.Scene, name string) *scene.SensorEntry {
+	for _, se := range s.Sensors() {
+		if se.Name == name {
+			return se
+		}
 	}
 	return nil
 }

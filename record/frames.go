@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/simvis/simvis/scene"
@@ -100,6 +102,23 @@ func (fs *Frames) route() {
 			fs.routes[ns+suffix] = route{se, kind, suffix}
 		}
 	}
+}
+
+// HoldsFrames reports whether the recording has frames of sensor se (the
+// last message of each of its frames, on its topic): a player shows those
+// rather than render the sensor anew.
+func (r *Recording) HoldsFrames(se *scene.SensorEntry) bool {
+	fk, ok := se.Sensor.(scene.FrameKinder)
+	if !ok {
+		return false
+	}
+	suffixes := ros2.FrameSuffixes(fk.FrameKind())
+	if len(suffixes) == 0 {
+		return false
+	}
+	topic := ros2.SensorTopic(se.Name) + suffixes[len(suffixes)-1]
+	i, found := slices.BinarySearchFunc(r.Topics, topic, func(t TopicStats, topic string) int { return strings.Compare(t.Topic, topic) })
+	return found && r.Topics[i].Messages > 0
 }
 
 // Add takes the next message of the recording on topic. It returns a frame

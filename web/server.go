@@ -186,6 +186,14 @@ func (s *Server) Stats() Stats {
 		SlowClosed: s.slow.Load(), Denied: s.denied.Load()}
 }
 
+// Pages is the number of pages connected now: a host renders for pages
+// only while there are some.
+func (s *Server) Pages() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.clients)
+}
+
 // Close disconnects every page and stops the server.
 func (s *Server) Close() error {
 	first := false

@@ -145,6 +145,13 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	err = c.readLoop(ctx)
 	cancel()
 	ws.Close(websocket.StatusNormalClosure, "")
+	// A page gone wants no pictures: the host stops rendering its cameras.
+	c.insetMu.Lock()
+	for name := range c.insets {
+		s.wantInset(name, -1)
+	}
+	clear(c.insets)
+	c.insetMu.Unlock()
 	s.mu.Lock()
 	delete(s.clients, c)
 	gen := s.snap.Load().gen
