@@ -14,7 +14,8 @@
 // cycle, a mirror's sync); nothing of the scene is touched elsewhere.
 //
 // A frame is drawn offscreen, the meshes that stand still from a cache and
-// only the rest over them (layers.go), and with a software GL put into the
+// only the rest over them (layers.go; which meshes is viewer/layering's
+// decision, shared with the page in a browser), and with a software GL put into the
 // window with XShmPutImage rather than swapped (x11.go): on llvmpipe both
 // decide whether a mirrored robot can be watched at 60 frames a second.
 //

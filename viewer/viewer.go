@@ -23,6 +23,7 @@ import (
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 	"github.com/simvis/simvis/viewer/helpers"
+	"github.com/simvis/simvis/viewer/layering"
 	"github.com/simvis/simvis/viewer/orbit"
 )
 
@@ -106,7 +107,7 @@ type Viewer struct {
 	drawn       drawnState // what the window shows
 	drawnAt     time.Time
 	redraws     int
-	order       orderer
+	order       layering.Orderer
 	layers      layers
 	roots       []core.INode
 	x11         *x11Present // nil: the GL swap presents
@@ -248,13 +249,13 @@ func (v *Viewer) Close() error {
 		v.ctx.Do(func(*gls.GLS) error { v.x11.close(); return nil })
 	}
 	fmt.Fprintf(v.opts.Log, "viewer: %d frames shown, %d drawn, %d of them over the still meshes' cache (drawn %d times)\n",
-		v.frames, v.redraws, v.layers.Cached, v.layers.Builds)
+		v.frames, v.redraws, v.layers.plan.Cached, v.layers.plan.Builds)
 	return v.sens.Close()
 }
 
 // Cached counts the frames drawn over the cache of still meshes (the rest
 // of the frames drawn were drawn in full).
-func (v *Viewer) Cached() int { return v.layers.Cached }
+func (v *Viewer) Cached() int { return v.layers.plan.Cached }
 
 // Closed reports whether the window was closed (its close button, q or Esc).
 func (v *Viewer) Closed() bool { return v.closed }
@@ -293,7 +294,7 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 		v.looking = 0
 		v.helpers = nil
 		v.panel = nil
-		v.order = orderer{}
+		v.order = layering.Orderer{}
 	}
 	for _, f := range v.pending {
 		f(s)
@@ -352,7 +353,7 @@ func (v *Viewer) Frame(s *scene.Scene) (bool, error) {
 	v.redraws++
 	// Front to back (orderer): measured 15-20% more frames on llvmpipe.
 	s.G3N().UpdateMatrixWorld()
-	v.order.apply(s.G3N(), view.Pose.Col(3).Vec3())
+	v.order.Apply(s.G3N(), view.Pose.Col(3).Vec3())
 	if shot && (v.shotImg == nil || v.shotImg.Rect.Dx() != v.fbw || v.shotImg.Rect.Dy() != v.fbh) {
 		v.shotImg = image.NewRGBA(image.Rect(0, 0, v.fbw, v.fbh))
 	}

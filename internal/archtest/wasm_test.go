@@ -19,7 +19,7 @@ func TestDataModelBuildsForWasm(t *testing.T) {
 		t.Skip("no go command on the PATH")
 	}
 	for _, args := range [][]string{
-		{"build", "-o", os.DevNull, "./models/...", "./scene/...", "./elements/...", "./ipc", "./web/client", "./viewer/orbit", "./viewer/helpers"},
+		{"build", "-o", os.DevNull, "./models/...", "./scene/...", "./elements/...", "./ipc", "./web/client", "./viewer/orbit", "./viewer/helpers", "./viewer/layering"},
 		{"vet", "./web/browser"},
 	} {
 		cmd := exec.Command(goTool, args...)

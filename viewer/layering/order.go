@@ -1,4 +1,4 @@
-package viewer
+package layering
 
 import (
 	"slices"
@@ -9,7 +9,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 )
 
-// orderer draws opaque meshes front to back. g3n's renderer sorts opaque
+// Orderer draws opaque meshes front to back. g3n's renderer sorts opaque
 // meshes back to front like transparent ones (by their origins), so every
 // nearer surface shades its pixels again over the farther ones; on a CPU
 // rasterizer (llvmpipe) shading is the cost of a frame. Nearest first, the
@@ -17,7 +17,7 @@ import (
 // g3n's render order (it sorts by it first), from each mesh's world bounds'
 // distance to the eye, so that a floor under the eye counts as near. Only
 // the order of drawing changes: the depth test decides what is seen.
-type orderer struct {
+type Orderer struct {
 	boxes map[*graphic.Graphic]math32.Box3 // local bounds of static meshes
 	list  []orderedGraphic
 }
@@ -27,7 +27,10 @@ type orderedGraphic struct {
 	dist float32
 }
 
-func (o *orderer) apply(root core.INode, eye mgl64.Vec3) {
+// Apply gives root's opaque meshes render orders by distance from eye,
+// nearest first (the renderer must sort objects), and transparent ones
+// order 0, for g3n's own back-to-front sort.
+func (o *Orderer) Apply(root core.INode, eye mgl64.Vec3) {
 	if o.boxes == nil {
 		o.boxes = map[*graphic.Graphic]math32.Box3{}
 	}
@@ -41,7 +44,7 @@ func (o *orderer) apply(root core.INode, eye mgl64.Vec3) {
 		}
 		if ig, ok := n.(graphic.IGraphic); ok && ig.Renderable() {
 			gr := ig.GetGraphic()
-			if opaque(gr) {
+			if Opaque(gr) {
 				o.list = append(o.list, orderedGraphic{gr, o.distance(gr, &e)})
 			} else {
 				gr.SetRenderOrder(0) // transparent: g3n's back-to-front sort
@@ -66,7 +69,8 @@ func (o *orderer) apply(root core.INode, eye mgl64.Vec3) {
 	}
 }
 
-func opaque(gr *graphic.Graphic) bool {
+// Opaque reports whether none of a graphic's materials is transparent.
+func Opaque(gr *graphic.Graphic) bool {
 	for _, m := range gr.Materials() {
 		if m.IMaterial().GetMaterial().Transparent() {
 			return false
@@ -78,7 +82,7 @@ func opaque(gr *graphic.Graphic) bool {
 // distance is from the eye to the mesh's world bounding box (0 inside).
 // Meshes whose geometry changes (overlays: not cullable) count from their
 // origin.
-func (o *orderer) distance(gr *graphic.Graphic, eye *math32.Vector3) float32 {
+func (o *Orderer) distance(gr *graphic.Graphic, eye *math32.Vector3) float32 {
 	mw := gr.MatrixWorld()
 	if !gr.Cullable() {
 		var p math32.Vector3

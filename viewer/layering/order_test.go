@@ -1,4 +1,4 @@
-package viewer
+package layering
 
 import (
 	"testing"
@@ -23,8 +23,8 @@ func TestOrderFrontToBack(t *testing.T) {
 </scene>`)
 	order := func(eye mgl64.Vec3) map[string]int {
 		s.G3N().UpdateMatrixWorld()
-		var o orderer
-		o.apply(s.G3N(), eye)
+		var o Orderer
+		o.Apply(s.G3N(), eye)
 		got := map[string]int{}
 		for _, part := range s.Parts() {
 			var find func(n core.INode)

@@ -30,7 +30,7 @@ func main() {
 		showError(err.Error())
 		return
 	}
-	p, err := newPage(frag.Get("ui") != "off", frag.Get("redraw") == "all", frag.Get("scale") == "full")
+	p, err := newPage(frag.Get("ui") != "off", frag.Get("redraw") == "all", frag.Get("scale") == "full", frag.Get("cache") == "off")
 	if err != nil {
 		showError("simvis: " + err.Error())
 		return

@@ -61,6 +61,8 @@ type page struct {
 	lastValues []float64
 	lastAt     time.Time
 
+	layers      layers // the cache of still meshes
+	cacheWarned bool
 	grid        bool                // the grid and the frames' axes (key g)
 	helpers     *helpers.Helpers    // built for scene
 	insets      map[string]js.Value // the cameras' <img>, by sensor
@@ -77,14 +79,18 @@ type page struct {
 // 11.7 frames a second where 1280x720 drew 3.7.
 const softwarePixels = 640 * 480
 
-func newPage(ui, redrawAll, fullScale bool) (*page, error) {
+func newPage(ui, redrawAll, fullScale, noCache bool) (*page, error) {
 	doc := js.Global().Get("document")
+	// The first request for the canvas's context sets its attributes:
+	// single-sampled, so that the cache's pictures can be copied onto it
+	// (see layers); g3n's window.Init then gets this context.
+	gl := doc.Call("getElementById", "view").Call("getContext", "webgl2", map[string]any{"antialias": false})
 	if err := window.Init("view"); err != nil {
 		return nil, err
 	}
 	p := &page{doc: doc, canvas: doc.Call("getElementById", "view"), ui: ui, frames: make(chan struct{}, 1),
 		status: doc.Call("getElementById", "status"), fpsStart: time.Now(), redrawAll: redrawAll,
-		insets: map[string]js.Value{}, grid: ui}
+		insets: map[string]js.Value{}, grid: ui, layers: layers{gl: gl, off: noCache}}
 	p.gs = window.Get().(*window.WebGlCanvas).Gls()
 	p.renderer = webglRenderer(p.canvas)
 	if !fullScale && softwareRenderer(p.renderer) {
@@ -122,7 +128,8 @@ func (p *page) stateJSON() string {
 	st := map[string]any{"drawn": p.total, "ready": p.scene != nil && p.total > 0,
 		"sync_ms": p.syncTime.Seconds() * 1000, "draw_ms": p.drawTime.Seconds() * 1000, "images": p.imagesShown,
 		"eye": p.orb.Pose().Col(3).Vec3(), "target": p.orb.Target, "looking": p.looking,
-		"renderer": p.renderer, "pixels": [2]int{p.last.w, p.last.h}}
+		"renderer": p.renderer, "pixels": [2]int{p.last.w, p.last.h},
+		"cache_builds": p.layers.Built(), "cached": p.layers.Cached(), "cache_off": p.layers.failed}
 	if p.conn != nil {
 		_, cycle, _ := p.conn.Stats()
 		st["cycle"], st["role"] = cycle, p.conn.Welcome().Role
@@ -235,22 +242,20 @@ func (p *page) render(s *scene.Scene) {
 	for i := range viewM {
 		cam.view[i], cam.proj[i] = float32(viewM[i]), float32(proj[i])
 	}
-	bg := p.view.Background
-	p.gs.Viewport(0, 0, int32(w), int32(h))
-	p.gs.ClearColor(bg[0], bg[1], bg[2], 1)
-	p.gs.Clear(gls.COLOR_BUFFER_BIT | gls.DEPTH_BUFFER_BIT)
-	if err := p.rend.Render(s.G3N(), cam); err != nil {
-		p.warn("render: " + err.Error())
-	}
+	roots, over := []core.INode{s.G3N()}, []core.INode(nil)
 	if p.grid {
 		// The grid and the frames' axes and names, as the desktop viewer
 		// draws them (key g).
 		p.helpers.Update(helpers.View{Pose: pose, HFOV: hfov, Near: near, Width: w, Height: h})
-		for _, n := range []core.INode{p.helpers.Node, p.helpers.Labels} {
-			if err := p.rend.Render(n, cam); err != nil {
-				p.warn("render: " + err.Error())
-			}
-		}
+		roots, over = append(roots, p.helpers.Node), append(over, p.helpers.Labels)
+	}
+	key := layerKey{scene: s, commands: len(s.Log()), pose: pose, hfov: hfov, w: w, h: h, grid: p.grid}
+	if err := p.layers.draw(p.gs, p.rend, s, key, cam, p.view.Background, roots, over, pose.Col(3).Vec3()); err != nil {
+		p.warn("render: " + err.Error())
+	}
+	if p.layers.failed != "" && !p.cacheWarned {
+		p.cacheWarned = true
+		p.warn("drawing every frame in full: " + p.layers.failed)
 	}
 	p.count(true)
 }
