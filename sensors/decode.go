@@ -3,6 +3,7 @@ package sensors
 import (
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"math"
@@ -15,7 +16,7 @@ import (
 // recording (a player's web pages): "scan", "psd" and "cloud", whose
 // Returns are their hits, and "image", whose ImageData is its pixels. The
 // numbers JSON writes as null come back as they went (a range +Inf, a
-// too_close beam -Inf, a pose field NaN). Other kinds are an error.
+// too_close beam -Inf, a pose field NaN). Other kinds are ErrNotDecoded.
 func DecodeFrame(sensor, kind string, info, data []byte) (*Frame, error) {
 	var p Payload
 	var err error
@@ -29,13 +30,16 @@ func DecodeFrame(sensor, kind string, info, data []byte) (*Frame, error) {
 	case KindImage:
 		p, err = decodeImage(info, data)
 	default:
-		return nil, fmt.Errorf("sensor %q: frames of kind %q are not decoded", sensor, kind)
+		return nil, fmt.Errorf("sensor %q, kind %q: %w", sensor, kind, ErrNotDecoded)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sensor %q: a %s frame: %w", sensor, kind, err)
 	}
 	return NewFrame(sensor, p, nil), nil
 }
+
+// ErrNotDecoded is DecodeFrame's error for a kind it does not decode.
+var ErrNotDecoded = errors.New("frames of this kind are not decoded")
 
 // nullable is a number JSON may hold as null (not finite when written).
 type nullable *float64
