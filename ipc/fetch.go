@@ -21,14 +21,21 @@ type FileFetcher interface {
 	FetchFile(dir, path string) ([]byte, error)
 }
 
-// fileCache holds the model files a mirror fetched, one directory per host
-// directory, laid out as on the host.
+// fileCache holds the model files a mirror fetched, laid out as on the
+// host: a record's files go under root/H/N1/.../Nk, where H stands for the
+// host's directory k levels above the record's (k the most levels its
+// file list climbs, at most MaxUp) and N1...Nk are the real names of the
+// directories from there down to the record's, so that its "../" paths
+// resolve inside root/H exactly as on the host. Real names, because
+// a "../" path may name them (scenes/arm's ../arm/x); the host sends them
+// already, as the record's directory.
 type fileCache struct {
 	root    string            // "" until the first fetch
 	hashes  map[string]string // SHA-256 of the files written into the cache, by path
 	memo    fileMemo          // what this machine's copies of host directories hold
 	fetcher FileFetcher
 	always  bool          // fetch even where the host's directory exists here
+	confine bool          // run commands from the cache confined to it (see command)
 	limits  models.Limits // per model, as scenes apply them; zero fields take models.DefaultLimits
 }
 
@@ -46,15 +53,24 @@ func (fc *fileCache) resolve(rec LogRecord) (string, error) {
 	if len(rec.Files) == 0 {
 		return fc.localDir(rec.Dir)
 	}
+	// Checked here too: records reach a mirror from hosts and servers it
+	// does not trust, and not all through DecodeFiles.
+	up, err := listedUp(rec.Files)
+	if err != nil {
+		return "", fmt.Errorf("change %d: file list: %w", rec.Seq, err)
+	}
 	if !fc.always && fc.allMatch(rec.Dir, rec.Files) {
 		return rec.Dir, nil
 	}
-	local, err := fc.cacheDir(rec.Dir)
+	tree, local, err := fc.cacheTree(rec.Dir, up)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("change %d: %w", rec.Seq, err)
 	}
 	for _, f := range rec.Files {
 		path := filepath.Join(local, filepath.FromSlash(f.Path))
+		if !within(tree, path) {
+			return "", fmt.Errorf("change %d: file %s would lie outside the mirror's copy of the host's directory", rec.Seq, quotePath(f.Path))
+		}
 		if fc.hashes[path] == f.SHA256 {
 			continue
 		}
@@ -123,15 +139,72 @@ func (fc *fileCache) localDir(hostDir string) (string, error) {
 
 // cacheDir is the cache's copy of a host directory.
 func (fc *fileCache) cacheDir(hostDir string) (string, error) {
+	_, local, err := fc.cacheTree(hostDir, 0)
+	return local, err
+}
+
+// cacheTree returns the cache's copy of the host's directory up levels
+// above hostDir (tree: every file of the record must lie in it) and where
+// hostDir lies inside it (local), its names checked (see fileCache).
+func (fc *fileCache) cacheTree(hostDir string, up int) (tree, local string, err error) {
+	ancestor, names, err := hostDirTail(hostDir, up)
+	if err != nil {
+		return "", "", err
+	}
 	if fc.root == "" {
 		root, err := os.MkdirTemp("", "simvis-mirror-files")
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		fc.root = root
 	}
-	sum := sha256.Sum256([]byte(hostDir))
-	return filepath.Join(fc.root, hex.EncodeToString(sum[:8])), nil
+	sum := sha256.Sum256([]byte(ancestor))
+	tree = filepath.Join(fc.root, hex.EncodeToString(sum[:8]))
+	local = filepath.Join(append([]string{tree}, names...)...)
+	if !within(tree, local) && local != tree {
+		return "", "", fmt.Errorf("record directory %s cannot be laid out in the mirror's copy", quotePath(hostDir))
+	}
+	return tree, local, nil
+}
+
+// command parses a record's command to run where its files are: in place,
+// or from the cache's copy (fetching what it needs), then, with confine,
+// confined to that copy, so that no path a host's record holds, listed or
+// not (an absolute path in its XML or in a model's embedded command),
+// makes the mirror read outside it. A mirror with a package search path
+// runs them unconfined: it finds packages the host found through its own
+// search path (docs/urdf.md) in that path, outside the copy.
+func (fc *fileCache) command(rec LogRecord) (*scene.Command, error) {
+	dir, err := fc.resolve(rec)
+	if err != nil {
+		return nil, err
+	}
+	c, err := scene.ParseCommand(rec.XML, rec.Source, dir)
+	if err != nil {
+		return nil, err
+	}
+	if tree := fc.copyRoot(dir); tree != "" && fc.confine {
+		c.Confined, c.Root = true, tree
+	}
+	if len(rec.Files) == 0 {
+		// A record without a file list: find what its command needs.
+		if err := fc.prefetch(c, rec.Dir, dir); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// copyRoot returns the copy of a host directory (root/H, see fileCache)
+// that dir lies in, or "" for a directory outside the cache (the host's
+// own, on this machine).
+func (fc *fileCache) copyRoot(dir string) string {
+	if fc.root == "" || !within(fc.root, dir) {
+		return ""
+	}
+	r, _ := filepath.Rel(fc.root, dir)
+	first, _, _ := strings.Cut(filepath.ToSlash(r), "/")
+	return filepath.Join(fc.root, first)
 }
 
 // prefetch fetches what a command needs before it runs in the cache: its

@@ -37,16 +37,23 @@ const (
 // models that commands embedded in it name, recursively, each hashed as it
 // is on disk now; for a model of another format (a URDF, an OBJ, a Collada
 // file) every file its load reads (models.Model.Files: a URDF's meshes,
-// their materials, the package.xml that makes its own package). Files
-// outside dir are left out: a mirror cannot be served them (a package
-// found through the search path outside the scene's directory resolves on
-// the mirror through its own). A file that cannot be read is left out too:
-// the command's own execution reports it. A confined command's models
-// (a request's) are loaded confined to dir, as its execution loads them.
+// their materials, the package.xml that makes its own package). Paths
+// are relative to dir; files of the host's own commands up to MaxUp
+// levels above it are listed too, as "../" paths (scenes/arm names
+// ../quickstart/world.gltf), while a confined command's (a request's)
+// must lie inside dir, as its execution requires. Files further out are
+// left out: a mirror cannot be served them (a package found through the
+// search path far from the scene resolves on the mirror through its own).
+// A file that cannot be read is left out too: the command's own execution
+// reports it. A confined command's models are loaded confined to dir, as
+// its execution loads them.
 func loadedFiles(dir, command string, lo loadOpts, memo *fileMemo) []FileHash {
 	w := &fileWalker{dir: dir, seen: map[string]bool{}, memo: memo, lo: lo}
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		w.realDir = real
+	}
+	if !lo.confined && filepath.IsAbs(dir) {
+		w.up = min(MaxUp, dirLevels(dir))
 	}
 	for _, f := range fileAttrs(command) {
 		w.model(filepath.ToSlash(f), 0)
@@ -80,19 +87,21 @@ func (lo loadOpts) packagePath() []string {
 type fileWalker struct {
 	dir     string
 	realDir string // dir, symbolic links resolved
+	up      int    // levels above dir a listed file may lie
 	seen    map[string]bool
 	out     []FileHash
 	memo    *fileMemo
 	lo      loadOpts
 }
 
-// add hashes one file; it reports whether the file is in the list.
+// add hashes one file (rel cleaned, see model); it reports whether the
+// file is in the list.
 func (w *fileWalker) add(rel string) bool {
 	if w.seen[rel] {
 		return false
 	}
 	w.seen[rel] = true
-	if !filepath.IsLocal(filepath.FromSlash(rel)) || len(w.out) >= maxLoadedFiles {
+	if up, _, err := splitListed(rel); err != nil || up > w.up || len(w.out) >= maxLoadedFiles {
 		return false
 	}
 	e, ok := w.memo.get(filepath.Join(w.dir, filepath.FromSlash(rel)), false)
@@ -104,6 +113,9 @@ func (w *fileWalker) add(rel string) bool {
 }
 
 func (w *fileWalker) model(rel string, depth int) {
+	// One spelling per file ("sub/../x" is "x", "../arm/x" from scenes/arm
+	// stays as the host resolved it): the list and the served paths agree.
+	rel = path.Clean(rel)
 	if depth > maxModelDepth || !w.add(rel) {
 		return
 	}
@@ -119,7 +131,7 @@ func (w *fileWalker) model(rel string, depth int) {
 	base := pathDir(rel)
 	for _, u := range e.uris {
 		if p, ok := localURI(u); ok {
-			w.add(joinRel(base, p))
+			w.add(path.Clean(joinRel(base, p)))
 		}
 	}
 	for _, c := range e.cmds {
@@ -156,10 +168,18 @@ func (w *fileWalker) otherFormat(full string) {
 	}
 	for _, abs := range e.files {
 		r, err := filepath.Rel(w.realDir, abs)
-		if err != nil || w.realDir == "" || !filepath.IsLocal(r) {
+		if err != nil || w.realDir == "" {
 			continue
 		}
-		w.add(filepath.ToSlash(r))
+		if !filepath.IsLocal(r) {
+			// Above the directory: listed only where the path a mirror is
+			// served (dir's ancestor, lexically, as the host serves it)
+			// leads to this very file, whatever links dir's path holds.
+			if real, err := filepath.EvalSymlinks(filepath.Join(w.dir, r)); err != nil || real != abs {
+				continue
+			}
+		}
+		w.add(path.Clean(filepath.ToSlash(r)))
 	}
 }
 
@@ -342,7 +362,8 @@ func encodeFiles(files []FileHash) []byte {
 
 // DecodeFiles reads a record's file list (the bytes after its text in the
 // change log, without their padding; a NATS record's Simvis-Files header)
-// and checks it: relative paths, SHA-256 in hex.
+// and checks it: relative paths that leave the record's directory only
+// through at most MaxUp leading "..", SHA-256 in hex.
 func DecodeFiles(b []byte) ([]FileHash, error) {
 	if len(b) == 0 {
 		return nil, nil
@@ -355,14 +376,14 @@ func DecodeFiles(b []byte) ([]FileHash, error) {
 		return nil, fmt.Errorf("file list of %d files, at most %d", len(files), maxLoadedFiles)
 	}
 	for _, f := range files {
-		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
-			return nil, fmt.Errorf("file list: path %q is not relative", f.Path)
+		if _, _, err := splitListed(f.Path); err != nil {
+			return nil, fmt.Errorf("file list: %v", err)
 		}
 		if len(f.SHA256) != 64 || strings.ToLower(f.SHA256) != f.SHA256 {
-			return nil, fmt.Errorf("file list: %q: bad SHA-256 %q", f.Path, f.SHA256)
+			return nil, fmt.Errorf("file list: %s: bad SHA-256 %s", quotePath(f.Path), quotePath(f.SHA256))
 		}
 		if _, err := hex.DecodeString(f.SHA256); err != nil {
-			return nil, fmt.Errorf("file list: %q: bad SHA-256 %q", f.Path, f.SHA256)
+			return nil, fmt.Errorf("file list: %s: bad SHA-256 %s", quotePath(f.Path), quotePath(f.SHA256))
 		}
 	}
 	return files, nil

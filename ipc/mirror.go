@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 )
 
@@ -74,6 +75,7 @@ func NewMirrorWith(c *Client, mo MirrorOptions) (*Mirror, error) {
 	m.files.fetcher, _ = c.conn.(FileFetcher)
 	m.files.always = mo.FetchFiles
 	m.files.limits = mo.Scene.Limits.Model
+	m.files.confine = !hasPackages(mo.Scene.PackagePath)
 	if mo.FetchFiles && m.files.fetcher == nil {
 		return nil, errors.New("ipc: this transport cannot fetch files from the host")
 	}
@@ -118,15 +120,7 @@ func (m *Mirror) replay() error {
 	recs = append(m.held, recs...)
 	m.held = nil
 	for i, rec := range recs {
-		dir, perr := m.files.resolve(rec)
-		var c *scene.Command
-		if perr == nil {
-			c, perr = scene.ParseCommand(rec.XML, rec.Source, dir)
-		}
-		if perr == nil && len(rec.Files) == 0 {
-			// A record without a file list: find what its command needs.
-			perr = m.files.prefetch(c, rec.Dir, dir)
-		}
+		c, perr := m.files.command(rec)
 		if perr == nil {
 			perr = m.scene.Exec(c)
 		}
@@ -195,4 +189,18 @@ func (m *Mirror) copyValues() error {
 		}
 	}
 	return m.scene.Update()
+}
+
+// hasPackages reports whether a scene loads URDF packages from a search
+// path (nil: models.DefaultPackagePath, $ROS_PACKAGE_PATH).
+func hasPackages(path []string) bool {
+	if path == nil {
+		path = models.DefaultPackagePath
+	}
+	for _, e := range path {
+		if e != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -13,25 +13,38 @@ import (
 )
 
 // ReadLoggedChunk reads up to max bytes at offset of the file rel (relative,
-// slash-separated) inside dir, for a transport that serves model files to
+// slash-separated) of dir, for a transport that serves model files to
 // mirrors elsewhere. The caller has checked that a logged command's record
-// lists rel under dir; this checks the rest: rel stays inside dir, also
-// through symbolic links, and names a regular file, opened without
-// blocking (a FIFO would stall the server). Errors name rel, never the
-// host's own paths. It returns the chunk and the file's size.
+// lists rel under dir; this checks the rest: rel stays inside dir, or,
+// through at most MaxUp leading "..", inside the ancestor of dir as many
+// levels up (the host's own commands may name such files; see
+// LAYOUT.md), also through symbolic links, and names a regular file,
+// opened through that directory (os.Root) without blocking (a FIFO would
+// stall the server). Errors name rel, never the host's own paths. It
+// returns the chunk and the file's size.
 func ReadLoggedChunk(dir, rel string, offset int64, max int) ([]byte, int64, error) {
-	local := filepath.FromSlash(rel)
-	if !filepath.IsLocal(local) {
-		return nil, 0, fmt.Errorf("%q leaves the scene's directory", rel)
+	up, rest, err := splitListed(rel)
+	if err != nil {
+		return nil, 0, fmt.Errorf("refused: %v", err)
 	}
-	real, err := filepath.EvalSymlinks(filepath.Join(dir, local))
-	base, berr := filepath.EvalSymlinks(dir)
+	// Lexically, as the host resolved the command's paths against dir.
+	top, where := filepath.Clean(dir), "the scene's directory"
+	for range up {
+		if !filepath.IsAbs(top) || filepath.Dir(top) == top {
+			return nil, 0, fmt.Errorf("%s leaves the scene's directory", quotePath(rel))
+		}
+		top = filepath.Dir(top)
+		where = fmt.Sprintf("the directory %d level(s) above the scene's", up)
+	}
+	local := filepath.FromSlash(rest)
+	real, err := filepath.EvalSymlinks(filepath.Join(top, local))
+	base, berr := filepath.EvalSymlinks(top)
 	if err != nil || berr != nil {
 		return nil, 0, fmt.Errorf("%s: not found", rel)
 	}
 	r, err := filepath.Rel(base, real)
 	if err != nil || !filepath.IsLocal(r) {
-		return nil, 0, fmt.Errorf("%q leads out of the scene's directory", rel)
+		return nil, 0, fmt.Errorf("%q leads out of %s", rel, where)
 	}
 	if offset < 0 {
 		return nil, 0, fmt.Errorf("%s: negative offset %d", rel, offset)

@@ -12,16 +12,20 @@ import (
 	"github.com/simvis/simvis/ipc"
 )
 
-// ReadLoggedChunk serves a regular file inside the directory, in chunks
-// that add up to it, and refuses, even for a path a record might list:
-// "..", absolute paths, links out of the directory (to a file or through
-// a directory), FIFOs (at once), directories, negative offsets. No error
-// names the host's own paths.
+// ReadLoggedChunk serves a regular file inside the directory, or up to
+// ipc.MaxUp levels above it through leading "..", in chunks that add up to
+// it, and refuses, even for a path a record might list: more levels up,
+// ".." after a name, absolute paths, links out of the directory (to a file
+// or through a directory) or out of the ancestor a "../" path names,
+// FIFOs (at once), directories, negative offsets. No error names the
+// host's own paths.
 func TestReadLoggedChunk(t *testing.T) {
-	root := t.TempDir()
+	base := t.TempDir()
+	root := filepath.Join(base, "r")
 	dir := filepath.Join(root, "scene")
 	outside := filepath.Join(root, "outside")
-	for _, d := range []string{dir, filepath.Join(dir, "sub"), outside} {
+	beyond := filepath.Join(base, "beyond")
+	for _, d := range []string{dir, filepath.Join(dir, "sub"), outside, beyond} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -29,6 +33,9 @@ func TestReadLoggedChunk(t *testing.T) {
 	data := bytes.Repeat([]byte("0123456789abcdef"), 200) // 3200 bytes
 	os.WriteFile(filepath.Join(dir, "sub", "model.bin"), data, 0o644)
 	os.WriteFile(filepath.Join(outside, "secret"), []byte("secret"), 0o644)
+	os.WriteFile(filepath.Join(beyond, "secret"), []byte("beyond"), 0o644)
+	os.Symlink(filepath.Join(beyond, "secret"), filepath.Join(outside, "escape"))
+	os.Symlink("../../beyond", filepath.Join(outside, "escape-dir"))
 	links := map[string]string{
 		"out.bin":      filepath.Join(outside, "secret"),
 		"outdir":       outside,
@@ -75,19 +82,37 @@ func TestReadLoggedChunk(t *testing.T) {
 		t.Errorf("through a linked scene directory: %v", err)
 	}
 
+	// A file one level up (a record of the host's own commands lists such
+	// paths), also spelt through a name and back.
+	for _, rel := range []string{"../outside/secret", "sub/../../outside/secret", "../scene/../outside/secret"} {
+		if chunk, size, err := ipc.ReadLoggedChunk(dir, rel, 0, 1000); err != nil || string(chunk) != "secret" || size != 6 {
+			t.Errorf("%s: %q, %d, %v", rel, chunk, size, err)
+		}
+	}
+	if _, _, err := ipc.ReadLoggedChunk("/", "../etc/passwd", 0, 1000); err == nil || !strings.Contains(err.Error(), "leaves") {
+		t.Errorf("above /: %v", err)
+	}
+	if _, _, err := ipc.ReadLoggedChunk("scene", "../outside/secret", 0, 1000); err == nil || !strings.Contains(err.Error(), "leaves") {
+		t.Errorf("above a relative directory: %v", err)
+	}
+
 	for rel, want := range map[string]string{
-		"../outside/secret":        "leaves",
-		"sub/../../outside/secret": "leaves",
-		"/etc/passwd":              "leaves",
-		"":                         "leaves",
-		"out.bin":                  "leads out",
-		"rel-out.bin":              "leads out",
-		"outdir/secret":            "leads out",
-		"loop-a":                   "not found",
-		"dangling.bin":             "not found",
-		"missing.bin":              "not found",
-		"fifo":                     "not a regular file",
-		"sub":                      "not a regular file",
+		"../../../../../etc/passwd":    "climbs 5 levels above the record's directory, at most 4",
+		"../outside/escape":            "leads out of the directory 1 level(s) above the scene's",
+		"../outside/escape-dir/secret": "leads out of the directory 1 level(s) above the scene's",
+		"../":                          "names a directory",
+		"..":                           "names a directory",
+		"x\x00y":                       "NUL",
+		"/etc/passwd":                  "absolute",
+		"":                             "empty",
+		"out.bin":                      "leads out",
+		"rel-out.bin":                  "leads out",
+		"outdir/secret":                "leads out",
+		"loop-a":                       "not found",
+		"dangling.bin":                 "not found",
+		"missing.bin":                  "not found",
+		"fifo":                         "not a regular file",
+		"sub":                          "not a regular file",
 	} {
 		start := time.Now()
 		chunk, _, err := ipc.ReadLoggedChunk(dir, rel, 0, 1000)

@@ -1,0 +1,128 @@
+package natsipc_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/simvis/simvis/internal/testkit"
+	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/ipc/natsipc"
+)
+
+// copyTree copies the regular files under src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// scenes/arm's world is ../quickstart/world.gltf: over NATS, a mirror that
+// fetches files shows it, and the URDF arm standing in it, with the
+// host's world poses and meshes, from the files the change log lists with
+// "../" paths and the host serves. A file beside it that no command
+// loaded, and a path further out, are refused; so is a request naming
+// the world.
+func TestMirrorFetchesFilesAboveTheScene(t *testing.T) {
+	srv := startServer(t, natsipc.ServerOptions{})
+	scenes := filepath.Join(t.TempDir(), "scenes")
+	for _, d := range []string{"arm", "quickstart"} {
+		copyTree(t, filepath.Join("..", "..", "scenes", d), filepath.Join(scenes, d))
+	}
+	hostDir := filepath.Join(scenes, "arm")
+	// scenes/arm without its sensors, which this package does not link.
+	sceneFile := filepath.Join(hostDir, "scene.xml")
+	os.WriteFile(sceneFile, []byte(`<scene>
+  <part file="../quickstart/world.gltf" name="WORLD"/>
+  <part file="urdf/arm.urdf" name="ARM" insert_at="WORLD" pose_offset="0.5 0.5 0 0 0 -20"/>
+</scene>`), 0o644)
+	h, err := ipc.NewHost(filepath.Join(t.TempDir(), "region"), sceneFile, ipc.HostOptions{Sizes: sizes, Rate: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	nc, err := nats.Connect(srv.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	pub, err := natsipc.Publish(h, nc, "test", natsipc.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	pause := testkit.Loop(t, h.Cycle, 2*time.Millisecond)
+	defer pause()
+
+	var cur ipc.LogCursor
+	recs, err := h.Region.ReadLog(&cur)
+	if err != nil || len(recs) != 2 || len(recs[0].Files) != 1 || recs[0].Files[0].Path != "../quickstart/world.gltf" {
+		t.Fatalf("log %+v %v", recs, err)
+	}
+
+	c, err := ipc.Dial(srv.URL() + "/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	m, err := ipc.NewMirrorWith(c, ipc.MirrorOptions{FetchFiles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, err := c.Request(`<part file="../quickstart/world.gltf" name="WORLD2"/>`); err == nil || !strings.Contains(err.Error(), "leaves the scene's directory") {
+		t.Errorf("a request naming ../quickstart/world.gltf: %v", err)
+	}
+
+	conn, err := natsipc.Dial(srv.URL() + "/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	want, _ := os.ReadFile(filepath.Join(scenes, "quickstart", "world.gltf"))
+	if data, err := conn.FetchFile(hostDir, "../quickstart/world.gltf"); err != nil || string(data) != string(want) {
+		t.Errorf("../quickstart/world.gltf: %d bytes, %v", len(data), err)
+	}
+	for _, p := range []string{"../quickstart/robot.gltf", "../quickstart/scene.xml", "../../../../../../../etc/passwd", "../arm/../quickstart/world.gltf"} {
+		want := p + " in " + hostDir + " is not a file the scene's logged commands loaded"
+		if _, err := conn.FetchFile(hostDir, p); err == nil || err.Error() != want {
+			t.Errorf("fetch %s: %v, want %q", p, err, want)
+		}
+	}
+	pause()
+	if len(m.Scene().Parts()) != len(h.Scene.Parts()) {
+		t.Fatalf("replica parts %d, host %d", len(m.Scene().Parts()), len(h.Scene.Parts()))
+	}
+	for _, p := range m.Scene().Parts() {
+		if strings.HasPrefix(p.File, scenes) {
+			t.Errorf("part %s read from the host's directory: %s", p.Name, p.File)
+		}
+	}
+	for _, frame := range h.Scene.FrameNames() {
+		if want, got := testkit.WorldPose(t, h.Scene, frame), testkit.WorldPose(t, m.Scene(), frame); want != got {
+			t.Errorf("%s: host %v, replica %v", frame, want, got)
+		}
+	}
+	if want, got := h.Scene.Totals(), m.Scene().Totals(); want != got || want.Triangles == 0 {
+		t.Errorf("replica totals %+v, host %+v", got, want)
+	}
+}
