@@ -170,10 +170,23 @@ type webFrames struct {
 	// recorded tells the sensors whose frames come from a recording
 	// (play): they are never rendered for pages.
 	recorded func(se *scene.SensorEntry) bool
+	commands int // len(s.Log()) when the sensors' sights were published
 }
 
-// Cycle takes the scene of the cycle (a removal replaces it).
+// Cycle takes the scene of the cycle (a removal replaces it) and, when its
+// commands changed, tells pages what each sensor sees (scene.Sighted:
+// their field-of-view lines; the page has no sensor of its own to ask).
 func (w *webFrames) Cycle(s *scene.Scene, _ float64) error {
+	if s != w.s || len(s.Log()) != w.commands {
+		sights := map[string]scene.FieldOfView{}
+		for _, se := range s.Sensors() {
+			if sg, ok := se.Sensor.(scene.Sighted); ok {
+				sights[se.Name] = sg.FieldOfView()
+			}
+		}
+		w.srv.PublishSights(sights)
+		w.commands = len(s.Log())
+	}
 	w.s = s
 	return nil
 }

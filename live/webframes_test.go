@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -119,6 +120,18 @@ func TestWebFramesOnlyForPages(t *testing.T) {
 		for k, v := range c.TakeImages() {
 			pictures = map[string][]byte{k: v}
 		}
+	}
+	// What each sensor sees, for the page's field-of-view lines: the
+	// sensors' own word (scene.Sighted), the page has none to ask.
+	sights, _ := c.Sights()
+	if f := sights["FRONT_LASER"]; f.AngleMin != -90 || f.AngleMax != 90 || f.HFOV != 0 {
+		t.Errorf("FRONT_LASER's field of view in the page: %+v, want the fan from -90 to 90 degrees", f)
+	}
+	if f := sights["CAMERA"]; math.Abs(f.HFOV-70) > 1e-9 || !(f.VFOV > 50 && f.VFOV < 70) {
+		t.Errorf("CAMERA's field of view in the page: %+v, want a 70-degree frustum", f)
+	}
+	if len(sights) != 5 {
+		t.Errorf("the page knows the fields of view of %d sensors, MARVIN has 5", len(sights))
 	}
 	if returns[0].Sensor != "FRONT_LASER" || len(returns[0].Points) < 50 {
 		t.Errorf("the page got %d returns of %q, want FRONT_LASER's", len(returns[0].Points), returns[0].Sensor)

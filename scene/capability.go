@@ -97,3 +97,38 @@ type OverlayText struct {
 	Color  [3]float32
 	Text   string
 }
+
+// Sighted is a sensor that tells viewers what it sees: the desktop viewer
+// and the web page draw its field-of-view lines from it.
+type Sighted interface {
+	FieldOfView() FieldOfView
+}
+
+// FieldOfView is what a sensor sees, in its own frame (x forward, z up),
+// in degrees: a pinhole camera's frustum (HFOV and VFOV above 0), or a
+// scanner's beams, swept from AngleMin to AngleMax around z (from +x
+// toward +y) at each of Elevations (up from the x-y plane; none: in the
+// plane). A single beam along +x has all zero.
+type FieldOfView struct {
+	HFOV       float64   `json:"hfov,omitempty"`
+	VFOV       float64   `json:"vfov,omitempty"`
+	AngleMin   float64   `json:"angle_min,omitempty"`
+	AngleMax   float64   `json:"angle_max,omitempty"`
+	Elevations []float64 `json:"elevations,omitempty"`
+}
+
+// Thin returns f with at most n elevations (n at least 2): the lowest, the
+// highest and evenly chosen ones between, what a viewer draws of a
+// scanner with many layers.
+func (f FieldOfView) Thin(n int) FieldOfView {
+	n = max(n, 2)
+	if len(f.Elevations) <= n {
+		return f
+	}
+	picked := make([]float64, n)
+	for i := range picked {
+		picked[i] = f.Elevations[i*(len(f.Elevations)-1)/(n-1)]
+	}
+	f.Elevations = picked
+	return f
+}

@@ -18,7 +18,53 @@ var (
 	_ scene.Ranger         = (*Laser)(nil)
 	_ scene.Ranger         = (*PSD)(nil)
 	_ scene.Ranger         = (*Laser3D)(nil)
+	_ scene.Sighted        = (*Camera)(nil)
+	_ scene.Sighted        = (*DepthCamera)(nil)
+	_ scene.Sighted        = (*Segmentation)(nil)
+	_ scene.Sighted        = (*Laser)(nil)
+	_ scene.Sighted        = (*PSD)(nil)
+	_ scene.Sighted        = (*Laser3D)(nil)
 )
+
+// FieldOfView implements scene.Sighted: the pinhole frustum the camera
+// renders (a lens model's picture is resampled from it).
+func (c *Camera) FieldOfView() scene.FieldOfView { return frustum(c.view) }
+
+// FieldOfView implements scene.Sighted.
+func (d *DepthCamera) FieldOfView() scene.FieldOfView { return frustum(d.view) }
+
+// FieldOfView implements scene.Sighted.
+func (sg *Segmentation) FieldOfView() scene.FieldOfView { return frustum(sg.view) }
+
+func frustum(v View) scene.FieldOfView { return scene.FieldOfView{HFOV: v.HFOV, VFOV: v.VFOV()} }
+
+// FieldOfView implements scene.Sighted: the scan's fan, first beam to
+// last.
+func (l *Laser) FieldOfView() scene.FieldOfView {
+	return scene.FieldOfView{AngleMin: l.angleMin * 180 / math.Pi,
+		AngleMax: (l.angleMin + float64(len(l.dirs)-1)*l.increment) * 180 / math.Pi}
+}
+
+// FieldOfView implements scene.Sighted: one beam along +x.
+func (p *PSD) FieldOfView() scene.FieldOfView { return scene.FieldOfView{} }
+
+// FieldOfView implements scene.Sighted: each layer's sweep, first column
+// to last (read back from the beams, which the constructor made).
+func (l *Laser3D) FieldOfView() scene.FieldOfView {
+	f := scene.FieldOfView{}
+	for _, el := range l.layers {
+		f.Elevations = append(f.Elevations, el*180/math.Pi)
+	}
+	if l.columns > 0 {
+		first, last := l.dirs[0], l.dirs[l.columns-1]
+		f.AngleMin = math.Atan2(first[1], first[0]) * 180 / math.Pi
+		f.AngleMax = math.Atan2(last[1], last[0]) * 180 / math.Pi
+		if f.AngleMax < f.AngleMin {
+			f.AngleMax += 360 // a sweep across ±180°
+		}
+	}
+	return f
+}
 
 // FrameKind implements scene.FrameKinder: a camera renders images.
 func (c *Camera) FrameKind() string { return KindImage }

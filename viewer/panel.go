@@ -18,7 +18,6 @@ import (
 	"github.com/g3n/engine/math32"
 	"github.com/g3n/engine/texture"
 	"github.com/g3n/engine/window"
-	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 	"github.com/simvis/simvis/viewer/helpers"
@@ -216,47 +215,15 @@ func rangeOf(rg ranger, i int) (lo, hi float64, ok bool) {
 	return lo, hi, ok && hi > lo
 }
 
-// fovLines draws a sensor's field of view in its own frame: a laser's fan
-// of beams every 10 degrees (1 m), a camera's frustum edges (1 m).
+// fovLines draws a sensor's field of view in its own frame, as the sensor
+// tells it (scene.Sighted; nothing where it does not).
 func fovLines(se *scene.SensorEntry) *graphic.Lines {
-	var pts []float32
-	seg := func(a, b mgl64.Vec3) {
-		pts = append(pts, float32(a[0]), float32(a[1]), float32(a[2]), float32(b[0]), float32(b[1]), float32(b[2]))
+	if sg, ok := se.Sensor.(scene.Sighted); ok {
+		return helpers.FieldOfViewLines(sg.FieldOfView())
 	}
-	if vw, ok := sensorView(se); ok {
-		th := math.Tan(mgl64.DegToRad(vw.HFOV) / 2)
-		tv := math.Tan(mgl64.DegToRad(vw.VFOV()) / 2)
-		var corners [4]mgl64.Vec3
-		for k, sgn := range [4][2]float64{{1, 1}, {-1, 1}, {-1, -1}, {1, -1}} {
-			corners[k] = mgl64.Vec3{1, sgn[0] * th, sgn[1] * tv}
-			seg(mgl64.Vec3{}, corners[k])
-		}
-		for k := range corners {
-			seg(corners[k], corners[(k+1)%4])
-		}
-	} else {
-		d := se.Sensor.Describe()
-		lo, okLo := d["angle_min"].(float64)
-		hi, okHi := d["angle_max"].(float64)
-		if !okLo || !okHi || hi < lo {
-			lo, hi = 0, 0 // a single beam (PSD)
-		}
-		for a := lo; a <= hi+1e-9; a += math.Max(10, (hi-lo)/36) {
-			r := mgl64.DegToRad(a)
-			seg(mgl64.Vec3{}, mgl64.Vec3{math.Cos(r), math.Sin(r), 0})
-		}
-		r := mgl64.DegToRad(hi)
-		seg(mgl64.Vec3{}, mgl64.Vec3{math.Cos(r), math.Sin(r), 0})
-	}
-	cols := make(math32.ArrayF32, len(pts))
-	for i := 0; i < len(cols); i += 3 {
-		cols[i], cols[i+1], cols[i+2] = 1, 0.9, 0.1
-	}
-	geom := geometry.NewGeometry()
-	geom.AddVBO(gls.NewVBO(math32.ArrayF32(pts)).AddAttrib(gls.VertexPosition))
-	geom.AddVBO(gls.NewVBO(cols).AddAttrib(gls.VertexColor))
-	lines := graphic.NewLines(geom, material.NewBasic())
-	return lines
+	geom := geometry.NewGeometry() // no lines
+	geom.AddVBO(gls.NewVBO(math32.ArrayF32{}).AddAttrib(gls.VertexPosition))
+	return graphic.NewLines(geom, material.NewBasic())
 }
 
 // Controls lists the panel's parameter controls with their places.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/web/client"
 )
 
@@ -27,6 +28,8 @@ type snapshot struct {
 	values   []float64
 	files    map[fileKey]string // the files the run's records list, with their SHA-256
 	returns  map[string]*sensorReturns
+	sights   map[string]scene.FieldOfView
+	sightGen uint64 // changes whenever sights does
 }
 
 // sensorReturns are a range sensor's newest returns as pages get them.

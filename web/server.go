@@ -83,6 +83,8 @@ type Server struct {
 	retMu     sync.Mutex
 	returns   map[string]*sensorReturns // replaced, never changed: snapshots share it
 	retGen    uint64
+	sights    map[string]scene.FieldOfView // replaced, never changed
+	sightGen  uint64
 
 	logMu      sync.Mutex
 	logAt      map[string]time.Time
@@ -235,6 +237,7 @@ func (s *Server) followLoop() {
 		snap.gen = gen
 		s.retMu.Lock()
 		snap.returns = s.returns
+		snap.sights, snap.sightGen = s.sights, s.sightGen
 		s.retMu.Unlock()
 		s.snap.Store(snap)
 		s.mu.Lock()
@@ -300,6 +303,32 @@ func (s *Server) PublishReturns(r *scene.Returns) {
 	}
 	next[r.Sensor] = sr
 	s.returns = next
+}
+
+// maxSights bounds the sensors whose fields of view pages are told of,
+// maxSightElevations the layers of each (what the page draws: see
+// helpers.MaxElevations): a state's header stays well under its bound.
+const (
+	maxSights          = 4096
+	maxSightElevations = 8
+)
+
+// PublishSights hands pages what each sensor of the scene sees
+// (scene.Sighted), for their field-of-view lines: a host's frame sink calls
+// it when the scene's sensors change. Sensors beyond maxSights are left
+// out. Safe from any goroutine.
+func (s *Server) PublishSights(sights map[string]scene.FieldOfView) {
+	next := make(map[string]scene.FieldOfView, min(len(sights), maxSights))
+	for name, f := range sights {
+		if len(next) == maxSights {
+			break
+		}
+		next[name] = f.Thin(maxSightElevations)
+	}
+	s.retMu.Lock()
+	defer s.retMu.Unlock()
+	s.sights = next
+	s.sightGen++
 }
 
 // logLimited writes a line to the log, at most one a second of each kind

@@ -36,15 +36,16 @@ type session struct {
 	out    chan []byte // replies (text) and file chunks (binary, kind 'F')
 	slots  chan struct{}
 
-	epoch   uint64            // the run the page was last sent
-	sent    int               // records of that run sent
-	elemGen uint64            // element table last sent
-	gen     uint64            // snapshot last sent
-	retSent map[string]uint64 // each sensor's returns last sent (sensorReturns.gen)
-	insetMu sync.Mutex
-	insets  map[string]bool   // cameras whose pictures the page asked for
-	imgSent map[string]uint64 // each camera's picture last sent (the writer's)
-	missed  uint64            // snapshots skipped for this page, told in its states
+	epoch    uint64            // the run the page was last sent
+	sent     int               // records of that run sent
+	elemGen  uint64            // element table last sent
+	gen      uint64            // snapshot last sent
+	retSent  map[string]uint64 // each sensor's returns last sent (sensorReturns.gen)
+	sightGen uint64            // sights last sent
+	insetMu  sync.Mutex
+	insets   map[string]bool   // cameras whose pictures the page asked for
+	imgSent  map[string]uint64 // each camera's picture last sent (the writer's)
+	missed   uint64            // snapshots skipped for this page, told in its states
 
 	shown      []float64 // the values the page has, as last sent
 	shownEpoch uint64    // the run they are of
@@ -237,6 +238,14 @@ func (c *session) sendState(ctx context.Context) (more bool, err error) {
 			st.Elements = []client.Element{}
 		}
 		c.elemGen = snap.elemGen
+	}
+	if snap.sightGen != c.sightGen {
+		st.Sights = snap.sights
+		if st.Sights == nil {
+			st.Sights = map[string]scene.FieldOfView{}
+		}
+		c.sightGen = snap.sightGen
+		size += 256 * len(st.Sights) // at most maxSightElevations each
 	}
 	// Returns the page has not had, while they fit in half a message.
 	var tail []byte

@@ -39,6 +39,8 @@ type Conn struct {
 	waiting  map[uint64]chan reply
 	returns  map[string]scene.Returns // arrived since TakeReturns, by sensor
 	images   map[string][]byte        // JPEG pictures arrived since TakeImages, by camera
+	sights   map[string]scene.FieldOfView
+	sightGen uint64
 	writeMu  sync.Mutex
 	// OnError, when set before the first Set, hears the server's refusals
 	// of sets (they have no caller waiting for them).
@@ -127,6 +129,15 @@ func (c *Conn) TakeReturns() []scene.Returns {
 	}
 	clear(c.returns)
 	return out
+}
+
+// Sights returns what each sensor sees as the server last told
+// (scene.Sighted; the map is not to be changed), and a number that
+// changes whenever it does.
+func (c *Conn) Sights() (map[string]scene.FieldOfView, uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sights, c.sightGen
 }
 
 // TakeImages returns the cameras' pictures (JPEG) that arrived since the
@@ -280,6 +291,10 @@ func (c *Conn) apply(st State, tail []byte) error {
 		l.values = append(l.values, make([]float64, end-len(l.values))...)
 	}
 	copy(l.values[st.ValuesFrom:], vals)
+	if st.Sights != nil {
+		c.sights = st.Sights // replaced, never changed: Sights hands it out
+		c.sightGen++
+	}
 	for _, r := range returns {
 		if c.returns == nil {
 			c.returns = map[string]scene.Returns{}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/ipc"
+	"github.com/simvis/simvis/scene"
 )
 
 // Subprotocol is the WebSocket subprotocol of the web viewer's protocol
@@ -146,15 +147,18 @@ type Element struct {
 type State struct {
 	Epoch      uint64    `json:"epoch,string"`
 	Status     string    `json:"status"`
-	Cycle      uint64    `json:"cycle"`          // the host's cycle count, where its transport tells
-	SentAt     int64     `json:"sent_at_ms"`     // the server's clock, Unix milliseconds
-	Records    []Record  `json:"records"`        // after the client's last, in order
-	Elements   []Element `json:"elements"`       // nil: unchanged since the last state
-	ValuesFrom int       `json:"values_from"`    // index of the first value that follows
-	Values     int       `json:"values"`         // how many values follow
-	Returns    []Returns `json:"returns"`        // range sensors' newest returns the page lacks
-	Complete   bool      `json:"complete"`       // the client has every record of the run now
-	Dropped    uint64    `json:"dropped_states"` // states this client missed (latest wins)
+	Cycle      uint64    `json:"cycle"`       // the host's cycle count, where its transport tells
+	SentAt     int64     `json:"sent_at_ms"`  // the server's clock, Unix milliseconds
+	Records    []Record  `json:"records"`     // after the client's last, in order
+	Elements   []Element `json:"elements"`    // nil: unchanged since the last state
+	ValuesFrom int       `json:"values_from"` // index of the first value that follows
+	Values     int       `json:"values"`      // how many values follow
+	Returns    []Returns `json:"returns"`     // range sensors' newest returns the page lacks
+	// Sights are what each sensor sees (scene.Sighted), for the page's
+	// field-of-view lines; nil: unchanged since the last state.
+	Sights   map[string]scene.FieldOfView `json:"sights,omitempty"`
+	Complete bool                         `json:"complete"`       // the client has every record of the run now
+	Dropped  uint64                       `json:"dropped_states"` // states this client missed (latest wins)
 }
 
 // Returns heads one range sensor's newest returns (what the scan overlay
