@@ -62,6 +62,7 @@ type page struct {
 	lastAt     time.Time
 
 	layers      layers // the cache of still meshes
+	fovs        *fovs  // the sensors' field-of-view lines
 	cacheWarned bool
 	grid        bool                // the grid and the frames' axes (key g)
 	helpers     *helpers.Helpers    // built for scene
@@ -90,7 +91,7 @@ func newPage(ui, redrawAll, fullScale, noCache bool) (*page, error) {
 	}
 	p := &page{doc: doc, canvas: doc.Call("getElementById", "view"), ui: ui, frames: make(chan struct{}, 1),
 		status: doc.Call("getElementById", "status"), fpsStart: time.Now(), redrawAll: redrawAll,
-		insets: map[string]js.Value{}, grid: ui, layers: layers{gl: gl, off: noCache}}
+		insets: map[string]js.Value{}, grid: ui, fovs: newFovs(), layers: layers{gl: gl, off: noCache}}
 	p.gs = window.Get().(*window.WebGlCanvas).Gls()
 	p.renderer = webglRenderer(p.canvas)
 	if !fullScale && softwareRenderer(p.renderer) {
@@ -130,6 +131,10 @@ func (p *page) stateJSON() string {
 		"eye": p.orb.Pose().Col(3).Vec3(), "target": p.orb.Target, "looking": p.looking,
 		"renderer": p.renderer, "pixels": [2]int{p.last.w, p.last.h},
 		"cache_builds": p.layers.Built(), "cached": p.layers.Cached(), "cache_off": p.layers.failed}
+	if p.conn != nil {
+		sights, _ := p.conn.Sights()
+		st["sights"] = len(sights) // sensors whose field of view the page knows
+	}
 	if p.conn != nil {
 		_, cycle, _ := p.conn.Stats()
 		st["cycle"], st["role"] = cycle, p.conn.Welcome().Role
@@ -224,7 +229,10 @@ func (p *page) render(s *scene.Scene) {
 	}
 	// Nothing changed (the values, the commands, the view, the size):
 	// the canvas keeps the last picture, and a laptop's battery its charge.
-	now := drawn{scene: s, commands: len(s.Log()), returns: s.ReturnsPublished(), pose: pose, hfov: hfov, w: w, h: h, grid: p.grid}
+	sights, sightGen := p.conn.Sights()
+	fovShown := p.fovs.update(s, sights, sightGen)
+	now := drawn{scene: s, commands: len(s.Log()), returns: s.ReturnsPublished(), pose: pose, hfov: hfov, w: w, h: h, grid: p.grid,
+		fovs: p.fovs.version}
 	if !p.redrawAll && now == p.last && slices.Equal(s.Values(), p.lastValues) && time.Since(p.lastAt) < time.Second {
 		p.count(false)
 		return
@@ -249,6 +257,9 @@ func (p *page) render(s *scene.Scene) {
 		p.helpers.Update(helpers.View{Pose: pose, HFOV: hfov, Near: near, Width: w, Height: h})
 		roots, over = append(roots, p.helpers.Node), append(over, p.helpers.Labels)
 	}
+	if fovShown {
+		over = append(over, p.fovs.node) // they move with their sensors: never cached
+	}
 	key := layerKey{scene: s, commands: len(s.Log()), pose: pose, hfov: hfov, w: w, h: h, grid: p.grid}
 	if err := p.layers.draw(p.gs, p.rend, s, key, cam, p.view.Background, roots, over, pose.Col(3).Vec3()); err != nil {
 		p.warn("render: " + err.Error())
@@ -266,6 +277,7 @@ type drawn struct {
 	commands int
 	returns  uint64 // scan overlays' returns published
 	grid     bool
+	fovs     int // fovs.version
 	pose     mgl64.Mat4
 	hfov     float64
 	w, h     int

@@ -125,13 +125,21 @@ func newPanel(p *page, s *scene.Scene) *panel {
 			n := i + 1
 			pn.on(look, "click", func(js.Value) { p.looking = n })
 			row.Call("appendChild", look)
+			// The sensor's field of view, drawn in the scene.
+			fov := el("input", "", "")
+			fov.Set("type", "checkbox")
+			fov.Set("title", "field of view")
+			fov.Set("checked", p.fovs.on[se.Name])
+			fov.Call("setAttribute", "data-fov", se.Name)
+			name := se.Name
+			pn.on(fov, "change", func(v js.Value) { p.fovs.toggle(name, v.Get("checked").Bool()) })
+			row.Call("appendChild", fov)
 			if _, ok := attrFloat(se, "width"); ok && se.Type != "depth" {
 				// A camera's pictures, as the host renders them.
 				box := el("input", "", "")
 				box.Set("type", "checkbox")
 				box.Set("title", "inset: the camera's picture")
 				box.Call("setAttribute", "data-inset", se.Name)
-				name := se.Name
 				pn.on(box, "change", func(v js.Value) { p.setInset(name, v.Get("checked").Bool()) })
 				row.Call("appendChild", box)
 			}

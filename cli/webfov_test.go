@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"fmt"
+	"image"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/simvis/simvis/internal/testkit"
+)
+
+// yellowPixels counts the pixels of the field-of-view lines' yellow.
+func yellowPixels(img image.Image) int {
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r>>8 > 200 && g>>8 > 170 && bl>>8 < 90 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// A sensor's checkbox in the page's panel draws its field of view as the
+// desktop viewer does, from what the host's sensor says it sees (the
+// page's sensors are stand-ins): MARVIN's front laser's fan of yellow
+// lines appears, and goes again when unchecked.
+func TestWebPageFieldOfView(t *testing.T) {
+	scene := filepath.Join(testkit.RepoRoot(), "scenes", "marvin", "scene.xml")
+	// Above the robot, looking down at its front laser's plane.
+	page, _ := startWeb(t, "view", scene, "--web", "127.0.0.1:0", "--from", "-2 -1 4 0 80 20", "--fov", "60")
+	b := testkit.Chromium(t, 640, 480)
+	b.Open(page)
+	b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).drawn > 1 && JSON.parse(simvisState()).sights == 5`, 60*time.Second)
+	b.Eval(`document.getElementById("status").style.visibility = "hidden"`, nil)
+	toggle := func() {
+		t.Helper()
+		n := state(t, b).Drawn
+		if err := b.Eval(`document.querySelector('input[data-fov="FRONT_LASER"]').click()`, nil); err != nil {
+			t.Fatal(err)
+		}
+		b.WaitFor(fmt.Sprintf(`JSON.parse(simvisState()).drawn > %d`, n), 10*time.Second)
+	}
+	before := yellowPixels(b.Screenshot())
+	toggle()
+	with := yellowPixels(b.Screenshot())
+	toggle()
+	after := yellowPixels(b.Screenshot())
+	t.Logf("yellow pixels: %d, with the front laser's field of view %d, without again %d", before, with, after)
+	if with-before < 200 {
+		t.Errorf("the field of view added %d yellow pixels, want a fan of lines (at least 200)", with-before)
+	}
+	if after != before {
+		t.Errorf("unchecked: %d yellow pixels, %d before", after, before)
+	}
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
