@@ -243,34 +243,42 @@ func TestWebDefaultViewSeesInsideARoom(t *testing.T) {
 }
 
 // MARVIN's scan overlays in the page draw the returns the host's lasers
-// measured: the page's picture equals view -o's, which renders them itself.
+// measured: the page's picture equals view -o's, which renders them itself;
+// from serve's host and from view --web's, which renders them for pages.
 func TestWebPageScanPoints(t *testing.T) {
 	scene := filepath.Join(testkit.RepoRoot(), "scenes", "marvin", "scene.xml")
-	shm := fmt.Sprintf("webscan-%d", time.Now().UnixNano())
-	page, _ := startWeb(t, "serve", scene, "--shm", shm, "--no-nats", "--web", "127.0.0.1:0")
 	ref := filepath.Join(t.TempDir(), "ref.png")
 	// The page starts from the framing at 1280x720 and 70 degrees; at
 	// 640x360 (the same aspect) view -o frames the same.
 	if code := Main([]string{"view", scene, "-o", ref, "--size", "640x360"}, new(strings.Builder), new(strings.Builder)); code != 0 {
 		t.Fatalf("view -o: exit %d", code)
 	}
-	b := testkit.Chromium(t, 640, 360)
-	b.Open(page + "#ui=off")
-	b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).returns > 0`, 60*time.Second)
-	time.Sleep(500 * time.Millisecond) // a frame drawn with them
-	got, want := b.Screenshot(), testkit.ReadPNG(t, ref)
-	d := meanDiff(t, got, want)
-	t.Logf("mean difference to view -o: %.2f of 255", d)
-	if d > 4 {
-		t.Errorf("the page with scan points differs from view -o by %.2f of 255 on average (want at most 4)", d)
-	}
-	// The points are red (1 0.1 0.1): about as many in the page as in view
-	// -o (measured: 1,132 and 1,308; WebGL's rasterizing differs a little),
-	// and none without them.
-	if page, ref := redIn(got), redIn(want); ref < 50 || page < ref*3/4 || page > ref*5/4 {
-		t.Errorf("red scan-point pixels: %d in the page, %d in view -o", page, ref)
-	} else {
-		t.Logf("red scan-point pixels: %d in the page, %d in view -o", page, ref)
+	want := testkit.ReadPNG(t, ref)
+	for _, args := range [][]string{
+		{"serve", scene, "--shm", fmt.Sprintf("webscan-%d", time.Now().UnixNano()), "--no-nats", "--web", "127.0.0.1:0"},
+		{"view", scene, "--web", "127.0.0.1:0"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			page, _ := startWeb(t, args...)
+			b := testkit.Chromium(t, 640, 360)
+			b.Open(page + "#ui=off")
+			b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).returns > 0`, 60*time.Second)
+			time.Sleep(500 * time.Millisecond) // a frame drawn with them
+			got := b.Screenshot()
+			d := meanDiff(t, got, want)
+			t.Logf("mean difference to view -o: %.2f of 255", d)
+			if d > 4 {
+				t.Errorf("the page with scan points differs from view -o by %.2f of 255 on average (want at most 4)", d)
+			}
+			// The points are red (1 0.1 0.1): about as many in the page as
+			// in view -o (measured: 1,132 and 1,308; WebGL's rasterizing
+			// differs a little), and none without them.
+			if page, ref := redIn(got), redIn(want); ref < 50 || page < ref*3/4 || page > ref*5/4 {
+				t.Errorf("red scan-point pixels: %d in the page, %d in view -o", page, ref)
+			} else {
+				t.Logf("red scan-point pixels: %d in the page, %d in view -o", page, ref)
+			}
+		})
 	}
 }
 
@@ -332,7 +340,8 @@ func TestWebPageOrbitPanZoom(t *testing.T) {
 // `mirror --web` relays a host on another machine (reached over NATS) to
 // pages: the model files come from the host over NATS (the mirror's machine
 // lacks the scene's folder), the page follows the host's values and drives
-// it through the mirror's connection (a driver's token in --connect).
+// it through the mirror's connection (a driver's token in --connect), and
+// shows a camera's pictures, which the mirror renders from its replica.
 func TestWebMirrorRelays(t *testing.T) {
 	dir := t.TempDir()
 	scene := filepath.Join(testkit.CopyFiles(t, filepath.Join(testkit.RepoRoot(), "scenes", "quickstart"), "scene.xml", "robot.gltf", "world.gltf"), "scene.xml")
@@ -370,6 +379,12 @@ func TestWebMirrorRelays(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	// The robot's camera as an inset: the mirror renders it from its
+	// replica (its models fetched) for the page.
+	if err := b.Eval(`document.querySelector('[data-inset="ROBOT_CAM"]').click()`, nil); err != nil {
+		t.Fatal(err)
+	}
+	b.WaitFor(`JSON.parse(simvisState()).images > 1 && document.querySelector('img[data-inset="ROBOT_CAM"]').naturalWidth === 640`, 30*time.Second)
 	if errs := b.Errors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
