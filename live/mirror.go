@@ -306,11 +306,4 @@ func (p *patientSync) sync(m *ipc.Mirror, o *MirrorOptions) (err error, gone boo
 	return err, gone
 }
 
-func hasSensor(s *scene.Scene, name string) bool {
-	for _, se := range s.Sensors() {
-		if se.Name == name {
-			return true
-		}
-	}
-	return false
-}
+func hasSensor(s *scene.Scene, name string) bool { return sensorNamed(s, name) != nil }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/simvis/simvis/ipc"
@@ -149,8 +150,10 @@ func Serve(ctx context.Context, o ServeOptions, w io.Writer) error {
 	if len(out) > 0 || win != nil {
 		if win != nil {
 			// One GL context per process: the window's (viewer doc).
+			// The window's scan overlays want their returns whatever
+			// selective sinks (pages) want.
 			loop = &Loop{R: win.Sensors(), Borrowed: true, OverlaysOnly: len(out) == 0,
-				Clock: NewClock(), Fails: NewFailures(h.Warn), Sink: out, HostRate: o.Rate, Warn: h.Warn}
+				Clock: NewClock(), Fails: NewFailures(h.Warn), Sink: append(slices.Clip(out), windowOverlays{}), HostRate: o.Rate, Warn: h.Warn}
 		} else if loop, err = NewLoop(h.Scene, out, o.Rate, h.Warn); err != nil {
 			return err
 		}

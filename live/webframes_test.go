@@ -162,3 +162,38 @@ func TestWebFramesOnlyForPages(t *testing.T) {
 		t.Errorf("after the page left: frames %v, then %v", before, after)
 	}
 }
+
+// A host window beside a web viewer (serve --window --no-nats --web) gets
+// its scan overlay's returns with no page connected: its share of the
+// loop's sinks wants them.
+func TestWindowOverlaysBesidePages(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "simvis-window")
+	h, err := ipc.NewHost(path, filepath.Join(testkit.RepoRoot(), "scenes", "marvin", "scene.xml"), ipc.HostOptions{Sizes: ipc.DefaultSizes, Rate: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	srv, err := web.Listen(web.Options{Addr: "127.0.0.1:0", Dial: func() (*ipc.Client, error) { return ipc.Open(path) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, window := range []bool{false, true} {
+		pages := &countFrames{webFrames: &webFrames{srv: srv}, n: map[string]int{}}
+		out := sinks{pages}
+		if window {
+			out = append(out, windowOverlays{})
+		}
+		loop := &Loop{Clock: NewClock(), Fails: NewFailures(h.Warn), Sink: out, HostRate: 30, Warn: h.Warn}
+		out.Cycle(h.Scene, 0)
+		loop.Cycle(h.Scene, 0)
+		loop.Close()
+		want := map[string]int{}
+		if window {
+			want["FRONT_LASER"] = 1
+		}
+		if got := pages.counts(); !maps.Equal(got, want) {
+			t.Errorf("with a window %v: rendered %v, want %v", window, got, want)
+		}
+	}
+}

@@ -306,3 +306,12 @@ func serveWindow(shm string, s *scene.Scene, wf *WindowOptions, w io.Writer) (*v
 	}
 	return v, func() { v.Close(); c.Close() }, nil
 }
+
+// windowOverlays is a host window's share of a loop's sinks: it wants the
+// sensors whose returns the scene's overlays draw (rendering them hands
+// the overlays their returns) and takes nothing of their frames.
+type windowOverlays struct{}
+
+func (windowOverlays) Wants(s *scene.Scene, sensor string) bool { return s.WantsReturns(sensor) }
+
+func (windowOverlays) Frame(*scene.SensorEntry, *sensors.Frame, *sensors.Stamp) error { return nil }
