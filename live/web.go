@@ -134,7 +134,7 @@ func ViewWeb(ctx context.Context, o WebViewOptions, w io.Writer) error {
 	path := ipc.Path(fmt.Sprintf("view-%d", os.Getpid()))
 	const rate = 30
 	h, err := ipc.NewHost(path, o.Scene, ipc.HostOptions{Sizes: ipc.DefaultSizes, Rate: rate, Warnings: os.Stderr,
-		Limits: o.Limits, PackagePath: o.PackagePath})
+		Limits: o.Limits, PackagePath: o.PackagePath, Command: "simvis view"})
 	if err != nil {
 		return err
 	}
