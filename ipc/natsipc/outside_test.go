@@ -1,6 +1,8 @@
 package natsipc_test
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/ipc"
@@ -124,5 +127,68 @@ func TestMirrorFetchesFilesAboveTheScene(t *testing.T) {
 	}
 	if want, got := h.Scene.Totals(), m.Scene().Totals(); want != got || want.Triangles == 0 {
 		t.Errorf("replica totals %+v, host %+v", got, want)
+	}
+}
+
+// A hostile host (or anyone who may publish to its change log) cannot make
+// a mirror that fetches files write or read outside its cache: a record
+// whose file list climbs more than ipc.MaxUp levels, or whose directory
+// has no names to lay a "../" path out under, stops the mirror with an
+// error naming the path, and nothing is fetched for it.
+func TestMirrorRefusesHostileFileList(t *testing.T) {
+	sum := strings.Repeat("ab", 32)
+	for _, tc := range []struct {
+		dir, files, want string
+	}{
+		{"/scene", `[{"path":"../../../../../etc/passwd","sha256":"` + sum + `"}]`, `"../../../../../etc/passwd" climbs 5 levels above the record's directory, at most 4`},
+		{"/scene", `[{"path":"../x\u0000y","sha256":"` + sum + `"}]`, `holds a NUL byte`},
+		{"/", `[{"path":"../etc/passwd","sha256":"` + sum + `"}]`, `record directory "/" has fewer than 1 levels above it`},
+		{"/a/../..", `[{"path":"../x.gltf","sha256":"` + sum + `"}]`, `record directory "/a/../.." is not a clean absolute path`},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			srv := startServer(t, natsipc.ServerOptions{})
+			serve(t, srv, natsipc.Limits{}, nil)
+			c, err := ipc.Dial(srv.URL() + "/test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			m, err := ipc.NewMirrorWith(c, ipc.MirrorOptions{FetchFiles: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			nc, err := nats.Connect(srv.URL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			js, err := jetstream.New(nc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			msg := nats.NewMsg("simvis.test.log")
+			msg.Header.Set("Simvis-Epoch", fmt.Sprint(c.Epoch()))
+			msg.Header.Set("Simvis-Seq", fmt.Sprint(m.Applied()+1))
+			msg.Header.Set("Simvis-Source", "forged")
+			msg.Header.Set("Simvis-Dir", tc.dir)
+			msg.Header.Set("Simvis-Files", tc.files)
+			msg.Data = []byte(`<part file="x.gltf" name="FORGED"/>`)
+			if _, err := js.PublishMsg(ctx, msg); err != nil {
+				t.Skipf("this server refuses a forged record: %v", err)
+			}
+			var serr error
+			for deadline := time.Now().Add(10 * time.Second); serr == nil && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+				serr = m.Sync()
+			}
+			if serr == nil || !strings.Contains(serr.Error(), tc.want) {
+				t.Fatalf("Sync: %v, want an error saying %q", serr, tc.want)
+			}
+			if _, ok := m.Scene().Element("FORGED"); ok {
+				t.Error("the forged command ran")
+			}
+		})
 	}
 }
