@@ -40,23 +40,26 @@ func copyTree(t *testing.T, src, dst string) {
 }
 
 // scenes/arm's world is ../quickstart/world.gltf: over NATS, a mirror that
-// fetches files shows it, and the URDF arm standing in it, with the
-// host's world poses and meshes, from the files the change log lists with
-// "../" paths and the host serves. A file beside it that no command
-// loaded, and a path further out, are refused; so is a request naming
-// the world.
+// fetches files shows it, and the URDF arm standing in it, named from a
+// third directory too (../arm/urdf/arm.urdf: its meshes and package.xml
+// are listed as "../" paths as well), with the host's world poses and
+// meshes, from the files the change log lists and the host serves. A file
+// beside them that no command loaded, and a path further out, are
+// refused; so is a request naming the world.
 func TestMirrorFetchesFilesAboveTheScene(t *testing.T) {
 	srv := startServer(t, natsipc.ServerOptions{})
 	scenes := filepath.Join(t.TempDir(), "scenes")
 	for _, d := range []string{"arm", "quickstart"} {
 		copyTree(t, filepath.Join("..", "..", "scenes", d), filepath.Join(scenes, d))
 	}
-	hostDir := filepath.Join(scenes, "arm")
-	// scenes/arm without its sensors, which this package does not link.
+	hostDir := filepath.Join(scenes, "view")
+	// scenes/arm's world and arm, without its sensors (which this package
+	// does not link), from a directory of its own.
 	sceneFile := filepath.Join(hostDir, "scene.xml")
+	os.MkdirAll(hostDir, 0o755)
 	os.WriteFile(sceneFile, []byte(`<scene>
   <part file="../quickstart/world.gltf" name="WORLD"/>
-  <part file="urdf/arm.urdf" name="ARM" insert_at="WORLD" pose_offset="0.5 0.5 0 0 0 -20"/>
+  <part file="../arm/urdf/arm.urdf" name="ARM" insert_at="WORLD" pose_offset="0.5 0.5 0 0 0 -20"/>
 </scene>`), 0o644)
 	h, err := ipc.NewHost(filepath.Join(t.TempDir(), "region"), sceneFile, ipc.HostOptions{Sizes: sizes, Rate: 500})
 	if err != nil {
@@ -80,6 +83,13 @@ func TestMirrorFetchesFilesAboveTheScene(t *testing.T) {
 	recs, err := h.Region.ReadLog(&cur)
 	if err != nil || len(recs) != 2 || len(recs[0].Files) != 1 || recs[0].Files[0].Path != "../quickstart/world.gltf" {
 		t.Fatalf("log %+v %v", recs, err)
+	}
+	var listed []string
+	for _, f := range recs[1].Files {
+		listed = append(listed, f.Path)
+	}
+	if got := strings.Join(listed, " "); !strings.HasPrefix(got, "../arm/urdf/arm.urdf ../arm/package.xml ../arm/meshes/") || len(listed) != 2+8 {
+		t.Errorf("the URDF's record lists %q", got)
 	}
 
 	c, err := ipc.Dial(srv.URL() + "/test")
