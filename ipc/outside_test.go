@@ -13,6 +13,7 @@ import (
 
 	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/models"
+	"github.com/simvis/simvis/scene"
 )
 
 // outsideTree writes a project in which scene dir base/a/b/proj/scenes/arm
@@ -185,6 +186,21 @@ func TestMirrorFetchesFilesAboveTheScene(t *testing.T) {
 	}
 	if want, got := h.Scene.Totals(), m.Scene().Totals(); want != got || want.Triangles != 4*12 {
 		t.Errorf("replica totals %+v, host %+v", got, want)
+	}
+
+	// A mirror on the host's machine (shared memory) reads them in place.
+	local, err := NewMirror(c, nil, scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	for i, p := range local.Scene().Parts() {
+		if hp := h.Scene.Parts()[i]; p.File != hp.File {
+			t.Errorf("shared-memory mirror: part %s from %s, the host's from %s", p.Name, p.File, hp.File)
+		}
+	}
+	if want, got := h.Scene.Totals(), local.Scene().Totals(); want != got {
+		t.Errorf("shared-memory mirror totals %+v, host %+v", got, want)
 	}
 }
 
