@@ -272,3 +272,30 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// Whatever a listed path holds, splitListed either refuses it or returns
+// at most MaxUp levels and a rest that stays below the ancestor: joined to
+// a directory as a mirror or a host joins it, the path lies inside the
+// directory that many levels up, and nowhere else.
+func FuzzSplitListed(f *testing.F) {
+	for _, s := range []string{"a.gltf", "../q/w.gltf", "../../../../../x", "a/../../b", "..", "../", "/etc/passwd", "a\x00b", "./x", "x/./../../y", `..\x`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		up, rest, err := splitListed(p)
+		if err != nil {
+			return
+		}
+		if up < 0 || up > MaxUp || rest == "" {
+			t.Fatalf("%q: up %d, rest %q", p, up, rest)
+		}
+		dir := "/r/a/b/c/d/e"
+		top := dir
+		for range up {
+			top = filepath.Dir(top)
+		}
+		if full := filepath.Join(dir, filepath.FromSlash(p)); !within(top, full) || full != filepath.Join(top, filepath.FromSlash(rest)) {
+			t.Fatalf("%q: resolves to %s, outside %s or not at %q", p, full, top, rest)
+		}
+	})
+}
