@@ -113,7 +113,7 @@ func TestWebPageEqualsViewPNG(t *testing.T) {
 		t.Fatalf("view -o: exit %d", code)
 	}
 	b := testkit.Chromium(t, 640, 480)
-	b.Open(page + "#ui=off")
+	b.Open(page + "#ui=off&scale=full") // every pixel, as view -o draws
 	b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).cached > 0`, 60*time.Second)
 	got := b.Screenshot()
 	want := testkit.ReadPNG(t, ref)
@@ -261,8 +261,10 @@ func TestWebPageScanPoints(t *testing.T) {
 		t.Run(args[0], func(t *testing.T) {
 			page, _ := startWeb(t, args...)
 			b := testkit.Chromium(t, 640, 360)
-			b.Open(page + "#ui=off")
-			b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).returns > 0`, 60*time.Second)
+			b.Open(page + "#ui=off&scale=full")
+			// Frames drawn over the cache of still meshes, with the scan
+			// points, which change, drawn over a copy of it.
+			b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).returns > 0 && JSON.parse(simvisState()).cached > 1`, 60*time.Second)
 			time.Sleep(500 * time.Millisecond) // a frame drawn with them
 			got := b.Screenshot()
 			d := meanDiff(t, got, want)

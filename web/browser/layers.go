@@ -109,17 +109,20 @@ func (l *layers) draw(gs *gls.GLS, rend *renderer.Renderer, s *scene.Scene, key 
 	if err == nil {
 		err = render(rend, cam, over)
 	}
+	// Not straight onto the canvas: SwiftShader's WebGL took a copy of
+	// the cache's color and depth there without an error and left the
+	// canvas black (Chromium 156), so the canvas gets only color.
 	l.copy(l.work.fb, js.Null(), gls.COLOR_BUFFER_BIT)
-	l.bind(js.Null())
 	if !l.checked {
-		// A WebGL that refuses the copies (formats it will not blit)
-		// says so once; the page then draws every frame in full.
+		// A WebGL that refuses these copies says so once; the page then
+		// draws every frame in full.
 		l.checked = true
 		if e := l.gl.Call("getError").Int(); e != gls.NO_ERROR {
 			l.off, l.failed = true, fmt.Sprintf("WebGL error %#x copying the cache", e)
 			l.plan.Invalidate()
 		}
 	}
+	l.bind(js.Null())
 	return err
 }
 

@@ -75,17 +75,21 @@ type page struct {
 }
 
 // softwarePixels is the most pixels a picture drawn by a software
-// rasterizer has, unless the page's address says #scale=full: measured
-// with MARVIN in headless Chromium (SwiftShader) on 2 cores, 640x360 drew
-// 11.7 frames a second where 1280x720 drew 3.7.
-const softwarePixels = 640 * 480
+// rasterizer has, unless the page's address says #scale=full; the browser
+// scales the picture up to the canvas. Measured with MARVIN driving, the
+// cache of still meshes on, in headless Chromium (SwiftShader, which took
+// both cores) on a 2-core machine at 1280x720: 591x332 drawn (this bound)
+// 30.9 frames a second, 739x415 (640x480 worth) 25.9, every pixel 13.8.
+const softwarePixels = 512 * 384
 
 func newPage(ui, redrawAll, fullScale, noCache bool) (*page, error) {
 	doc := js.Global().Get("document")
 	// The first request for the canvas's context sets its attributes:
 	// single-sampled, so that the cache's pictures can be copied onto it
-	// (see layers); g3n's window.Init then gets this context.
-	gl := doc.Call("getElementById", "view").Call("getContext", "webgl2", map[string]any{"antialias": false})
+	// (see layers); opaque, so that a transparent mesh never lets the page show through
+	// and the browser composites it without blending; g3n's window.Init
+	// then gets this context.
+	gl := doc.Call("getElementById", "view").Call("getContext", "webgl2", map[string]any{"antialias": false, "alpha": false})
 	if err := window.Init("view"); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"syscall/js"
+	"time"
 
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/web/client"
@@ -21,7 +22,14 @@ type panel struct {
 	rows   []paramRow
 	funcs  []js.Func
 	driver bool
+	wrote  time.Time // the controls were last changed
 }
+
+// panelEvery is how often the controls follow the values at most: a value
+// that changes every frame (a driving robot's pose) would otherwise have
+// the browser lay out and paint the panel every frame, which on a software
+// rasterizer cost a fifth of the frame rate; nobody reads numbers faster.
+const panelEvery = 100 * time.Millisecond
 
 type paramRow struct {
 	local  int // index in the replica's value table
@@ -181,6 +189,9 @@ func (pn *panel) changed(i int, input js.Value) {
 
 // update shows the replica's values in the controls not being edited.
 func (pn *panel) update(s *scene.Scene) {
+	if time.Since(pn.wrote) < panelEvery {
+		return // the newest values are written at the next chance
+	}
 	vals := s.Values()
 	active := pn.p.doc.Get("activeElement")
 	for i := range pn.rows {
@@ -193,6 +204,7 @@ func (pn *panel) update(s *scene.Scene) {
 			continue
 		}
 		r.shown = v
+		pn.wrote = time.Now()
 		text := strconv.FormatFloat(v, 'g', 6, 64)
 		for _, in := range []js.Value{r.input, r.number} {
 			if in.Truthy() && !in.Equal(active) {
