@@ -139,31 +139,22 @@ func (c *Cache[K]) Invalidate() { c.valid = false }
 func (c *Cache[K]) collect(roots []core.INode) (shadows bool) {
 	c.cur = c.cur[:0]
 	c.curLights = c.curLights[:0]
-	var walk func(n core.INode)
-	walk = func(n core.INode) {
-		node := n.GetNode()
-		if !node.Visible() {
-			return
-		}
-		if ig, ok := n.(graphic.IGraphic); ok && ig.Renderable() {
-			gr := ig.GetGraphic()
-			still := gr.Cullable() && Opaque(gr)
-			for _, m := range gr.Materials() {
-				if _, ok := m.IMaterial().GetMaterial().ShaderDefines["SIMVIS_SHADOWS"]; ok {
-					shadows = true
-				}
-			}
-			c.cur = append(c.cur, entry{gr: gr, mw: gr.MatrixWorld(), still: still})
-		} else if _, ok := n.(light.ILight); ok {
-			c.curLights = append(c.curLights, node.MatrixWorld())
-		}
-		for _, ch := range node.Children() {
-			walk(ch)
-		}
-	}
 	for _, r := range roots {
 		r.UpdateMatrixWorld()
-		walk(r)
+		walkVisible(r, func(n core.INode) {
+			if ig, ok := n.(graphic.IGraphic); ok && ig.Renderable() {
+				gr := ig.GetGraphic()
+				still := gr.Cullable() && Opaque(gr)
+				for _, m := range gr.Materials() {
+					if _, ok := m.IMaterial().GetMaterial().ShaderDefines["SIMVIS_SHADOWS"]; ok {
+						shadows = true
+					}
+				}
+				c.cur = append(c.cur, entry{gr: gr, mw: gr.MatrixWorld(), still: still})
+			} else if _, ok := n.(light.ILight); ok {
+				c.curLights = append(c.curLights, n.GetNode().MatrixWorld())
+			}
+		})
 	}
 	return shadows
 }

@@ -36,12 +36,7 @@ func (o *Orderer) Apply(root core.INode, eye mgl64.Vec3) {
 	}
 	e := math32.Vector3{X: float32(eye[0]), Y: float32(eye[1]), Z: float32(eye[2])}
 	o.list = o.list[:0]
-	var walk func(n core.INode)
-	walk = func(n core.INode) {
-		node := n.GetNode()
-		if !node.Visible() {
-			return
-		}
+	walkVisible(root, func(n core.INode) {
 		if ig, ok := n.(graphic.IGraphic); ok && ig.Renderable() {
 			gr := ig.GetGraphic()
 			if Opaque(gr) {
@@ -50,11 +45,7 @@ func (o *Orderer) Apply(root core.INode, eye mgl64.Vec3) {
 				gr.SetRenderOrder(0) // transparent: g3n's back-to-front sort
 			}
 		}
-		for _, c := range node.Children() {
-			walk(c)
-		}
-	}
-	walk(root)
+	})
 	slices.SortFunc(o.list, func(a, b orderedGraphic) int {
 		switch {
 		case a.dist < b.dist:
@@ -96,4 +87,17 @@ func (o *Orderer) distance(gr *graphic.Graphic, eye *math32.Vector3) float32 {
 	}
 	box.ApplyMatrix4(&mw)
 	return box.DistanceToPoint(eye)
+}
+
+// walkVisible calls fn for n and every node under it, parents first,
+// except under a node that is not visible (it hides its subtree).
+func walkVisible(n core.INode, fn func(core.INode)) {
+	node := n.GetNode()
+	if !node.Visible() {
+		return
+	}
+	fn(n)
+	for _, c := range node.Children() {
+		walkVisible(c, fn)
+	}
 }
