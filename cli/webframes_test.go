@@ -8,6 +8,7 @@ import (
 	"image/jpeg"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -204,4 +205,16 @@ func TestWebPlayFrames(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mirror --web --window: the pages get the frames of the sensors they want
+// from the loop that draws the window (its scan overlays' sensors, and a
+// camera only a page shows).
+func TestWebMirrorWindowFrames(t *testing.T) {
+	shm := filepath.Join(t.TempDir(), "simvis-mirrorwindowframes")
+	startServe(t, filepath.Join(testkit.RepoRoot(), "scenes", "marvin", "scene.xml"), "--shm", shm, "--no-nats")
+	display := testkit.Xvfb(t, 1024, 768)
+	w := startWindow(t, display, "mirror", "--shm", shm, "--web", "127.0.0.1:0", "--window", "--size", "640x480")
+	page := strings.TrimPrefix(w.wait("web viewer at "), "web viewer at ")
+	marvinPage(t, page).rendered(t)
 }

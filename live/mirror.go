@@ -118,7 +118,7 @@ func Mirror(ctx context.Context, o MirrorOptions, w io.Writer) error {
 		if vp == nil {
 			vp = &Viewpoint{Auto: true, Width: 1280, Height: 720, FOV: 70}
 		}
-		return mirrorWindow(ctx, m, &o, *vp, picked, w)
+		return mirrorWindow(ctx, m, &o, *vp, picked, wf, w)
 	}
 	if o.From == nil && len(m.Scene().Sensors()) == 0 && o.Foxglove.Addr == "" {
 		return errors.New("the replica has no sensors to capture (add a camera with --overlay, or render a viewpoint with --from)")

@@ -235,7 +235,7 @@ func (hs *hostStatus) String() string {
 // draws the window. A host that goes away leaves the replica as it was,
 // with a warning in the status line, for o.Patience; the window's panel
 // sets values on the host.
-func mirrorWindow(ctx context.Context, m *ipc.Mirror, o *MirrorOptions, vp Viewpoint, picked map[string]bool, w io.Writer) error {
+func mirrorWindow(ctx context.Context, m *ipc.Mirror, o *MirrorOptions, vp Viewpoint, picked map[string]bool, wf *webFrames, w io.Writer) error {
 	v, err := o.Window.open("simvis mirror "+o.Where, m.Scene(), vp, clientSetter(o.Client), w)
 	if err != nil {
 		return err
@@ -247,6 +247,9 @@ func mirrorWindow(ctx context.Context, m *ipc.Mirror, o *MirrorOptions, vp Viewp
 		if sink, err = NewFiles(o.Out, o.Latest); err != nil {
 			return err
 		}
+	}
+	if wf != nil {
+		sink = sinks{sink, wf} // the web viewer's pages: their returns and insets
 	}
 	fails := NewFailures(ipc.NewWarnings(o.Warnings, "simvis mirror").Warn)
 	hs := &hostStatus{c: o.Client}
@@ -264,6 +267,10 @@ func mirrorWindow(ctx context.Context, m *ipc.Mirror, o *MirrorOptions, vp Viewp
 			v.SetStatus(fmt.Sprintf("%s | change %d, %d rebuilds | mirror lag %v", hs, m.Applied(), m.Rebuilds,
 				lag.Round(time.Millisecond)))
 		}
+		t := time.Since(start).Seconds()
+		if wf != nil {
+			wf.Cycle(m.Scene(), t)
+		}
 		only := picked
 		if o.Out == "" {
 			// Without files to write, only the sensors whose returns an
@@ -274,9 +281,16 @@ func mirrorWindow(ctx context.Context, m *ipc.Mirror, o *MirrorOptions, vp Viewp
 					only[name] = true
 				}
 			}
+			if wf != nil {
+				for _, se := range m.Scene().Sensors() {
+					if wf.Wants(m.Scene(), se.Name) {
+						only[se.Name] = true
+					}
+				}
+			}
 		}
 		if len(only) > 0 || o.Out != "" {
-			clock.Render(v.Sensors(), m.Scene(), time.Since(start).Seconds(), only, sink, fails.Fail)
+			clock.Render(v.Sensors(), m.Scene(), t, only, sink, fails.Fail)
 		}
 		open, err := v.Frame(m.Scene())
 		if err != nil {
