@@ -193,6 +193,34 @@ static sv_GLenum (*sv_glGetError)(void);
 static void (*sv_glGetIntegerv)(sv_GLenum, sv_GLint *);
 static void (*sv_glClipControl)(sv_GLenum, sv_GLenum); // GL 4.5; may be NULL
 
+// Compute shaders and storage buffers (GL 4.3): loaded apart, since a
+// context below 4.3 need not have them (sv_compute_load).
+typedef intptr_t sv_GLsizeiptr;
+typedef intptr_t sv_GLintptr;
+static sv_GLuint (*sv_glCreateShader)(sv_GLenum);
+static void (*sv_glShaderSource)(sv_GLuint, sv_GLsizei, const char *const *, const sv_GLint *);
+static void (*sv_glCompileShader)(sv_GLuint);
+static void (*sv_glGetShaderiv)(sv_GLuint, sv_GLenum, sv_GLint *);
+static void (*sv_glGetShaderInfoLog)(sv_GLuint, sv_GLsizei, sv_GLsizei *, char *);
+static void (*sv_glDeleteShader)(sv_GLuint);
+static sv_GLuint (*sv_glCreateProgram)(void);
+static void (*sv_glAttachShader)(sv_GLuint, sv_GLuint);
+static void (*sv_glLinkProgram)(sv_GLuint);
+static void (*sv_glGetProgramiv)(sv_GLuint, sv_GLenum, sv_GLint *);
+static void (*sv_glGetProgramInfoLog)(sv_GLuint, sv_GLsizei, sv_GLsizei *, char *);
+static void (*sv_glDeleteProgram)(sv_GLuint);
+static void (*sv_glUseProgram)(sv_GLuint);
+static sv_GLint (*sv_glGetUniformLocation)(sv_GLuint, const char *);
+static void (*sv_glUniform1i)(sv_GLint, sv_GLint);
+static void (*sv_glGenBuffers)(sv_GLsizei, sv_GLuint *);
+static void (*sv_glDeleteBuffers)(sv_GLsizei, const sv_GLuint *);
+static void (*sv_glBufferData)(sv_GLenum, sv_GLsizeiptr, const void *, sv_GLenum);
+static void (*sv_glBufferSubData)(sv_GLenum, sv_GLintptr, sv_GLsizeiptr, const void *);
+static void (*sv_glGetBufferSubData)(sv_GLenum, sv_GLintptr, sv_GLsizeiptr, void *);
+static void (*sv_glBindBufferBase)(sv_GLenum, sv_GLuint, sv_GLuint);
+static void (*sv_glDispatchCompute)(sv_GLuint, sv_GLuint, sv_GLuint);
+static void (*sv_glMemoryBarrier)(unsigned int);
+
 #define SV_LOAD(name) \
 	if (!(*(void **)&sv_##name = sv_eglGetProcAddress(#name))) { \
 		sv_set_err("missing GL entry point ", #name); \
@@ -263,6 +291,102 @@ static sv_GLenum sv_GetGLError(void) { return sv_glGetError(); }
 static int sv_HasClipControl(void) { return sv_glClipControl != NULL; }
 static void sv_ClipControl(sv_GLenum origin, sv_GLenum depth) { sv_glClipControl(origin, depth); }
 static sv_GLint sv_GetInteger(sv_GLenum pname) { sv_GLint v[4] = {0, 0, 0, 0}; sv_glGetIntegerv(pname, v); return v[0]; }
+
+// sv_compute_load resolves the compute entry points; 0 on success.
+static int sv_compute_load(void) {
+	SV_LOAD(glCreateShader)
+	SV_LOAD(glShaderSource)
+	SV_LOAD(glCompileShader)
+	SV_LOAD(glGetShaderiv)
+	SV_LOAD(glGetShaderInfoLog)
+	SV_LOAD(glDeleteShader)
+	SV_LOAD(glCreateProgram)
+	SV_LOAD(glAttachShader)
+	SV_LOAD(glLinkProgram)
+	SV_LOAD(glGetProgramiv)
+	SV_LOAD(glGetProgramInfoLog)
+	SV_LOAD(glDeleteProgram)
+	SV_LOAD(glUseProgram)
+	SV_LOAD(glGetUniformLocation)
+	SV_LOAD(glUniform1i)
+	SV_LOAD(glGenBuffers)
+	SV_LOAD(glDeleteBuffers)
+	SV_LOAD(glBufferData)
+	SV_LOAD(glBufferSubData)
+	SV_LOAD(glGetBufferSubData)
+	SV_LOAD(glBindBufferBase)
+	SV_LOAD(glDispatchCompute)
+	SV_LOAD(glMemoryBarrier)
+	return 0;
+}
+
+// sv_BuildCompute compiles and links a compute program from src; it
+// returns the program, or 0 with the info log in log (size n).
+static sv_GLuint sv_BuildCompute(const char *src, char *log, int n) {
+	sv_GLint ok = 0;
+	sv_GLuint sh = sv_glCreateShader(0x91B9); // GL_COMPUTE_SHADER
+	if (!sh) {
+		snprintf(log, n, "glCreateShader(GL_COMPUTE_SHADER) failed");
+		return 0;
+	}
+	sv_glShaderSource(sh, 1, &src, NULL);
+	sv_glCompileShader(sh);
+	sv_glGetShaderiv(sh, 0x8B81, &ok); // GL_COMPILE_STATUS
+	if (!ok) {
+		sv_glGetShaderInfoLog(sh, n, NULL, log);
+		sv_glDeleteShader(sh);
+		return 0;
+	}
+	sv_GLuint prog = sv_glCreateProgram();
+	sv_glAttachShader(prog, sh);
+	sv_glLinkProgram(prog);
+	sv_glDeleteShader(sh); // freed with the program
+	sv_glGetProgramiv(prog, 0x8B82, &ok); // GL_LINK_STATUS
+	if (!ok) {
+		sv_glGetProgramInfoLog(prog, n, NULL, log);
+		sv_glDeleteProgram(prog);
+		return 0;
+	}
+	return prog;
+}
+static void sv_DeleteProgram(sv_GLuint p) { sv_glDeleteProgram(p); }
+static sv_GLint sv_UniformLocation(sv_GLuint p, const char *name) { return sv_glGetUniformLocation(p, name); }
+static sv_GLuint sv_GenBuffer(void) { sv_GLuint id = 0; sv_glGenBuffers(1, &id); return id; }
+static void sv_DeleteBuffer(sv_GLuint id) { sv_glDeleteBuffers(1, &id); }
+// The storage-buffer target (GL_SHADER_STORAGE_BUFFER) is the one bound
+// for uploads and reads; its binding is put back to none after each.
+static void sv_BufferData(sv_GLuint id, sv_GLsizeiptr size, const void *data) {
+	sv_glBindBuffer(0x90D2, id);
+	sv_glBufferData(0x90D2, size, data, 0x88E8); // GL_DYNAMIC_DRAW
+	sv_glBindBuffer(0x90D2, 0);
+}
+static void sv_BufferSubData(sv_GLuint id, sv_GLintptr off, sv_GLsizeiptr size, const void *data) {
+	sv_glBindBuffer(0x90D2, id);
+	sv_glBufferSubData(0x90D2, off, size, data);
+	sv_glBindBuffer(0x90D2, 0);
+}
+static void sv_GetBufferSubData(sv_GLuint id, sv_GLintptr off, sv_GLsizeiptr size, void *data) {
+	sv_glBindBuffer(0x90D2, id);
+	sv_glGetBufferSubData(0x90D2, off, size, data);
+	sv_glBindBuffer(0x90D2, 0);
+}
+// sv_Dispatch runs prog over groups work groups with the storage buffers
+// bufs[i] at binding i and the int uniforms given, then puts the program
+// in use before back (g3n keeps its own idea of it).
+static void sv_Dispatch(sv_GLuint prog, const sv_GLuint *bufs, int nbufs, const sv_GLint *locs, const sv_GLint *vals, int nuni, sv_GLuint groups) {
+	sv_GLint prev = 0;
+	sv_glGetIntegerv(0x8B8D, &prev); // GL_CURRENT_PROGRAM
+	sv_glUseProgram(prog);
+	for (int i = 0; i < nbufs; i++) {
+		sv_glBindBufferBase(0x90D2, (sv_GLuint)i, bufs[i]);
+	}
+	for (int i = 0; i < nuni; i++) {
+		sv_glUniform1i(locs[i], vals[i]);
+	}
+	sv_glDispatchCompute(groups, 1, 1);
+	sv_glMemoryBarrier(0x2000 | 0x1000); // GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT
+	sv_glUseProgram((sv_GLuint)prev);
+}
 */
 import "C"
 
@@ -433,4 +557,64 @@ func glGetInteger(pname uint32) int   { return int(C.sv_GetInteger(C.sv_GLenum(p
 func glHasClipControl() bool          { return C.sv_HasClipControl() != 0 }
 func glClipControl(origin, depth uint32) {
 	C.sv_ClipControl(C.sv_GLenum(origin), C.sv_GLenum(depth))
+}
+
+var computeLoaded bool
+
+// loadCompute resolves the compute entry points once per process.
+func loadCompute() error {
+	eglMu.Lock()
+	defer eglMu.Unlock()
+	if computeLoaded {
+		return nil
+	}
+	if C.sv_compute_load() != 0 {
+		return errors.New(C.GoString(C.sv_egl_error_text()))
+	}
+	computeLoaded = true
+	return nil
+}
+
+// glBuildCompute compiles and links a compute program; 0 and the log on
+// failure.
+func glBuildCompute(src string) (uint32, string) {
+	cs := C.CString(src)
+	defer C.free(unsafe.Pointer(cs))
+	var log [4096]C.char
+	id := C.sv_BuildCompute(cs, &log[0], C.int(len(log)))
+	if id == 0 {
+		return 0, C.GoString(&log[0])
+	}
+	return uint32(id), ""
+}
+func glDeleteProgram(id uint32) { C.sv_DeleteProgram(C.sv_GLuint(id)) }
+func glUniformLocation(prog uint32, name string) int32 {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	return int32(C.sv_UniformLocation(C.sv_GLuint(prog), cs))
+}
+func glGenBuffer() uint32      { return uint32(C.sv_GenBuffer()) }
+func glDeleteBuffer(id uint32) { C.sv_DeleteBuffer(C.sv_GLuint(id)) }
+
+// glBufferData (re)allocates buffer id with size bytes, from data where
+// it is not nil (Go memory without pointers, read during the call).
+func glBufferData(id uint32, size int, data unsafe.Pointer) {
+	C.sv_BufferData(C.sv_GLuint(id), C.sv_GLsizeiptr(size), data)
+}
+func glBufferSubData(id uint32, off, size int, data unsafe.Pointer) {
+	C.sv_BufferSubData(C.sv_GLuint(id), C.sv_GLintptr(off), C.sv_GLsizeiptr(size), data)
+}
+func glGetBufferSubData(id uint32, off, size int, data unsafe.Pointer) {
+	C.sv_GetBufferSubData(C.sv_GLuint(id), C.sv_GLintptr(off), C.sv_GLsizeiptr(size), data)
+}
+func glDispatch(prog uint32, bufs []uint32, locs, vals []int32, groups int) {
+	var b *C.sv_GLuint
+	if len(bufs) > 0 {
+		b = (*C.sv_GLuint)(unsafe.Pointer(&bufs[0]))
+	}
+	var l, v *C.sv_GLint
+	if len(locs) > 0 {
+		l, v = (*C.sv_GLint)(unsafe.Pointer(&locs[0])), (*C.sv_GLint)(unsafe.Pointer(&vals[0]))
+	}
+	C.sv_Dispatch(C.sv_GLuint(prog), b, C.int(len(bufs)), l, v, C.int(len(locs)), C.sv_GLuint(groups))
 }

@@ -30,6 +30,8 @@
 // points); textures uploaded from memory (Texture); and pass state
 // (SetSolidState, SetZeroToOneDepth). Programs, shaders and uniforms stay
 // with their users: callers say what they draw, this package how GL does it.
+// Compute shaders (OpenGL 4.3) run through ComputeProgram over
+// StorageBuffers (Upload, Read); their GLSL too stays with its user.
 //
 // Platform: New loads libEGL.so.1 at run time (the binary does not link
 // EGL, so it starts anywhere and New returns an error where EGL is

@@ -1,0 +1,180 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/g3n/engine/gls"
+)
+
+// ComputeProgram is a linked compute shader (OpenGL 4.3). Like all GL
+// objects here it belongs to the Context it was made in and is used
+// inside that Context's Do.
+type ComputeProgram struct {
+	id   uint32
+	locs map[string]int32
+}
+
+// ErrNoCompute is returned by NewComputeProgram where the context's
+// OpenGL is older than 4.3, which brought compute shaders.
+var ErrNoCompute = errors.New("gpu: OpenGL below 4.3 has no compute shaders")
+
+// SupportsCompute reports whether the current context runs compute
+// shaders (OpenGL 4.3 or later). Must be called inside Do.
+func SupportsCompute(gs *gls.GLS) bool {
+	const majorVersion, minorVersion = 0x821B, 0x821C
+	major, minor := glGetInteger(majorVersion), glGetInteger(minorVersion)
+	drainGLErrors()
+	return major > 4 || major == 4 && minor >= 3
+}
+
+// NewComputeProgram compiles and links a compute shader from GLSL source;
+// the error holds the compiler's log. Must be called inside Do.
+func NewComputeProgram(gs *gls.GLS, src string) (*ComputeProgram, error) {
+	if !SupportsCompute(gs) {
+		return nil, ErrNoCompute
+	}
+	if err := loadCompute(); err != nil {
+		return nil, fmt.Errorf("gpu: %w", err)
+	}
+	drainGLErrors()
+	id, log := glBuildCompute(src)
+	if id == 0 {
+		return nil, fmt.Errorf("gpu: compiling a compute shader: %s", log)
+	}
+	if err := glErrors(); err != nil {
+		glDeleteProgram(id)
+		return nil, fmt.Errorf("gpu: compiling a compute shader: %w", err)
+	}
+	return &ComputeProgram{id: id, locs: map[string]int32{}}, nil
+}
+
+// Uniform is an int uniform's value for Dispatch.
+type Uniform struct {
+	Name  string
+	Value int32
+}
+
+// Dispatch runs p over groups work groups (in x), with bufs[i] bound at
+// storage-buffer binding i and the given int uniforms set, and makes its
+// writes visible to the reads that follow. The program in use before is
+// put back: g3n keeps track of it. Must be called inside Do.
+func (p *ComputeProgram) Dispatch(gs *gls.GLS, groups int, bufs []*StorageBuffer, uniforms ...Uniform) error {
+	if p.id == 0 {
+		return errors.New("gpu: Dispatch of a deleted compute program")
+	}
+	if groups <= 0 {
+		return nil
+	}
+	ids := make([]uint32, len(bufs))
+	for i, b := range bufs {
+		if b == nil || b.id == 0 {
+			return fmt.Errorf("gpu: Dispatch: storage buffer %d is missing or deleted", i)
+		}
+		ids[i] = b.id
+	}
+	locs := make([]int32, len(uniforms))
+	vals := make([]int32, len(uniforms))
+	for i, u := range uniforms {
+		l, ok := p.locs[u.Name]
+		if !ok {
+			l = glUniformLocation(p.id, u.Name)
+			p.locs[u.Name] = l
+		}
+		locs[i], vals[i] = l, u.Value
+	}
+	drainGLErrors()
+	glDispatch(p.id, ids, locs, vals, groups)
+	if err := glErrors(); err != nil {
+		return fmt.Errorf("gpu: dispatching %d compute groups: %w", groups, err)
+	}
+	return nil
+}
+
+// Delete frees the program. Must be called inside Do.
+func (p *ComputeProgram) Delete(gs *gls.GLS) {
+	if p.id != 0 {
+		glDeleteProgram(p.id)
+		p.id = 0
+	}
+}
+
+// StorageBuffer is a shader storage buffer: arrays a compute shader reads
+// and writes (std430 layout: plain arrays of float64, int32 and the like
+// lie in it as they lie in Go memory).
+type StorageBuffer struct {
+	id   uint32
+	size int // bytes allocated
+}
+
+// NewStorageBuffer makes an empty storage buffer. Must be called inside Do,
+// after a NewComputeProgram of the same context succeeded.
+func NewStorageBuffer(gs *gls.GLS) (*StorageBuffer, error) {
+	if err := loadCompute(); err != nil {
+		return nil, fmt.Errorf("gpu: %w", err)
+	}
+	id := glGenBuffer()
+	if id == 0 {
+		return nil, errors.New("gpu: glGenBuffers gave no storage buffer")
+	}
+	return &StorageBuffer{id: id}, nil
+}
+
+// Upload replaces the buffer's contents by data's elements (numbers: no
+// pointers), growing it where it is too small; a buffer never shrinks, so
+// a shader must be told how many elements are valid. Must be called
+// inside Do.
+func Upload[T float64 | float32 | int32 | uint32](gs *gls.GLS, b *StorageBuffer, data []T) error {
+	n := len(data) * int(unsafe.Sizeof(T(0)))
+	var p unsafe.Pointer
+	if n > 0 {
+		p = unsafe.Pointer(&data[0])
+	}
+	drainGLErrors()
+	switch {
+	case n > b.size:
+		// Room to grow by half again, so that a slowly growing array
+		// does not reallocate every cycle.
+		size := max(n+n/2, 64)
+		glBufferData(b.id, size, nil)
+		b.size = size
+		fallthrough
+	case n > 0:
+		glBufferSubData(b.id, 0, n, p)
+	case b.size == 0:
+		// An empty array still needs storage to bind.
+		glBufferData(b.id, 64, nil)
+		b.size = 64
+	}
+	if err := glErrors(); err != nil {
+		return fmt.Errorf("gpu: uploading %d bytes to a storage buffer: %w", n, err)
+	}
+	return nil
+}
+
+// Read copies the buffer's first len(dst) elements into dst. Must be
+// called inside Do.
+func Read[T float64 | float32 | int32 | uint32](gs *gls.GLS, b *StorageBuffer, dst []T) error {
+	n := len(dst) * int(unsafe.Sizeof(T(0)))
+	if n == 0 {
+		return nil
+	}
+	if n > b.size {
+		return fmt.Errorf("gpu: reading %d bytes from a storage buffer of %d", n, b.size)
+	}
+	drainGLErrors()
+	glGetBufferSubData(b.id, 0, n, unsafe.Pointer(&dst[0]))
+	if err := glErrors(); err != nil {
+		return fmt.Errorf("gpu: reading %d bytes from a storage buffer: %w", n, err)
+	}
+	return nil
+}
+
+// Delete frees the buffer. Must be called inside Do.
+func (b *StorageBuffer) Delete(gs *gls.GLS) {
+	if b.id != 0 {
+		glDeleteBuffer(b.id)
+		b.id, b.size = 0, 0
+	}
+}

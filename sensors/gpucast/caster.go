@@ -1,0 +1,261 @@
+package gpucast
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/g3n/engine/gls"
+	"github.com/simvis/simvis/internal/gpu"
+	"github.com/simvis/simvis/sensors/raycast"
+)
+
+//go:embed cast.glsl
+var shaderSource string
+
+// groupSize is the shader's local_size_x.
+const groupSize = 64
+
+// The shader's storage-buffer bindings.
+const (
+	bufTopD = iota
+	bufTopI
+	bufGeomD
+	bufGeomI
+	bufPacks
+	bufRayD
+	bufRayI
+	bufOut
+	nBufs
+)
+
+// Caster casts rays on a GPU context against the hierarchy of a
+// raycast.Caster (see Sync). It is used from one goroutine at a time; its
+// GL work runs in the context's Do.
+type Caster struct {
+	ctx  *gpu.Context
+	prog *gpu.ComputeProgram
+	bufs []*gpu.StorageBuffer
+
+	flat    raycast.Flat
+	src     *raycast.Caster
+	builds  int // src.Builds() when last uploaded
+	geomLen int // len(flat.GeomRefs) uploaded
+	topD    []float64
+	topI    []int32
+	toLocal int // where ToLocal starts in topD
+	roots   int // where Roots starts in topI
+	rayD    []float64
+	rayI    []int32
+	out     []float64
+}
+
+// New compiles the caster's shader on ctx. It fails (gpu.ErrNoCompute)
+// where the context's OpenGL is older than 4.3, and where the compiler
+// refuses the shader (no float64, say).
+func New(ctx *gpu.Context) (*Caster, error) {
+	g := &Caster{ctx: ctx}
+	src := strings.Replace(shaderSource, "ROBUST_VALUE", doubleLiteral(raycast.Robust), 1)
+	err := ctx.Do(func(gs *gls.GLS) error {
+		p, err := gpu.NewComputeProgram(gs, src)
+		if err != nil {
+			return err
+		}
+		g.prog = p
+		for range nBufs {
+			b, err := gpu.NewStorageBuffer(gs)
+			if err != nil {
+				g.free(gs)
+				return err
+			}
+			g.bufs = append(g.bufs, b)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gpucast: %w", err)
+	}
+	return g, nil
+}
+
+// doubleLiteral writes v as a GLSL expression of its exact bits (a
+// decimal literal would rest on the compiler's rounding).
+func doubleLiteral(v float64) string {
+	b := math.Float64bits(v)
+	return fmt.Sprintf("packDouble2x32(uvec2(0x%08xu, 0x%08xu))", uint32(b), uint32(b>>32))
+}
+
+func (g *Caster) free(gs *gls.GLS) {
+	for _, b := range g.bufs {
+		b.Delete(gs)
+	}
+	g.bufs = nil
+	if g.prog != nil {
+		g.prog.Delete(gs)
+		g.prog = nil
+	}
+}
+
+// Close frees the caster's GL objects.
+func (g *Caster) Close() error {
+	return g.ctx.Do(func(gs *gls.GLS) error {
+		g.free(gs)
+		return nil
+	})
+}
+
+// Sync makes the GPU cast against what c holds after its last Sync or
+// Place: the hierarchy is exported and sent when c built a new one since
+// (the geometries only when new ones came), nothing otherwise. It fails
+// with raycast.ErrCutouts for a geometry with cut-outs; the caller then
+// casts with c itself.
+func (g *Caster) Sync(c *raycast.Caster) error {
+	if g.prog == nil {
+		return errors.New("gpucast: Sync on a closed caster")
+	}
+	if c == g.src && c.Builds() == g.builds {
+		return nil
+	}
+	g.src = nil // until the upload succeeded
+	if err := c.Export(&g.flat); err != nil {
+		return err
+	}
+	f := &g.flat
+	g.topD = append(append(g.topD[:0], f.TopNodes...), f.ToLocal...)
+	g.toLocal = len(f.TopNodes)
+	g.topI = append(append(g.topI[:0], f.TopRefs...), f.Roots...)
+	g.roots = len(f.TopRefs)
+	geoms := len(f.GeomRefs) != g.geomLen || g.geomLen == 0
+	err := g.ctx.Do(func(gs *gls.GLS) error {
+		if err := gpu.Upload(gs, g.bufs[bufTopD], g.topD); err != nil {
+			return err
+		}
+		if err := gpu.Upload(gs, g.bufs[bufTopI], g.topI); err != nil {
+			return err
+		}
+		if !geoms {
+			return nil
+		}
+		if err := gpu.Upload(gs, g.bufs[bufGeomD], f.GeomNodes); err != nil {
+			return err
+		}
+		if err := gpu.Upload(gs, g.bufs[bufGeomI], f.GeomRefs); err != nil {
+			return err
+		}
+		return gpu.Upload(gs, g.bufs[bufPacks], f.Packs)
+	})
+	if err != nil {
+		return fmt.Errorf("gpucast: sending the hierarchy: %w", err)
+	}
+	g.src, g.builds, g.geomLen = c, c.Builds(), len(f.GeomRefs)
+	return nil
+}
+
+// CastBatch casts every set of rays in one dispatch, writing into each
+// set's Out what raycast's CastBatch writes there (the same bits): the
+// distance to the nearest surface closer than the ray's bound (Bounds[i],
+// or TMax), +Inf where there is none. A set's Prepare runs first, on the
+// calling goroutine. A set with fewer Out or Bounds than Dirs gets an Err
+// and is not cast; the error returned is for the GPU work as a whole.
+func (g *Caster) CastBatch(sets []raycast.Rays) error {
+	if g.src == nil || g.prog == nil {
+		return errors.New("gpucast: CastBatch before a successful Sync")
+	}
+	g.rayD, g.rayI = g.rayD[:0], g.rayI[:0]
+	var origins []float64
+	n := 0
+	for si := range sets {
+		rs := &sets[si]
+		rs.Err, rs.Work = nil, 0
+		switch {
+		case len(rs.Out) < len(rs.Dirs):
+			rs.Err = fmt.Errorf("%d directions but room for %d distances", len(rs.Dirs), len(rs.Out))
+		case rs.Bounds != nil && len(rs.Bounds) < len(rs.Dirs):
+			rs.Err = fmt.Errorf("%d directions but %d bounds", len(rs.Dirs), len(rs.Bounds))
+		}
+		if rs.Err != nil || len(rs.Dirs) == 0 {
+			continue
+		}
+		if rs.Prepare != nil {
+			rs.Prepare(0, len(rs.Dirs))
+		}
+		set := int32(len(origins) / 3)
+		origins = append(origins, rs.Origin[0], rs.Origin[1], rs.Origin[2])
+		for i, d := range rs.Dirs {
+			b := rs.TMax
+			if rs.Bounds != nil {
+				b = rs.Bounds[i]
+			}
+			g.rayD = append(g.rayD, d[0], d[1], d[2], b)
+			g.rayI = append(g.rayI, set)
+		}
+		n += len(rs.Dirs)
+	}
+	if n == 0 {
+		return nil
+	}
+	if n > math.MaxInt32/4 {
+		return fmt.Errorf("gpucast: %d rays in one batch are too many", n)
+	}
+	originsAt := len(g.rayD)
+	g.rayD = append(g.rayD, origins...)
+	if cap(g.out) < n {
+		g.out = make([]float64, n)
+	}
+	g.out = g.out[:n]
+	err := g.ctx.Do(func(gs *gls.GLS) error {
+		if err := gpu.Upload(gs, g.bufs[bufRayD], g.rayD); err != nil {
+			return err
+		}
+		if err := gpu.Upload(gs, g.bufs[bufRayI], g.rayI); err != nil {
+			return err
+		}
+		if err := gpu.Upload(gs, g.bufs[bufOut], g.out); err != nil { // room for the results
+			return err
+		}
+		err := g.prog.Dispatch(gs, (n+groupSize-1)/groupSize, g.bufs,
+			gpu.Uniform{Name: "nRays", Value: int32(n)},
+			gpu.Uniform{Name: "toLocalAt", Value: int32(g.toLocal)},
+			gpu.Uniform{Name: "rootsAt", Value: int32(g.roots)},
+			gpu.Uniform{Name: "originsAt", Value: int32(originsAt)})
+		if err != nil {
+			return err
+		}
+		return gpu.Read(gs, g.bufs[bufOut], g.out)
+	})
+	if err != nil {
+		return fmt.Errorf("gpucast: casting %d rays: %w", n, err)
+	}
+	k := 0
+	for si := range sets {
+		rs := &sets[si]
+		if rs.Err != nil || len(rs.Dirs) == 0 {
+			continue
+		}
+		copy(rs.Out, g.out[k:k+len(rs.Dirs)])
+		for i, t := range rs.Out[:len(rs.Dirs)] {
+			if math.IsNaN(t) {
+				// The shader's stack overflowed on this ray (a hierarchy
+				// deeper than any sane one): the CPU casts it.
+				g.recast(rs, i)
+			}
+		}
+		k += len(rs.Dirs)
+	}
+	return nil
+}
+
+// recast casts ray i of rs with the CPU caster.
+func (g *Caster) recast(rs *raycast.Rays, i int) {
+	b := rs.TMax
+	if rs.Bounds != nil {
+		b = rs.Bounds[i]
+	}
+	one := []raycast.Rays{{Origin: rs.Origin, Dirs: rs.Dirs[i : i+1], Bounds: []float64{b}, Out: rs.Out[i : i+1]}}
+	g.src.CastBatch(one)
+	if one[0].Err != nil {
+		rs.Err = one[0].Err
+	}
+}
