@@ -1,12 +1,16 @@
 package gpucast_test
 
 import (
+	"errors"
 	"math"
+	"os"
+	"sync"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
 	_ "github.com/simvis/simvis/elements"
 	"github.com/simvis/simvis/internal/gpu"
+	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 	"github.com/simvis/simvis/sensors/gpucast"
@@ -26,7 +30,13 @@ func loadWorld(t testing.TB, file string) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &world{c: raycast.New()}
+	return worldOf(t, s, raycast.New())
+}
+
+// worldOf syncs c with s and takes s's range sensors' rays.
+func worldOf(t testing.TB, s *scene.Scene, c *raycast.Caster) *world {
+	t.Helper()
+	w := &world{c: c}
 	w.c.Sync(s)
 	for _, se := range s.Sensors() {
 		o, dirs, ok, err := sensors.WorldRays(s, se.Sensor)
@@ -52,35 +62,59 @@ func newContext(t testing.TB) *gpu.Context {
 }
 
 // compare casts every sensor's rays on the GPU in one batch, and each
-// with the CPU caster's CastSerial, and fails on any distance whose bits
-// differ.
-func compare(t *testing.T, g *gpucast.Caster, w *world, tmax float64) {
+// set with the CPU caster (CastSerial; CastBatch where rays carry bounds),
+// and fails on any distance whose bits differ. With bounds, ray k's bound
+// is by turns the next float64 above its unbounded CPU distance, that
+// distance (where the hit itself is not taken: bounds are strict) and
+// twice it.
+func compare(t *testing.T, g *gpucast.Caster, w *world, tmax float64, bounds bool) {
 	t.Helper()
 	if err := g.Sync(w.c); err != nil {
 		t.Fatal(err)
 	}
 	sets := make([]raycast.Rays, len(w.dirs))
+	want := make([]raycast.Rays, len(w.dirs))
 	for i := range sets {
 		sets[i] = raycast.Rays{Origin: w.origins[i], Dirs: w.dirs[i], TMax: tmax, Out: make([]float64, len(w.dirs[i]))}
+		want[i] = sets[i]
+		want[i].Out = make([]float64, len(w.dirs[i]))
+		if bounds {
+			b := make([]float64, len(w.dirs[i]))
+			w.c.CastSerial(w.origins[i], w.dirs[i], tmax, b)
+			for k := range b {
+				switch k % 3 {
+				case 0:
+					b[k] = math.Nextafter(b[k], math.Inf(1))
+				case 2:
+					b[k] *= 2
+				}
+			}
+			sets[i].Bounds, want[i].Bounds = b, b
+		}
 	}
 	if err := g.CastBatch(sets); err != nil {
 		t.Fatal(err)
 	}
+	if bounds {
+		w.c.CastBatch(want)
+	} else {
+		for _, rs := range want {
+			w.c.CastSerial(rs.Origin, rs.Dirs, tmax, rs.Out)
+		}
+	}
 	rays, hits, bad := 0, 0, 0
 	for i, rs := range sets {
-		if rs.Err != nil {
-			t.Fatalf("set %d: %v", i, rs.Err)
+		if rs.Err != nil || want[i].Err != nil {
+			t.Fatalf("set %d: %v / %v", i, rs.Err, want[i].Err)
 		}
-		want := make([]float64, len(rs.Dirs))
-		w.c.CastSerial(rs.Origin, rs.Dirs, tmax, want)
-		for k := range want {
+		for k, wt := range want[i].Out {
 			rays++
-			if !math.IsInf(want[k], 1) {
+			if !math.IsInf(wt, 1) {
 				hits++
 			}
-			if math.Float64bits(rs.Out[k]) != math.Float64bits(want[k]) {
+			if math.Float64bits(rs.Out[k]) != math.Float64bits(wt) {
 				if bad < 10 {
-					t.Errorf("sensor %d ray %d (dir %v): GPU %v (%#x), CPU %v (%#x)", i, k, rs.Dirs[k], rs.Out[k], math.Float64bits(rs.Out[k]), want[k], math.Float64bits(want[k]))
+					t.Errorf("sensor %d ray %d (dir %v): GPU %v (%#x), CPU %v (%#x)", i, k, rs.Dirs[k], rs.Out[k], math.Float64bits(rs.Out[k]), wt, math.Float64bits(wt))
 				}
 				bad++
 			}
@@ -92,7 +126,7 @@ func compare(t *testing.T, g *gpucast.Caster, w *world, tmax float64) {
 	if hits == 0 {
 		t.Fatalf("no ray of %d hit anything: the comparison proves nothing", rays)
 	}
-	t.Logf("%d rays in %d sets, %d hits: every distance bit for bit the CPU caster's", rays, len(sets), hits)
+	t.Logf("%d rays in %d sets (bounds per ray: %v), %d hits: every distance bit for bit the CPU caster's", rays, len(sets), bounds, hits)
 }
 
 func TestMarvinBitForBit(t *testing.T) {
@@ -103,6 +137,142 @@ func TestMarvinBitForBit(t *testing.T) {
 	}
 	defer g.Close()
 	w := loadWorld(t, "../../scenes/marvin/scene.xml")
-	compare(t, g, w, math.Inf(1))
-	compare(t, g, w, 2.5) // a bound that cuts some rays short
+	compare(t, g, w, math.Inf(1), false)
+	compare(t, g, w, 2.5, false) // a bound that cuts some rays short
+	compare(t, g, w, math.Inf(1), true)
+}
+
+// benchScenes writes the benchmark scenes (50 MARVINs, the 1M-triangle
+// cave) once per test binary.
+var benchScenes struct {
+	once  sync.Once
+	files []string
+	err   error
+}
+
+func benchScene(t testing.TB, i int) string {
+	t.Helper()
+	benchScenes.once.Do(func() {
+		dir, err := os.MkdirTemp("", "simvis-gpucast-")
+		if err != nil {
+			benchScenes.err = err
+			return
+		}
+		benchScenes.files, benchScenes.err = sensors.WriteBenchScenes(dir, "../../scenes/marvin")
+	})
+	if benchScenes.err != nil {
+		t.Fatal(benchScenes.err)
+	}
+	return benchScenes.files[i]
+}
+
+// The 150 scanners of 50 MARVINs, and the cave of 1,000,000 triangles
+// (its scanner and 640x480 depth camera).
+func TestBenchScenesBitForBit(t *testing.T) {
+	ctx := newContext(t)
+	g, err := gpucast.New(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for i, name := range []string{"marvin50", "mesh1m"} {
+		t.Run(name, func(t *testing.T) {
+			w := loadWorld(t, benchScene(t, i))
+			t.Logf("%d triangles", w.c.Triangles())
+			compare(t, g, w, math.Inf(1), false)
+			compare(t, g, w, math.Inf(1), true)
+		})
+	}
+}
+
+// MARVIN driven and its scanner tilted: each move rebuilds the hierarchy
+// over the instances, which Sync sends again (the geometries stay), and
+// the distances stay the CPU caster's.
+func TestMovingMarvinBitForBit(t *testing.T) {
+	ctx := newContext(t)
+	g, err := gpucast.New(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	s, err := scene.Load("../../scenes/marvin/scene.xml", scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := raycast.New()
+	for i, mv := range []struct{ x, yaw, tilt float64 }{{-2, 20, 10}, {0.5, -35, -30}, {1.25, 170, 45}} {
+		for _, set := range []struct {
+			el, p string
+			v     float64
+		}{{"M_POSE", "x", mv.x}, {"M_POSE", "yaw", mv.yaw}, {"TILT", "angle", mv.tilt}} {
+			if err := s.Set(set.el, set.p, set.v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Update(); err != nil {
+			t.Fatal(err)
+		}
+		w := worldOf(t, s, c)
+		if c.Builds() != i+1 {
+			t.Fatalf("move %d: %d builds", i, c.Builds())
+		}
+		compare(t, g, w, math.Inf(1), false)
+	}
+}
+
+// A geometry whose material cuts rays through is refused (its hits test
+// a texel): Sync names it, and the caller keeps the CPU caster.
+func TestCutoutsRefused(t *testing.T) {
+	ctx := newContext(t)
+	g, err := gpucast.New(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	mesh := models.Box("glass", 1, 1, 1, [4]float32{1, 1, 1, 0.2})
+	p := mesh.Primitives[0]
+	p.Material = &models.Material{BaseColor: [4]float32{1, 1, 1, 0.2}, AlphaMode: models.AlphaBlend}
+	c := raycast.New()
+	c.Place([]raycast.Placement{{Geom: raycast.NewGeometry(p), FromLocal: mgl64.Ident4(), ToLocal: mgl64.Ident4()}})
+	if err := g.Sync(c); !errors.Is(err, raycast.ErrCutouts) {
+		t.Fatalf("Sync of a cut-out geometry: %v, want raycast.ErrCutouts", err)
+	}
+	out := []float64{0}
+	sets := []raycast.Rays{{Origin: mgl64.Vec3{-3, 0, 0}, Dirs: []mgl64.Vec3{{1, 0, 0}}, TMax: 10, Out: out}}
+	if err := g.CastBatch(sets); err == nil {
+		t.Fatal("CastBatch after a refused Sync: no error")
+	}
+}
+
+// Sets with too few distances or bounds get an error each and are not
+// cast; the others are.
+func TestShortSets(t *testing.T) {
+	ctx := newContext(t)
+	g, err := gpucast.New(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	c := raycast.New()
+	c.Place([]raycast.Placement{{Geom: raycast.NewGeometry(models.Box("b", 1, 1, 1, [4]float32{1, 1, 1, 1}).Primitives[0]),
+		FromLocal: mgl64.Ident4(), ToLocal: mgl64.Ident4()}})
+	if err := g.Sync(c); err != nil {
+		t.Fatal(err)
+	}
+	dirs := []mgl64.Vec3{{1, 0, 0}, {0, 1, 0}}
+	o := mgl64.Vec3{-3, 0, 0}
+	sets := []raycast.Rays{
+		{Origin: o, Dirs: dirs, TMax: 10, Out: make([]float64, 1)},
+		{Origin: o, Dirs: dirs, Bounds: []float64{10}, Out: make([]float64, 2)},
+		{Origin: o, Dirs: dirs, TMax: 10, Out: make([]float64, 2)},
+	}
+	if err := g.CastBatch(sets); err != nil {
+		t.Fatal(err)
+	}
+	if sets[0].Err == nil || sets[1].Err == nil || sets[2].Err != nil {
+		t.Fatalf("errors %v, %v, %v: want the first two only", sets[0].Err, sets[1].Err, sets[2].Err)
+	}
+	if got := sets[2].Out; got[0] != 2.5 || !math.IsInf(got[1], 1) {
+		t.Fatalf("distances %v, want [2.5 +Inf]", got)
+	}
 }
