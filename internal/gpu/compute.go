@@ -121,32 +121,53 @@ func NewStorageBuffer(gs *gls.GLS) (*StorageBuffer, error) {
 	return &StorageBuffer{id: id}, nil
 }
 
+// Reserve makes room for at least size bytes in the buffer. Where it
+// grows (by half again more than asked, so that a slowly growing array
+// does not reallocate every cycle) its contents are lost: the caller
+// uploads them again. It reports whether it grew. Must be called inside
+// Do.
+func (b *StorageBuffer) Reserve(gs *gls.GLS, size int) (grew bool, err error) {
+	if size <= b.size && b.size > 0 {
+		return false, nil
+	}
+	size = max(size+size/2, 64) // an empty array still needs storage to bind
+	drainGLErrors()
+	glBufferData(b.id, size, nil)
+	if err := glErrors(); err != nil {
+		return false, fmt.Errorf("gpu: allocating a storage buffer of %d bytes: %w", size, err)
+	}
+	b.size = size
+	return true, nil
+}
+
+// Size returns the bytes the buffer holds.
+func (b *StorageBuffer) Size() int { return b.size }
+
 // Upload replaces the buffer's contents by data's elements (numbers: no
 // pointers), growing it where it is too small; a buffer never shrinks, so
 // a shader must be told how many elements are valid. Must be called
 // inside Do.
 func Upload[T float64 | float32 | int32 | uint32](gs *gls.GLS, b *StorageBuffer, data []T) error {
-	n := len(data) * int(unsafe.Sizeof(T(0)))
-	var p unsafe.Pointer
-	if n > 0 {
-		p = unsafe.Pointer(&data[0])
+	if _, err := b.Reserve(gs, len(data)*int(unsafe.Sizeof(T(0)))); err != nil {
+		return err
+	}
+	return UploadAt(gs, b, 0, data)
+}
+
+// UploadAt writes data's elements into the buffer from element at on
+// (the rest is left as it is); they must fit in its size (Reserve). Must
+// be called inside Do.
+func UploadAt[T float64 | float32 | int32 | uint32](gs *gls.GLS, b *StorageBuffer, at int, data []T) error {
+	es := int(unsafe.Sizeof(T(0)))
+	n := len(data) * es
+	if at < 0 || at*es+n > b.size {
+		return fmt.Errorf("gpu: writing %d bytes at byte %d of a storage buffer of %d", n, at*es, b.size)
+	}
+	if n == 0 {
+		return nil
 	}
 	drainGLErrors()
-	switch {
-	case n > b.size:
-		// Room to grow by half again, so that a slowly growing array
-		// does not reallocate every cycle.
-		size := max(n+n/2, 64)
-		glBufferData(b.id, size, nil)
-		b.size = size
-		fallthrough
-	case n > 0:
-		glBufferSubData(b.id, 0, n, p)
-	case b.size == 0:
-		// An empty array still needs storage to bind.
-		glBufferData(b.id, 64, nil)
-		b.size = 64
-	}
+	glBufferSubData(b.id, at*es, n, unsafe.Pointer(&data[0]))
 	if err := glErrors(); err != nil {
 		return fmt.Errorf("gpu: uploading %d bytes to a storage buffer: %w", n, err)
 	}

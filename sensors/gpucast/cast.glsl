@@ -1,268 +1,258 @@
 #version 430
 // The exact caster's traversal (sensors/raycast: castHinted without its
-// hint, Geometry.intersectGo, visitScalar, triangle.hitBary), ray by ray,
-// in float64 with the Go code's operations in its order. Every value is
-// precise: no fused multiply-add and no reassociation may change a bit.
-layout(local_size_x = 64) in;
+// hint, Geometry.intersectGo, visitScalar, hitLeaf, triangle.hitBary), ray
+// by ray, in float64 with the Go code's operations in its order. A node's
+// four children and a leaf's four triangles are tested side by side
+// (dvec4, component by component: the scalar operations, four at a time).
+// Every value is precise: no fused multiply-add and no reassociation may
+// change a bit.
+layout(local_size_x = 256) in;
 
-layout(std430, binding = 0) readonly buffer TopD { double topD[]; };  // top nodes, then ToLocal
-layout(std430, binding = 1) readonly buffer TopI { int topI[]; };     // top refs, then Roots
-layout(std430, binding = 2) readonly buffer GeomD { double geomD[]; };
-layout(std430, binding = 3) readonly buffer GeomI { int geomI[]; };
-layout(std430, binding = 4) readonly buffer Packs { double packs[]; };
-layout(std430, binding = 5) readonly buffer RayD { double rayD[]; };  // per ray dx dy dz bound, then per set ox oy oz
+// A node is six dvec4 (lo x, y, z, hi x, y, z: the children's planes), its
+// references an ivec4; a packet nine dvec4 (v0, e1, e2, by axis). The
+// geometries' nodes come first, then the instance hierarchy's, from
+// topRoot on (its inner references rebased onto it).
+layout(std430, binding = 0) readonly buffer NodeD { dvec4 nodeD[]; };
+layout(std430, binding = 1) readonly buffer NodeI { ivec4 nodeI[]; };
+layout(std430, binding = 2) readonly buffer InstD { dvec4 instD[]; }; // ToLocal, 3 per instance
+layout(std430, binding = 3) readonly buffer InstI { int instI[]; };   // Roots
+layout(std430, binding = 4) readonly buffer Packs { dvec4 packs[]; };
+layout(std430, binding = 5) readonly buffer RayD { dvec4 rayD[]; };   // per ray dx dy dz bound, then per set ox oy oz 0
 layout(std430, binding = 6) readonly buffer RayI { int raySet[]; };
 layout(std430, binding = 7) writeonly buffer Out { double outT[]; };
 
 uniform int nRays;
-uniform int toLocalAt; // where ToLocal starts in topD
-uniform int rootsAt;   // where Roots starts in topI
+uniform int topRoot;   // the instance hierarchy's root in nodeD
 uniform int originsAt; // where the origins start in rayD
 
-const int STACK = 64;
+// One stack for both levels: a geometry's entries above the instance
+// hierarchy's.
+const int STACK = 96;
 #define ROBUST ROBUST_VALUE
 #define INF packDouble2x32(uvec2(0u, 0x7ff00000u))
 
-// The stacks of nodes left for later: the top hierarchy's and a
-// geometry's (a geometry is traversed whole within a top leaf).
-int topNode[STACK];
-double topT[STACK];
-int geomNode[STACK];
-double geomT[STACK];
-bool overflow;
+int stackNode[STACK];
+double stackT[STACK];
 
-// visit is visitScalar: the children of node entered before tmax, nearest
-// first (the earlier child first among equals), in refs and ts.
-int visit(bool top, int node, dvec3 o, dvec3 inv, bvec3 neg, double tmax, out int refs[4], out double ts[4]) {
-	int m = 0;
-	int b = node * 24;
-	int n = top ? topI[node * 5 + 4] : geomI[node * 5 + 4];
-	for (int k = 0; k < 4; k++) {
-		if (k >= n) {
-			break;
-		}
-		precise double t0 = 0.0LF;
-		precise double t1 = INF;
-		for (int a = 0; a < 3; a++) {
-			int lo = b + a * 4 + k;
-			int hi = b + 12 + a * 4 + k;
-			int ni = neg[a] ? hi : lo;
-			int fi = neg[a] ? lo : hi;
-			double nv = top ? topD[ni] : geomD[ni];
-			double fv = top ? topD[fi] : geomD[fi];
-			precise double an = (nv - o[a]) * inv[a];
-			if (an > t0) {
-				t0 = an;
-			}
-			precise double af = (fv - o[a]) * inv[a];
-			if (af < t1) {
-				t1 = af;
-			}
-		}
-		t1 = t1 * ROBUST;
-		if (t1 > tmax) {
-			t1 = tmax;
-		}
-		if (t0 > t1) {
-			continue;
-		}
-		int ref = top ? topI[node * 5 + k] : geomI[node * 5 + k];
-		int j = m;
-		while (j > 0 && ts[j - 1] > t0) {
-			ts[j] = ts[j - 1];
-			refs[j] = refs[j - 1];
-			j--;
-		}
-		ts[j] = t0;
-		refs[j] = ref;
-		m++;
-	}
-	return m;
+// entry is visitScalar's box test of four children at once: each one's
+// entry distance, and which are entered before tmax. Plain comparisons
+// (selects), as the Go code's: NaN compares false.
+bvec4 entry(dvec4 lo[3], dvec4 hi[3], dvec3 o, dvec3 inv, bvec3 neg, double tmax, out dvec4 t0) {
+	precise dvec4 n0 = neg.x ? hi[0] : lo[0];
+	precise dvec4 f0 = neg.x ? lo[0] : hi[0];
+	precise dvec4 n1 = neg.y ? hi[1] : lo[1];
+	precise dvec4 f1 = neg.y ? lo[1] : hi[1];
+	precise dvec4 n2 = neg.z ? hi[2] : lo[2];
+	precise dvec4 f2 = neg.z ? lo[2] : hi[2];
+	precise dvec4 a = (n0 - o.x) * inv.x;
+	precise dvec4 t = dvec4(0.0LF);
+	t = mix(t, a, greaterThan(a, t));
+	a = (n1 - o.y) * inv.y;
+	t = mix(t, a, greaterThan(a, t));
+	a = (n2 - o.z) * inv.z;
+	t = mix(t, a, greaterThan(a, t));
+	precise dvec4 u = dvec4(INF);
+	a = (f0 - o.x) * inv.x;
+	u = mix(u, a, lessThan(a, u));
+	a = (f1 - o.y) * inv.y;
+	u = mix(u, a, lessThan(a, u));
+	a = (f2 - o.z) * inv.z;
+	u = mix(u, a, lessThan(a, u));
+	u = u * ROBUST;
+	u = mix(u, dvec4(tmax), greaterThan(u, dvec4(tmax)));
+	t0 = t;
+	return not(greaterThan(t, u));
 }
 
-double dot3(dvec3 a, dvec3 b) {
-	precise double x = a.x * b.x;
-	precise double y = a.y * b.y;
-	precise double z = a.z * b.z;
-	precise double s = x + y;
-	precise double r = s + z;
+bvec4 and4(bvec4 a, bvec4 b) { return bvec4(a.x && b.x, a.y && b.y, a.z && b.z, a.w && b.w); }
+
+// rank is child k's place among the entered children, nearest first, the
+// earlier child first among equals: the order of visitScalar's insertion.
+int rank(dvec4 t, bvec4 in4, int k) {
+	int r = 0;
+	for (int j = 0; j < 4; j++) {
+		if (j != k && in4[j] && (t[j] < t[k] || (t[j] == t[k] && j < k))) {
+			r++;
+		}
+	}
 	return r;
 }
 
-dvec3 cross3(dvec3 a, dvec3 b) {
-	precise double x0 = a.y * b.z;
-	precise double x1 = a.z * b.y;
-	precise double y0 = a.z * b.x;
-	precise double y1 = a.x * b.z;
-	precise double z0 = a.x * b.y;
-	precise double z1 = a.y * b.x;
-	precise dvec3 r = dvec3(x0 - x1, y0 - y1, z0 - z1);
-	return r;
-}
-
-// hit is triangle.hitBary's distance: the nearest hit closer than tmax
-// of lane l of packet p, or tmax.
-double hit(int p, int l, dvec3 o, dvec3 d, double tmax) {
-	int b = p * 36 + l;
-	dvec3 v0 = dvec3(packs[b], packs[b + 4], packs[b + 8]);
-	dvec3 e1 = dvec3(packs[b + 12], packs[b + 16], packs[b + 20]);
-	dvec3 e2 = dvec3(packs[b + 24], packs[b + 28], packs[b + 32]);
-	precise dvec3 pv = cross3(d, e2);
-	precise double det = dot3(e1, pv);
-	if (det == 0.0LF) {
-		return tmax;
-	}
-	precise dvec3 s = o - v0;
-	precise double un = dot3(s, pv);
-	precise double adet = det;
-	precise double sgn = 1.0LF;
-	if (det < 0.0LF) {
-		adet = -det;
-		sgn = -1.0LF;
-		un = -un;
-	}
-	if (un < 0.0LF || un > adet) {
-		return tmax;
-	}
-	precise dvec3 q = cross3(s, e1);
-	precise double vn = sgn * dot3(d, q);
-	precise double uv = un + vn;
-	if (vn < 0.0LF || uv > adet) {
-		return tmax;
-	}
-	precise double t = dot3(e2, q) / det;
-	if (t <= 0.0LF || t >= tmax) {
-		return tmax;
-	}
-	return t;
-}
-
-// intersect is Geometry.intersectGo: the nearest hit below tmax in the
-// geometry whose root is node root (tmax if none).
-double intersect(int root, dvec3 o, dvec3 d, double tmax) {
-	precise dvec3 inv = dvec3(1.0LF / d.x, 1.0LF / d.y, 1.0LF / d.z);
-	bvec3 neg;
-	for (int a = 0; a < 3; a++) {
-		neg[a] = unpackDouble2x32(inv[a]).y >= 0x80000000u;
-	}
-	int refs[4];
-	double ts[4];
-	int sp = 0;
-	int cur = root;
-	while (true) {
-		bool descend = false;
-		if (cur >= 0) {
-			int m = visit(false, cur, o, inv, neg, tmax, refs, ts);
-			if (m > 0) {
-				for (int k = m - 1; k > 0; k--) {
-					if (sp == STACK) {
-						overflow = true;
-						return tmax;
-					}
-					geomNode[sp] = refs[k];
-					geomT[sp] = ts[k];
-					sp++;
-				}
-				cur = refs[0];
-				descend = true;
-			}
-		} else {
-			int l = ~cur;
-			int pk = l >> 3;
-			int count = l & 7;
-			for (int i = 0; i < count; i++) {
-				tmax = hit(pk, i, o, d, tmax);
-			}
-		}
-		if (descend) {
-			continue;
-		}
-		bool found = false;
-		while (sp > 0) {
-			sp--;
-			if (geomT[sp] <= tmax) {
-				cur = geomNode[sp];
-				found = true;
-				break;
-			}
-		}
-		if (!found) {
-			return tmax;
+// hitPacket is hitLeaf: the nearest hit closer than tmax among the four
+// triangles of packet p (lanes past the leaf's count are zero: det is 0),
+// or tmax. Each lane is triangle.hitBary; the lanes are taken in order.
+double hitPacket(int p, dvec3 o, dvec3 d, double tmax) {
+	int b = p * 9;
+	dvec4 v0x = packs[b], v0y = packs[b + 1], v0z = packs[b + 2];
+	dvec4 e1x = packs[b + 3], e1y = packs[b + 4], e1z = packs[b + 5];
+	dvec4 e2x = packs[b + 6], e2y = packs[b + 7], e2z = packs[b + 8];
+	// p = cross(d, e2)
+	precise dvec4 px = d.y * e2z - d.z * e2y;
+	precise dvec4 py = d.z * e2x - d.x * e2z;
+	precise dvec4 pz = d.x * e2y - d.y * e2x;
+	precise dvec4 det = e1x * px + e1y * py + e1z * pz;
+	precise dvec4 sx = o.x - v0x;
+	precise dvec4 sy = o.y - v0y;
+	precise dvec4 sz = o.z - v0z;
+	precise dvec4 un = sx * px + sy * py + sz * pz;
+	bvec4 negd = lessThan(det, dvec4(0.0LF));
+	precise dvec4 adet = mix(det, -det, negd);
+	precise dvec4 sgn = mix(dvec4(1.0LF), dvec4(-1.0LF), negd);
+	un = mix(un, -un, negd);
+	// q = cross(s, e1)
+	precise dvec4 qx = sy * e1z - sz * e1y;
+	precise dvec4 qy = sz * e1x - sx * e1z;
+	precise dvec4 qz = sx * e1y - sy * e1x;
+	precise dvec4 dq = d.x * qx + d.y * qy + d.z * qz;
+	precise dvec4 vn = sgn * dq;
+	precise dvec4 uv = un + vn;
+	precise dvec4 tn = e2x * qx + e2y * qy + e2z * qz;
+	precise dvec4 t = tn / det;
+	bvec4 ok = notEqual(det, dvec4(0.0LF));
+	ok = and4(ok, and4(not(lessThan(un, dvec4(0.0LF))), not(greaterThan(un, adet))));
+	ok = and4(ok, and4(not(lessThan(vn, dvec4(0.0LF))), not(greaterThan(uv, adet))));
+	ok = and4(ok, not(lessThanEqual(t, dvec4(0.0LF))));
+	for (int l = 0; l < 4; l++) {
+		if (ok[l] && !(t[l] >= tmax)) {
+			tmax = t[l];
 		}
 	}
 	return tmax;
 }
 
+// mapRay maps the world ray into instance i (affine.point and
+// affine.vector, sums left to right) and prepares it (ray.set).
+void mapRay(int i, dvec3 wo, dvec3 wd, out dvec3 o, out dvec3 d, out dvec3 inv, out bvec3 neg) {
+	int a = 3 * i;
+	dvec4 r0 = instD[a], r1 = instD[a + 1], r2 = instD[a + 2];
+	precise double ox = r0.x * wo.x + r0.y * wo.y + r0.z * wo.z + r0.w;
+	precise double oy = r1.x * wo.x + r1.y * wo.y + r1.z * wo.z + r1.w;
+	precise double oz = r2.x * wo.x + r2.y * wo.y + r2.z * wo.z + r2.w;
+	precise double dx = r0.x * wd.x + r0.y * wd.y + r0.z * wd.z;
+	precise double dy = r1.x * wd.x + r1.y * wd.y + r1.z * wd.z;
+	precise double dz = r2.x * wd.x + r2.y * wd.y + r2.z * wd.z;
+	o = dvec3(ox, oy, oz);
+	d = dvec3(dx, dy, dz);
+	precise dvec3 li = dvec3(1.0LF / dx, 1.0LF / dy, 1.0LF / dz);
+	inv = li;
+	for (int k = 0; k < 3; k++) {
+		neg[k] = unpackDouble2x32(li[k]).y >= 0x80000000u;
+	}
+}
+
+// main is castHinted (without its hint) with Geometry.intersectGo run
+// inside it, in one loop: each pass visits one node or tests one leaf of
+// either level, so that neighbouring rays (the SIMD lanes of a software
+// rasterizer, the threads of a warp) step together whether they are in
+// the instance hierarchy or in a geometry's.
 void main() {
 	int ri = int(gl_GlobalInvocationID.x);
 	if (ri >= nRays) {
 		return;
 	}
-	overflow = false;
 	int set = raySet[ri];
-	dvec3 o = dvec3(rayD[originsAt + 3 * set], rayD[originsAt + 3 * set + 1], rayD[originsAt + 3 * set + 2]);
-	dvec3 d = dvec3(rayD[4 * ri], rayD[4 * ri + 1], rayD[4 * ri + 2]);
-	double bound = rayD[4 * ri + 3];
+	dvec3 wo = rayD[originsAt + set].xyz;
+	dvec4 rd4 = rayD[ri];
+	dvec3 wd = rd4.xyz;
+	double bound = rd4.w;
 	double tmax = bound;
-	precise dvec3 inv = dvec3(1.0LF / d.x, 1.0LF / d.y, 1.0LF / d.z);
-	bvec3 neg;
+	precise dvec3 winv = dvec3(1.0LF / wd.x, 1.0LF / wd.y, 1.0LF / wd.z);
+	bvec3 wneg;
 	for (int a = 0; a < 3; a++) {
-		neg[a] = unpackDouble2x32(inv[a]).y >= 0x80000000u;
+		wneg[a] = unpackDouble2x32(winv[a]).y >= 0x80000000u;
 	}
-	int refs[4];
-	double ts[4];
-	int sp = 0;
-	int cur = 0;
+	// The ray of the level being traversed: the world's, or mapped into
+	// the instance whose geometry is.
+	dvec3 o = wo, d = wd, inv = winv;
+	bvec3 neg = wneg;
+	bool inGeom = false;
+	int inst = 0, instEnd = 0;
+	int sp = 0, base = 0; // a geometry's entries lie above base
+	int cur = topRoot;
+	bool overflow = false;
 	while (true) {
-		bool descend = false;
+		bool enter = false; // go into instance inst's geometry
+		bool pop = true;    // take a node left for later
 		if (cur >= 0) {
-			int m = visit(true, cur, o, inv, neg, tmax, refs, ts);
+			int b = cur * 6;
+			dvec4 lo[3] = dvec4[3](nodeD[b], nodeD[b + 1], nodeD[b + 2]);
+			dvec4 hi[3] = dvec4[3](nodeD[b + 3], nodeD[b + 4], nodeD[b + 5]);
+			ivec4 refs = nodeI[cur];
+			dvec4 t0;
+			bvec4 in4 = and4(entry(lo, hi, o, inv, neg, tmax, t0), notEqual(refs, ivec4(0)));
+			int m = int(in4.x) + int(in4.y) + int(in4.z) + int(in4.w);
 			if (m > 0) {
-				for (int k = m - 1; k > 0; k--) {
-					if (sp == STACK) {
-						overflow = true;
+				if (sp + m - 1 > STACK) {
+					overflow = true;
+					break;
+				}
+				// pushFar: the nearest is visited next, the others are
+				// left for later farthest first.
+				for (int k = 0; k < 4; k++) {
+					if (in4[k]) {
+						int r = rank(t0, in4, k);
+						if (r == 0) {
+							cur = refs[k];
+						} else {
+							stackNode[sp + m - 1 - r] = refs[k];
+							stackT[sp + m - 1 - r] = t0[k];
+						}
+					}
+				}
+				sp += m - 1;
+				pop = false;
+			}
+		} else if (inGeom) {
+			tmax = hitPacket((~cur) >> 3, o, d, tmax);
+		} else {
+			// A leaf of instances: the first one's geometry.
+			inst = (~cur) >> 3;
+			instEnd = inst + ((~cur) & 7);
+			enter = true;
+			pop = false;
+		}
+		if (pop) {
+			// popNear, within the level; a geometry done goes on to the
+			// leaf's next instance, or back to the instance hierarchy.
+			bool done = false;
+			while (true) {
+				bool found = false;
+				while (sp > base) {
+					sp--;
+					if (stackT[sp] <= tmax) {
+						cur = stackNode[sp];
+						found = true;
 						break;
 					}
-					topNode[sp] = refs[k];
-					topT[sp] = ts[k];
-					sp++;
 				}
-				cur = refs[0];
-				descend = true;
+				if (found) {
+					break;
+				}
+				if (!inGeom) {
+					done = true;
+					break;
+				}
+				inGeom = false;
+				base = 0;
+				o = wo;
+				d = wd;
+				inv = winv;
+				neg = wneg;
+				inst++;
+				if (inst < instEnd) {
+					enter = true;
+					break;
+				}
 			}
-		} else {
-			int l = ~cur;
-			int first = l >> 3;
-			int count = l & 7;
-			for (int i = first; i < first + count; i++) {
-				int a = toLocalAt + 12 * i;
-				// affine.point and affine.vector, sums left to right.
-				precise double ox = topD[a] * o.x + topD[a + 1] * o.y + topD[a + 2] * o.z + topD[a + 3];
-				precise double oy = topD[a + 4] * o.x + topD[a + 5] * o.y + topD[a + 6] * o.z + topD[a + 7];
-				precise double oz = topD[a + 8] * o.x + topD[a + 9] * o.y + topD[a + 10] * o.z + topD[a + 11];
-				precise double dx = topD[a] * d.x + topD[a + 1] * d.y + topD[a + 2] * d.z;
-				precise double dy = topD[a + 4] * d.x + topD[a + 5] * d.y + topD[a + 6] * d.z;
-				precise double dz = topD[a + 8] * d.x + topD[a + 9] * d.y + topD[a + 10] * d.z;
-				tmax = intersect(topI[rootsAt + i], dvec3(ox, oy, oz), dvec3(dx, dy, dz), tmax);
-			}
-		}
-		if (overflow) {
-			break;
-		}
-		if (descend) {
-			continue;
-		}
-		bool found = false;
-		while (sp > 0) {
-			sp--;
-			if (topT[sp] <= tmax) {
-				cur = topNode[sp];
-				found = true;
+			if (done) {
 				break;
 			}
 		}
-		if (!found) {
-			break;
+		if (enter) {
+			mapRay(inst, wo, wd, o, d, inv, neg);
+			inGeom = true;
+			base = sp;
+			cur = instI[inst];
 		}
 	}
 	// NaN marks a ray whose stack overflowed: the host casts it again.

@@ -16,14 +16,14 @@ import (
 var shaderSource string
 
 // groupSize is the shader's local_size_x.
-const groupSize = 64
+const groupSize = 256
 
 // The shader's storage-buffer bindings.
 const (
-	bufTopD = iota
-	bufTopI
-	bufGeomD
-	bufGeomI
+	bufNodeD = iota
+	bufNodeI
+	bufInstD
+	bufInstI
 	bufPacks
 	bufRayD
 	bufRayI
@@ -43,10 +43,8 @@ type Caster struct {
 	src     *raycast.Caster
 	builds  int // src.Builds() when last uploaded
 	geomLen int // len(flat.GeomRefs) uploaded
-	topD    []float64
-	topI    []int32
-	toLocal int // where ToLocal starts in topD
-	roots   int // where Roots starts in topI
+	topRefs []int32
+	topRoot int // the instance hierarchy's root, after the geometries' nodes
 	rayD    []float64
 	rayI    []int32
 	out     []float64
@@ -123,28 +121,47 @@ func (g *Caster) Sync(c *raycast.Caster) error {
 		return err
 	}
 	f := &g.flat
-	g.topD = append(append(g.topD[:0], f.TopNodes...), f.ToLocal...)
-	g.toLocal = len(f.TopNodes)
-	g.topI = append(append(g.topI[:0], f.TopRefs...), f.Roots...)
-	g.roots = len(f.TopRefs)
-	geoms := len(f.GeomRefs) != g.geomLen || g.geomLen == 0
+	// The instance hierarchy's nodes go after the geometries' (which are
+	// sent again only when new ones came), its inner references rebased.
+	g.topRoot = len(f.GeomRefs) / raycast.NodeInts
+	g.topRefs = g.topRefs[:0]
+	for _, r := range f.TopRefs {
+		if r > 0 {
+			r += int32(g.topRoot)
+		}
+		g.topRefs = append(g.topRefs, r)
+	}
 	err := g.ctx.Do(func(gs *gls.GLS) error {
-		if err := gpu.Upload(gs, g.bufs[bufTopD], g.topD); err != nil {
+		nd, ni := g.bufs[bufNodeD], g.bufs[bufNodeI]
+		growD, err := nd.Reserve(gs, 8*(len(f.GeomNodes)+len(f.TopNodes)))
+		if err != nil {
 			return err
 		}
-		if err := gpu.Upload(gs, g.bufs[bufTopI], g.topI); err != nil {
+		growI, err := ni.Reserve(gs, 4*(len(f.GeomRefs)+len(f.TopRefs)))
+		if err != nil {
 			return err
 		}
-		if !geoms {
-			return nil
+		if growD || growI || len(f.GeomRefs) != g.geomLen {
+			if err := gpu.UploadAt(gs, nd, 0, f.GeomNodes); err != nil {
+				return err
+			}
+			if err := gpu.UploadAt(gs, ni, 0, f.GeomRefs); err != nil {
+				return err
+			}
+			if err := gpu.Upload(gs, g.bufs[bufPacks], f.Packs); err != nil {
+				return err
+			}
 		}
-		if err := gpu.Upload(gs, g.bufs[bufGeomD], f.GeomNodes); err != nil {
+		if err := gpu.UploadAt(gs, nd, len(f.GeomNodes), f.TopNodes); err != nil {
 			return err
 		}
-		if err := gpu.Upload(gs, g.bufs[bufGeomI], f.GeomRefs); err != nil {
+		if err := gpu.UploadAt(gs, ni, len(f.GeomRefs), g.topRefs); err != nil {
 			return err
 		}
-		return gpu.Upload(gs, g.bufs[bufPacks], f.Packs)
+		if err := gpu.Upload(gs, g.bufs[bufInstD], f.ToLocal); err != nil {
+			return err
+		}
+		return gpu.Upload(gs, g.bufs[bufInstI], f.Roots)
 	})
 	if err != nil {
 		return fmt.Errorf("gpucast: sending the hierarchy: %w", err)
@@ -181,8 +198,8 @@ func (g *Caster) CastBatch(sets []raycast.Rays) error {
 		if rs.Prepare != nil {
 			rs.Prepare(0, len(rs.Dirs))
 		}
-		set := int32(len(origins) / 3)
-		origins = append(origins, rs.Origin[0], rs.Origin[1], rs.Origin[2])
+		set := int32(len(origins) / 4)
+		origins = append(origins, rs.Origin[0], rs.Origin[1], rs.Origin[2], 0)
 		for i, d := range rs.Dirs {
 			b := rs.TMax
 			if rs.Bounds != nil {
@@ -199,7 +216,7 @@ func (g *Caster) CastBatch(sets []raycast.Rays) error {
 	if n > math.MaxInt32/4 {
 		return fmt.Errorf("gpucast: %d rays in one batch are too many", n)
 	}
-	originsAt := len(g.rayD)
+	originsAt := len(g.rayD) / 4 // in dvec4
 	g.rayD = append(g.rayD, origins...)
 	if cap(g.out) < n {
 		g.out = make([]float64, n)
@@ -217,8 +234,7 @@ func (g *Caster) CastBatch(sets []raycast.Rays) error {
 		}
 		err := g.prog.Dispatch(gs, (n+groupSize-1)/groupSize, g.bufs,
 			gpu.Uniform{Name: "nRays", Value: int32(n)},
-			gpu.Uniform{Name: "toLocalAt", Value: int32(g.toLocal)},
-			gpu.Uniform{Name: "rootsAt", Value: int32(g.roots)},
+			gpu.Uniform{Name: "topRoot", Value: int32(g.topRoot)},
 			gpu.Uniform{Name: "originsAt", Value: int32(originsAt)})
 		if err != nil {
 			return err

@@ -14,9 +14,10 @@ import (
 // A node of either hierarchy is NodeDoubles float64s of boxes, child k's
 // box being lo[axis] at [axis*4+k] and hi[axis] at [12+axis*4+k] (its
 // binary build's box as it was; the traversal widens the exit distance by
-// Robust), and NodeInts int32s of references: four children, then how many
-// are in use. A child reference c >= 0 is an inner node; c < 0 is a leaf
-// of count = ^c & 7 items from first = ^c >> 3. The instance hierarchy's
+// Robust), and NodeInts int32s of references, one per child. A child
+// reference c > 0 is an inner node; c < 0 is a leaf of count = ^c & 7
+// items from first = ^c >> 3; c == 0 is no child (no node has the root for
+// a child). The children in use come first, as the traversal visits them. The instance hierarchy's
 // leaves name instances (in Instances order); a geometry's leaves name
 // packets of four triangles (in Packs order, over all geometries).
 //
@@ -54,7 +55,7 @@ type Flat struct {
 // Sizes of Flat's records, in elements.
 const (
 	NodeDoubles   = 24
-	NodeInts      = 5
+	NodeInts      = 4
 	PackDoubles   = 36
 	AffineDoubles = 12
 )
@@ -128,7 +129,7 @@ func appendNodes(boxes []float64, refs []int32, nodes []node4, node, leaf int32)
 			switch {
 			case k >= int(nd.n):
 				ref = 0
-			case ref >= 0:
+			case ref > 0:
 				ref += node
 			default:
 				l := ^ref
@@ -136,7 +137,6 @@ func appendNodes(boxes []float64, refs []int32, nodes []node4, node, leaf int32)
 			}
 			refs = append(refs, ref)
 		}
-		refs = append(refs, nd.n)
 	}
 	return boxes, refs
 }
