@@ -220,6 +220,8 @@ static void (*sv_glGetBufferSubData)(sv_GLenum, sv_GLintptr, sv_GLsizeiptr, void
 static void (*sv_glBindBufferBase)(sv_GLenum, sv_GLuint, sv_GLuint);
 static void (*sv_glDispatchCompute)(sv_GLuint, sv_GLuint, sv_GLuint);
 static void (*sv_glMemoryBarrier)(unsigned int);
+static void (*sv_glActiveTexture)(sv_GLenum);
+static void (*sv_glTexBuffer)(sv_GLenum, sv_GLenum, sv_GLuint);
 
 #define SV_LOAD(name) \
 	if (!(*(void **)&sv_##name = sv_eglGetProcAddress(#name))) { \
@@ -317,6 +319,8 @@ static int sv_compute_load(void) {
 	SV_LOAD(glBindBufferBase)
 	SV_LOAD(glDispatchCompute)
 	SV_LOAD(glMemoryBarrier)
+	SV_LOAD(glActiveTexture)
+	SV_LOAD(glTexBuffer)
 	return 0;
 }
 
@@ -370,16 +374,37 @@ static void sv_GetBufferSubData(sv_GLuint id, sv_GLintptr off, sv_GLsizeiptr siz
 	sv_glGetBufferSubData(0x90D2, off, size, data);
 	sv_glBindBuffer(0x90D2, 0);
 }
+// sv_BufferTexture makes a buffer texture of buffer id, its texels of
+// format fmt; 0 on failure. The texture unit in use is left as it was.
+static sv_GLuint sv_BufferTexture(sv_GLuint id, sv_GLenum fmt) {
+	sv_GLuint tex = 0;
+	sv_glGenTextures(1, &tex);
+	if (!tex) {
+		return 0;
+	}
+	sv_glBindTexture(0x8C2A, tex); // GL_TEXTURE_BUFFER
+	sv_glTexBuffer(0x8C2A, fmt, id);
+	sv_glBindTexture(0x8C2A, 0);
+	return tex;
+}
 // sv_Dispatch runs prog over groups work groups with the storage buffers
-// bufs[i] at binding i and the int uniforms given, then puts the program
-// in use before back (g3n keeps its own idea of it).
-static void sv_Dispatch(sv_GLuint prog, const sv_GLuint *bufs, int nbufs, const sv_GLint *locs, const sv_GLint *vals, int nuni, sv_GLuint groups) {
-	sv_GLint prev = 0;
-	sv_glGetIntegerv(0x8B8D, &prev); // GL_CURRENT_PROGRAM
+// bufs[i] at binding i, the buffer textures texs[i] on texture unit
+// units[i] and the int uniforms given, then puts the program and the
+// active texture unit in use before back (g3n keeps its own idea of them).
+static void sv_Dispatch(sv_GLuint prog, const sv_GLuint *bufs, int nbufs, const sv_GLuint *texs, const sv_GLint *units, int ntex,
+	const sv_GLint *locs, const sv_GLint *vals, int nuni, sv_GLuint groups) {
+	sv_GLint prev = 0, active = 0;
+	sv_glGetIntegerv(0x8B8D, &prev);   // GL_CURRENT_PROGRAM
+	sv_glGetIntegerv(0x84E0, &active); // GL_ACTIVE_TEXTURE
 	sv_glUseProgram(prog);
 	for (int i = 0; i < nbufs; i++) {
 		sv_glBindBufferBase(0x90D2, (sv_GLuint)i, bufs[i]);
 	}
+	for (int i = 0; i < ntex; i++) {
+		sv_glActiveTexture(0x84C0 + (sv_GLenum)units[i]); // GL_TEXTURE0 + unit
+		sv_glBindTexture(0x8C2A, texs[i]);
+	}
+	sv_glActiveTexture((sv_GLenum)active);
 	for (int i = 0; i < nuni; i++) {
 		sv_glUniform1i(locs[i], vals[i]);
 	}
@@ -607,14 +632,20 @@ func glBufferSubData(id uint32, off, size int, data unsafe.Pointer) {
 func glGetBufferSubData(id uint32, off, size int, data unsafe.Pointer) {
 	C.sv_GetBufferSubData(C.sv_GLuint(id), C.sv_GLintptr(off), C.sv_GLsizeiptr(size), data)
 }
-func glDispatch(prog uint32, bufs []uint32, locs, vals []int32, groups int) {
-	var b *C.sv_GLuint
+func glBufferTexture(id, format uint32) uint32 {
+	return uint32(C.sv_BufferTexture(C.sv_GLuint(id), C.sv_GLenum(format)))
+}
+func glDispatch(prog uint32, bufs, texs []uint32, units, locs, vals []int32, groups int) {
+	var b, t *C.sv_GLuint
 	if len(bufs) > 0 {
 		b = (*C.sv_GLuint)(unsafe.Pointer(&bufs[0]))
 	}
-	var l, v *C.sv_GLint
+	var u, l, v *C.sv_GLint
+	if len(texs) > 0 {
+		t, u = (*C.sv_GLuint)(unsafe.Pointer(&texs[0])), (*C.sv_GLint)(unsafe.Pointer(&units[0]))
+	}
 	if len(locs) > 0 {
 		l, v = (*C.sv_GLint)(unsafe.Pointer(&locs[0])), (*C.sv_GLint)(unsafe.Pointer(&vals[0]))
 	}
-	C.sv_Dispatch(C.sv_GLuint(prog), b, C.int(len(bufs)), l, v, C.int(len(locs)), C.sv_GLuint(groups))
+	C.sv_Dispatch(C.sv_GLuint(prog), b, C.int(len(bufs)), t, u, C.int(len(texs)), l, v, C.int(len(locs)), C.sv_GLuint(groups))
 }

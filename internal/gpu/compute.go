@@ -56,11 +56,20 @@ type Uniform struct {
 	Value int32
 }
 
+// TextureUnit binds a storage buffer's texture view (StorageBuffer.Texture)
+// to a texture unit for Dispatch: the shader's buffer sampler declared
+// with layout(binding = Unit).
+type TextureUnit struct {
+	Unit   int
+	Buffer *StorageBuffer
+}
+
 // Dispatch runs p over groups work groups (in x), with bufs[i] bound at
-// storage-buffer binding i and the given int uniforms set, and makes its
-// writes visible to the reads that follow. The program in use before is
-// put back: g3n keeps track of it. Must be called inside Do.
-func (p *ComputeProgram) Dispatch(gs *gls.GLS, groups int, bufs []*StorageBuffer, uniforms ...Uniform) error {
+// storage-buffer binding i, the texture views given on their units and the
+// int uniforms set, and makes its writes visible to the reads that follow.
+// The program and texture unit in use before are put back: g3n keeps
+// track of them. Must be called inside Do.
+func (p *ComputeProgram) Dispatch(gs *gls.GLS, groups int, bufs []*StorageBuffer, texs []TextureUnit, uniforms ...Uniform) error {
 	if p.id == 0 {
 		return errors.New("gpu: Dispatch of a deleted compute program")
 	}
@@ -74,6 +83,14 @@ func (p *ComputeProgram) Dispatch(gs *gls.GLS, groups int, bufs []*StorageBuffer
 		}
 		ids[i] = b.id
 	}
+	tids := make([]uint32, len(texs))
+	units := make([]int32, len(texs))
+	for i, t := range texs {
+		if t.Buffer == nil || t.Buffer.tex == 0 {
+			return fmt.Errorf("gpu: Dispatch: texture unit %d has no buffer texture", t.Unit)
+		}
+		tids[i], units[i] = t.Buffer.tex, int32(t.Unit)
+	}
 	locs := make([]int32, len(uniforms))
 	vals := make([]int32, len(uniforms))
 	for i, u := range uniforms {
@@ -85,7 +102,7 @@ func (p *ComputeProgram) Dispatch(gs *gls.GLS, groups int, bufs []*StorageBuffer
 		locs[i], vals[i] = l, u.Value
 	}
 	drainGLErrors()
-	glDispatch(p.id, ids, locs, vals, groups)
+	glDispatch(p.id, ids, tids, units, locs, vals, groups)
 	if err := glErrors(); err != nil {
 		return fmt.Errorf("gpu: dispatching %d compute groups: %w", groups, err)
 	}
@@ -105,7 +122,34 @@ func (p *ComputeProgram) Delete(gs *gls.GLS) {
 // lie in it as they lie in Go memory).
 type StorageBuffer struct {
 	id   uint32
-	size int // bytes allocated
+	size int    // bytes allocated
+	tex  uint32 // its buffer texture (Texture), 0 if none
+}
+
+// Texel formats of a buffer's texture view (Texture).
+const (
+	TexelRGBA32UI = 0x8D70 // four uint32: two float64 (packDouble2x32)
+	TexelRGBA32I  = 0x8D82 // four int32
+)
+
+// Texture gives the buffer a texture view of the given texel format, so
+// that shaders read it with texelFetch: on some implementations
+// (llvmpipe) a texel fetch gathers lanes far faster than a storage-buffer
+// load. A buffer has one view; a later call keeps the first. Must be
+// called inside Do.
+func (b *StorageBuffer) Texture(gs *gls.GLS, format uint32) error {
+	if b.tex != 0 {
+		return nil
+	}
+	if _, err := b.Reserve(gs, 64); err != nil { // a texture needs storage
+		return err
+	}
+	drainGLErrors()
+	b.tex = glBufferTexture(b.id, format)
+	if err := glErrors(); err != nil || b.tex == 0 {
+		return fmt.Errorf("gpu: making a buffer texture: %v", err)
+	}
+	return nil
 }
 
 // NewStorageBuffer makes an empty storage buffer. Must be called inside Do,
@@ -194,6 +238,10 @@ func Read[T float64 | float32 | int32 | uint32](gs *gls.GLS, b *StorageBuffer, d
 
 // Delete frees the buffer. Must be called inside Do.
 func (b *StorageBuffer) Delete(gs *gls.GLS) {
+	if b.tex != 0 {
+		glDeleteTexture(b.tex)
+		b.tex = 0
+	}
 	if b.id != 0 {
 		glDeleteBuffer(b.id)
 		b.id, b.size = 0, 0

@@ -12,11 +12,14 @@ layout(local_size_x = 256) in;
 // references an ivec4; a packet nine dvec4 (v0, e1, e2, by axis). The
 // geometries' nodes come first, then the instance hierarchy's, from
 // topRoot on (its inner references rebased onto it).
-layout(std430, binding = 0) readonly buffer NodeD { dvec4 nodeD[]; };
-layout(std430, binding = 1) readonly buffer NodeI { ivec4 nodeI[]; };
-layout(std430, binding = 2) readonly buffer InstD { dvec4 instD[]; }; // ToLocal, 3 per instance
+// They are read through buffer textures (two float64 per RGBA32UI texel):
+// llvmpipe gathers texels for all lanes at once, where it loads storage
+// buffers lane by lane.
+layout(binding = 12) uniform usamplerBuffer nodeD;
+layout(binding = 13) uniform isamplerBuffer nodeI;
+layout(binding = 14) uniform usamplerBuffer instD; // ToLocal, 3 dvec4 per instance
+layout(binding = 15) uniform usamplerBuffer packs;
 layout(std430, binding = 3) readonly buffer InstI { int instI[]; };   // Roots
-layout(std430, binding = 4) readonly buffer Packs { dvec4 packs[]; };
 layout(std430, binding = 5) readonly buffer RayD { dvec4 rayD[]; };   // per ray dx dy dz bound, then per set ox oy oz 0
 layout(std430, binding = 6) readonly buffer RayI { int raySet[]; };
 layout(std430, binding = 7) writeonly buffer Out { double outT[]; };
@@ -64,6 +67,13 @@ bvec4 entry(dvec4 lo[3], dvec4 hi[3], dvec3 o, dvec3 inv, bvec3 neg, double tmax
 	return not(greaterThan(t, u));
 }
 
+// fetch4 reads dvec4 i of a buffer of float64.
+dvec4 fetch4(usamplerBuffer b, int i) {
+	uvec4 p = texelFetch(b, 2 * i);
+	uvec4 q = texelFetch(b, 2 * i + 1);
+	return dvec4(packDouble2x32(p.xy), packDouble2x32(p.zw), packDouble2x32(q.xy), packDouble2x32(q.zw));
+}
+
 bvec4 and4(bvec4 a, bvec4 b) { return bvec4(a.x && b.x, a.y && b.y, a.z && b.z, a.w && b.w); }
 
 // rank is child k's place among the entered children, nearest first, the
@@ -83,9 +93,9 @@ int rank(dvec4 t, bvec4 in4, int k) {
 // or tmax. Each lane is triangle.hitBary; the lanes are taken in order.
 double hitPacket(int p, dvec3 o, dvec3 d, double tmax) {
 	int b = p * 9;
-	dvec4 v0x = packs[b], v0y = packs[b + 1], v0z = packs[b + 2];
-	dvec4 e1x = packs[b + 3], e1y = packs[b + 4], e1z = packs[b + 5];
-	dvec4 e2x = packs[b + 6], e2y = packs[b + 7], e2z = packs[b + 8];
+	dvec4 v0x = fetch4(packs, b), v0y = fetch4(packs, b + 1), v0z = fetch4(packs, b + 2);
+	dvec4 e1x = fetch4(packs, b + 3), e1y = fetch4(packs, b + 4), e1z = fetch4(packs, b + 5);
+	dvec4 e2x = fetch4(packs, b + 6), e2y = fetch4(packs, b + 7), e2z = fetch4(packs, b + 8);
 	// p = cross(d, e2)
 	precise dvec4 px = d.y * e2z - d.z * e2y;
 	precise dvec4 py = d.z * e2x - d.x * e2z;
@@ -124,7 +134,7 @@ double hitPacket(int p, dvec3 o, dvec3 d, double tmax) {
 // affine.vector, sums left to right) and prepares it (ray.set).
 void mapRay(int i, dvec3 wo, dvec3 wd, out dvec3 o, out dvec3 d, out dvec3 inv, out bvec3 neg) {
 	int a = 3 * i;
-	dvec4 r0 = instD[a], r1 = instD[a + 1], r2 = instD[a + 2];
+	dvec4 r0 = fetch4(instD, a), r1 = fetch4(instD, a + 1), r2 = fetch4(instD, a + 2);
 	precise double ox = r0.x * wo.x + r0.y * wo.y + r0.z * wo.z + r0.w;
 	precise double oy = r1.x * wo.x + r1.y * wo.y + r1.z * wo.z + r1.w;
 	precise double oz = r2.x * wo.x + r2.y * wo.y + r2.z * wo.z + r2.w;
@@ -175,9 +185,9 @@ void main() {
 		bool pop = true;    // take a node left for later
 		if (cur >= 0) {
 			int b = cur * 6;
-			dvec4 lo[3] = dvec4[3](nodeD[b], nodeD[b + 1], nodeD[b + 2]);
-			dvec4 hi[3] = dvec4[3](nodeD[b + 3], nodeD[b + 4], nodeD[b + 5]);
-			ivec4 refs = nodeI[cur];
+			dvec4 lo[3] = dvec4[3](fetch4(nodeD, b), fetch4(nodeD, b + 1), fetch4(nodeD, b + 2));
+			dvec4 hi[3] = dvec4[3](fetch4(nodeD, b + 3), fetch4(nodeD, b + 4), fetch4(nodeD, b + 5));
+			ivec4 refs = texelFetch(nodeI, cur);
 			dvec4 t0;
 			bvec4 in4 = and4(entry(lo, hi, o, inv, neg, tmax, t0), notEqual(refs, ivec4(0)));
 			int m = int(in4.x) + int(in4.y) + int(in4.z) + int(in4.w);

@@ -31,6 +31,19 @@ const (
 	nBufs
 )
 
+// textureUnits are the buffers the shader reads as buffer textures, on
+// the units its samplers are bound to.
+var textureUnits = []struct {
+	buf    int
+	unit   int
+	format uint32
+}{
+	{bufNodeD, 12, gpu.TexelRGBA32UI},
+	{bufNodeI, 13, gpu.TexelRGBA32I},
+	{bufInstD, 14, gpu.TexelRGBA32UI},
+	{bufPacks, 15, gpu.TexelRGBA32UI},
+}
+
 // Caster casts rays on a GPU context against the hierarchy of a
 // raycast.Caster (see Sync). It is used from one goroutine at a time; its
 // GL work runs in the context's Do.
@@ -38,6 +51,7 @@ type Caster struct {
 	ctx  *gpu.Context
 	prog *gpu.ComputeProgram
 	bufs []*gpu.StorageBuffer
+	texs []gpu.TextureUnit
 
 	flat    raycast.Flat
 	src     *raycast.Caster
@@ -69,6 +83,14 @@ func New(ctx *gpu.Context) (*Caster, error) {
 				return err
 			}
 			g.bufs = append(g.bufs, b)
+		}
+		// The hierarchy is read through texture views (see cast.glsl).
+		for i, tu := range textureUnits {
+			if err := g.bufs[tu.buf].Texture(gs, tu.format); err != nil {
+				g.free(gs)
+				return err
+			}
+			g.texs = append(g.texs, gpu.TextureUnit{Unit: tu.unit, Buffer: g.bufs[textureUnits[i].buf]})
 		}
 		return nil
 	})
@@ -232,7 +254,7 @@ func (g *Caster) CastBatch(sets []raycast.Rays) error {
 		if err := gpu.Upload(gs, g.bufs[bufOut], g.out); err != nil { // room for the results
 			return err
 		}
-		err := g.prog.Dispatch(gs, (n+groupSize-1)/groupSize, g.bufs,
+		err := g.prog.Dispatch(gs, (n+groupSize-1)/groupSize, g.bufs, g.texs,
 			gpu.Uniform{Name: "nRays", Value: int32(n)},
 			gpu.Uniform{Name: "topRoot", Value: int32(g.topRoot)},
 			gpu.Uniform{Name: "originsAt", Value: int32(originsAt)})
