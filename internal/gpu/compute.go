@@ -130,6 +130,7 @@ type StorageBuffer struct {
 const (
 	TexelRGBA32UI = 0x8D70 // four uint32: two float64 (packDouble2x32)
 	TexelRGBA32I  = 0x8D82 // four int32
+	TexelR32I     = 0x8235 // one int32
 )
 
 // Texture gives the buffer a texture view of the given texel format, so

@@ -19,7 +19,7 @@ layout(binding = 12) uniform usamplerBuffer nodeD;
 layout(binding = 13) uniform isamplerBuffer nodeI;
 layout(binding = 14) uniform usamplerBuffer instD; // ToLocal, 3 dvec4 per instance
 layout(binding = 15) uniform usamplerBuffer packs;
-layout(std430, binding = 3) readonly buffer InstI { int instI[]; };   // Roots
+layout(binding = 11) uniform isamplerBuffer instI; // Roots
 layout(std430, binding = 5) readonly buffer RayD { dvec4 rayD[]; };   // per ray dx dy dz bound, then per set ox oy oz 0
 layout(std430, binding = 6) readonly buffer RayI { int raySet[]; };
 layout(std430, binding = 7) writeonly buffer Out { double outT[]; };
@@ -30,7 +30,7 @@ uniform int originsAt; // where the origins start in rayD
 
 // One stack for both levels: a geometry's entries above the instance
 // hierarchy's.
-const int STACK = 96;
+const int STACK = 64;
 #define ROBUST ROBUST_VALUE
 #define INF packDouble2x32(uvec2(0u, 0x7ff00000u))
 
@@ -262,7 +262,7 @@ void main() {
 			mapRay(inst, wo, wd, o, d, inv, neg);
 			inGeom = true;
 			base = sp;
-			cur = instI[inst];
+			cur = texelFetch(instI, inst).x;
 		}
 	}
 	// NaN marks a ray whose stack overflowed: the host casts it again.

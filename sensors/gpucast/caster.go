@@ -42,6 +42,7 @@ var textureUnits = []struct {
 	{bufNodeI, 13, gpu.TexelRGBA32I},
 	{bufInstD, 14, gpu.TexelRGBA32UI},
 	{bufPacks, 15, gpu.TexelRGBA32UI},
+	{bufInstI, 11, gpu.TexelR32I},
 }
 
 // Caster casts rays on a GPU context against the hierarchy of a
