@@ -150,40 +150,87 @@ void mapRay(int i, dvec3 wo, dvec3 wd, out dvec3 o, out dvec3 d, out dvec3 inv, 
 	}
 }
 
+// The traversal's state: the ray of the level being traversed (the
+// world's, or mapped into the instance whose geometry is), the stack
+// (a geometry's entries lie above base), the node or leaf to take next.
+dvec3 wo, wd, winv;
+bvec3 wneg;
+dvec3 o, d, inv;
+bvec3 neg;
+bool inGeom;
+int inst, instEnd;
+int sp, base, cur;
+double tmax;
+
+// popNext is popNear within the level: it sets cur to the next node left
+// for later that the ray enters no farther than tmax. A geometry done
+// goes back to the instance hierarchy, to its leaf's next instance if it
+// has one (cur is then a leaf of the instances left). It returns false
+// when nothing is left.
+bool popNext() {
+	while (true) {
+		while (sp > base) {
+			sp--;
+			if (stackT[sp] <= tmax) {
+				cur = stackNode[sp];
+				return true;
+			}
+		}
+		if (!inGeom) {
+			return false;
+		}
+		inGeom = false;
+		base = 0;
+		o = wo;
+		d = wd;
+		inv = winv;
+		neg = wneg;
+		inst++;
+		if (inst < instEnd) {
+			cur = ~(inst << 3 | (instEnd - inst));
+			return true;
+		}
+	}
+	return false;
+}
+
 // main is castHinted (without its hint) with Geometry.intersectGo run
-// inside it, in one loop: each pass visits one node or tests one leaf of
-// either level, so that neighbouring rays (the SIMD lanes of a software
-// rasterizer, the threads of a warp) step together whether they are in
-// the instance hierarchy or in a geometry's.
+// inside it. The loops are those of while-while traversal (Aila and
+// Laine): nodes of either level until every lane holds a leaf, then one
+// leaf test or instance entry. A SIMD machine (llvmpipe's lanes, a warp)
+// runs every branch of a loop's body for all lanes, masked: a body
+// holding only the node test keeps the triangle test and the ray mapping
+// out of the many node steps.
 void main() {
 	int ri = int(gl_GlobalInvocationID.x);
 	if (ri >= nRays) {
 		return;
 	}
 	int set = raySet[ri];
-	dvec3 wo = rayD[originsAt + set].xyz;
+	wo = rayD[originsAt + set].xyz;
 	dvec4 rd4 = rayD[ri];
-	dvec3 wd = rd4.xyz;
+	wd = rd4.xyz;
 	double bound = rd4.w;
-	double tmax = bound;
-	precise dvec3 winv = dvec3(1.0LF / wd.x, 1.0LF / wd.y, 1.0LF / wd.z);
-	bvec3 wneg;
+	tmax = bound;
+	precise dvec3 wi = dvec3(1.0LF / wd.x, 1.0LF / wd.y, 1.0LF / wd.z);
+	winv = wi;
 	for (int a = 0; a < 3; a++) {
 		wneg[a] = unpackDouble2x32(winv[a]).y >= 0x80000000u;
 	}
-	// The ray of the level being traversed: the world's, or mapped into
-	// the instance whose geometry is.
-	dvec3 o = wo, d = wd, inv = winv;
-	bvec3 neg = wneg;
-	bool inGeom = false;
-	int inst = 0, instEnd = 0;
-	int sp = 0, base = 0; // a geometry's entries lie above base
-	int cur = topRoot;
+	o = wo;
+	d = wd;
+	inv = winv;
+	neg = wneg;
+	inGeom = false;
+	inst = 0;
+	instEnd = 0;
+	sp = 0;
+	base = 0;
+	cur = topRoot;
 	bool overflow = false;
-	while (true) {
-		bool enter = false; // go into instance inst's geometry
-		bool pop = true;    // take a node left for later
-		if (cur >= 0) {
+	bool done = false;
+	while (!done) {
+		while (cur >= 0) {
 			int b = cur * 6;
 			dvec4 lo[3] = dvec4[3](fetch4(nodeD, b), fetch4(nodeD, b + 1), fetch4(nodeD, b + 2));
 			dvec4 hi[3] = dvec4[3](fetch4(nodeD, b + 3), fetch4(nodeD, b + 4), fetch4(nodeD, b + 5));
@@ -191,74 +238,45 @@ void main() {
 			dvec4 t0;
 			bvec4 in4 = and4(entry(lo, hi, o, inv, neg, tmax, t0), notEqual(refs, ivec4(0)));
 			int m = int(in4.x) + int(in4.y) + int(in4.z) + int(in4.w);
-			if (m > 0) {
-				if (sp + m - 1 > STACK) {
-					overflow = true;
+			if (m == 0) {
+				if (!popNext()) {
+					done = true;
 					break;
 				}
-				// pushFar: the nearest is visited next, the others are
-				// left for later farthest first.
-				for (int k = 0; k < 4; k++) {
-					if (in4[k]) {
-						int r = rank(t0, in4, k);
-						if (r == 0) {
-							cur = refs[k];
-						} else {
-							stackNode[sp + m - 1 - r] = refs[k];
-							stackT[sp + m - 1 - r] = t0[k];
-						}
+				continue;
+			}
+			if (sp + m - 1 > STACK) {
+				overflow = true;
+				done = true;
+				break;
+			}
+			// pushFar: the nearest is visited next, the others are left
+			// for later farthest first.
+			for (int k = 0; k < 4; k++) {
+				if (in4[k]) {
+					int r = rank(t0, in4, k);
+					if (r == 0) {
+						cur = refs[k];
+					} else {
+						stackNode[sp + m - 1 - r] = refs[k];
+						stackT[sp + m - 1 - r] = t0[k];
 					}
 				}
-				sp += m - 1;
-				pop = false;
 			}
-		} else if (inGeom) {
+			sp += m - 1;
+		}
+		if (done) {
+			break;
+		}
+		if (inGeom) {
 			tmax = hitPacket((~cur) >> 3, o, d, tmax);
+			if (!popNext()) {
+				break;
+			}
 		} else {
 			// A leaf of instances: the first one's geometry.
 			inst = (~cur) >> 3;
 			instEnd = inst + ((~cur) & 7);
-			enter = true;
-			pop = false;
-		}
-		if (pop) {
-			// popNear, within the level; a geometry done goes on to the
-			// leaf's next instance, or back to the instance hierarchy.
-			bool done = false;
-			while (true) {
-				bool found = false;
-				while (sp > base) {
-					sp--;
-					if (stackT[sp] <= tmax) {
-						cur = stackNode[sp];
-						found = true;
-						break;
-					}
-				}
-				if (found) {
-					break;
-				}
-				if (!inGeom) {
-					done = true;
-					break;
-				}
-				inGeom = false;
-				base = 0;
-				o = wo;
-				d = wd;
-				inv = winv;
-				neg = wneg;
-				inst++;
-				if (inst < instEnd) {
-					enter = true;
-					break;
-				}
-			}
-			if (done) {
-				break;
-			}
-		}
-		if (enter) {
 			mapRay(inst, wo, wd, o, d, inv, neg);
 			inGeom = true;
 			base = sp;
