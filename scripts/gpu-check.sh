@@ -7,6 +7,7 @@
 #
 #   scripts/gpu-check.sh [--quick] [--bin BIN] [--scenes DIR] [--seconds S]
 #                        [--timeout S] [--backends "gpu cpu"] [--keep DIR]
+#                        [--gpucast TESTBIN]
 #
 # For each backend (gpu, then cpu) it runs `simvis bench --backend B` over
 #   MARVIN        scenes/marvin/scene.xml, every sensor;
@@ -27,6 +28,12 @@
 # there). --quick is --seconds 0.1 --timeout 40: for llvmpipe and other
 # software renderers, whose GPU frames of a million triangles take a second.
 #
+# Where bin/gpucast.test exists (built beforehand: go test -c -o
+# bin/gpucast.test ./sensors/gpucast; --gpucast names another), it then runs
+# the compute caster's bit-for-bit tests against the CPU caster and its
+# benchmark (the 150 scanners of 50 MARVINs and the 1M-triangle cave in one
+# dispatch each, against CastBatch on all cores) and prints their lines.
+#
 # On an NVIDIA machine without the EGL loader (a bare container), the EGL
 # libraries travel with the binary as Debian packages in .gl/ (see the device
 # notes, ../shared/NOTES.md): run as root, the script unpacks them when
@@ -40,6 +47,7 @@ SECS=1
 TIMEOUT=60
 BACKENDS="gpu cpu"
 KEEP=""
+GPUCAST=bin/gpucast.test
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) SECS=0.1 TIMEOUT=40 ;;
@@ -49,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=$2; shift ;;
 	--backends) BACKENDS=$2; shift ;;
 	--keep) KEEP=$2; shift ;;
+	--gpucast) GPUCAST=$2; shift ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "gpu-check: unknown argument $1 (--help)" >&2; exit 2 ;;
 	esac
@@ -61,6 +70,7 @@ abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 [ "$BIN" = bin/simvis ] || BIN=$(abs "$BIN")
 [ "$SCENES" = out/bench ] || SCENES=$(abs "$SCENES")
 [ -z "$KEEP" ] || KEEP=$(abs "$KEEP")
+[ "$GPUCAST" = bin/gpucast.test ] || GPUCAST=$(abs "$GPUCAST")
 cd "$(dirname "$0")/.." || exit 2
 if [ ! -x "$BIN" ]; then
 	echo "gpu-check: no simvis binary at $BIN: build it beforehand (make build), this script builds nothing" >&2
@@ -172,3 +182,18 @@ awk -F'\t' -v backends="$BACKENDS" '
 		}
 	}
 ' "$rows"
+
+# The compute caster (sensors/gpucast): its tests (every distance bit for bit
+# the CPU caster's) and its benchmark, run from its package directory (the
+# test binary reads ../../scenes/marvin).
+if [ -x "$GPUCAST" ]; then
+	g=$(cd "$(dirname "$GPUCAST")" && pwd)/$(basename "$GPUCAST")
+	echo
+	echo "compute caster (sensors/gpucast): tests, then one cycle per op (cpu-ms/cycle: all threads)"
+	(cd sensors/gpucast && timeout "$TIMEOUT" "$g" -test.count 1 2>&1 | tail -3)
+	(cd sensors/gpucast && timeout "$TIMEOUT" "$g" -test.run '^$' -test.bench Cycle -test.benchtime "${SECS}s" 2>&1 |
+		grep -E '^(Benchmark|FAIL|panic)' || echo "gpucast benchmark: no result (timeout or failure)")
+else
+	echo
+	echo "compute caster: no test binary at $GPUCAST (go test -c -o bin/gpucast.test ./sensors/gpucast)"
+fi
