@@ -14,9 +14,10 @@ import (
 // cast), finish completes the frame once they are, given what its beams
 // cost (auto compares the backends by it).
 type pendingFrame struct {
-	cast   *raycast.Rays
-	start  time.Time
-	finish func(cost time.Duration) (*Frame, error)
+	cast    *raycast.Rays
+	start   time.Time
+	compute bool // cast on the GPU by the compute caster
+	finish  func(cost time.Duration) (*Frame, error)
 }
 
 // beginner is a sensor whose frames can be rendered in two halves, so
@@ -32,7 +33,7 @@ func (b *beamSet) pending(r *Renderer, s *scene.Scene, out []float64, frame func
 	if err != nil {
 		return pendingFrame{}, err
 	}
-	return pendingFrame{cast: m.cast, start: m.start, finish: func(cost time.Duration) (*Frame, error) {
+	return pendingFrame{cast: m.cast, start: m.start, compute: m.compute, finish: func(cost time.Duration) (*Frame, error) {
 		b.endRanges(r, s, m, cost, out)
 		return frame(m.world), nil
 	}}, nil
@@ -59,6 +60,7 @@ func RenderFrames(r *Renderer, s *scene.Scene, entries []*scene.SensorEntry, sta
 		at      []int           // entry of each waiting frame
 		sets    []raycast.Rays  // the waiting frames' beams
 		prep    []time.Duration // what each took to begin
+		onGPU   []bool          // cast by the compute caster
 	)
 	for i, se := range entries {
 		b, ok := se.Sensor.(beginner)
@@ -79,11 +81,12 @@ func RenderFrames(r *Renderer, s *scene.Scene, entries []*scene.SensorEntry, sta
 			if p.cast != nil {
 				waiting, at = append(waiting, p), append(at, i)
 				sets, prep = append(sets, *p.cast), append(prep, time.Since(p.start))
+				onGPU = append(onGPU, p.compute)
 			}
 		}()
 	}
 	if len(waiting) > 0 {
-		wall, err := r.castBatch(s, sets)
+		wall, err := r.castBatch(s, sets, onGPU)
 		work := time.Duration(0)
 		for _, rs := range sets {
 			work += rs.Work
@@ -128,7 +131,7 @@ func RenderFrames(r *Renderer, s *scene.Scene, entries []*scene.SensorEntry, sta
 // castBatch syncs the renderer's ray caster to s and casts the sets in one
 // batch; it returns the time that took. A panic there (not in one set's
 // beams, which CastBatch gives that set) is returned.
-func (r *Renderer) castBatch(s *scene.Scene, sets []raycast.Rays) (wall time.Duration, err error) {
+func (r *Renderer) castBatch(s *scene.Scene, sets []raycast.Rays, onGPU []bool) (wall time.Duration, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("the ray caster failed: %v", p)
@@ -141,6 +144,18 @@ func (r *Renderer) castBatch(s *scene.Scene, sets []raycast.Rays) (wall time.Dur
 		r.caster.c = raycast.New()
 	}
 	r.caster.c.Sync(s)
+	if cpu := r.castOnGPU(sets, onGPU); len(cpu) < len(sets) {
+		// The others in a batch of their own; Err and Work copied back.
+		rest := make([]raycast.Rays, len(cpu))
+		for k, i := range cpu {
+			rest[k] = sets[i]
+		}
+		r.caster.c.CastBatch(rest)
+		for k, i := range cpu {
+			sets[i].Err, sets[i].Work = rest[k].Err, rest[k].Work
+		}
+		return time.Since(start), nil
+	}
 	r.caster.c.CastBatch(sets)
 	return time.Since(start), nil
 }
@@ -148,9 +163,9 @@ func (r *Renderer) castBatch(s *scene.Scene, sets []raycast.Rays) (wall time.Dur
 // castOne casts one sensor's rays as castBatch does a cycle's; what would
 // be the set's error in a batch panics, for the sensor's recovery to
 // report as it reports any other panic (RenderFrames does the same).
-func (r *Renderer) castOne(s *scene.Scene, rays raycast.Rays) {
+func (r *Renderer) castOne(s *scene.Scene, rays raycast.Rays, onGPU bool) {
 	sets := [1]raycast.Rays{rays}
-	if _, err := r.castBatch(s, sets[:]); err != nil {
+	if _, err := r.castBatch(s, sets[:], []bool{onGPU}); err != nil {
 		panic(err)
 	}
 	if sets[0].Err != nil {

@@ -105,7 +105,7 @@ func (d *DepthCamera) Depth(r *Renderer, s *scene.Scene) (*DepthImage, error) {
 	if err != nil {
 		return out, err
 	}
-	r.castOne(s, *m.cast)
+	r.castOne(s, *m.cast, m.compute)
 	d.endDepth(r, s, out, m)
 	d.took(m.backend, time.Since(m.start))
 	return out, nil
@@ -159,7 +159,9 @@ func (d *DepthCamera) beginDepth(r *Renderer, s *scene.Scene) (*DepthImage, meas
 			}
 		}
 	}
-	if m.backend == BackendGPU {
+	if m.backend == BackendGPU && r.useCompute(s) {
+		m.compute = true // every pixel cast on the GPU, exactly
+	} else if m.backend == BackendGPU {
 		if err := d.candidates(r, s, &m); err != nil {
 			return nil, m, err
 		}
@@ -208,6 +210,8 @@ func (d *DepthCamera) candidates(r *Renderer, s *scene.Scene, m *measurement) er
 func (d *DepthCamera) endDepth(r *Renderer, s *scene.Scene, out *DepthImage, m measurement) {
 	if m.cand != nil {
 		d.overruled = r.settle(s, m.cast, m.cand)
+	} else if m.compute {
+		d.overruled = 0 // no candidates: every pixel cast exactly
 	}
 	if m.fills {
 		d.cpuWorld, d.cpuFresh = m.world, true
@@ -251,7 +255,7 @@ func (d *DepthCamera) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendin
 		img.Info.Stamp = st
 		return NewFrame(img.Info.Sensor, img, st)
 	}
-	return pendingFrame{cast: m.cast, start: m.start, finish: func(cost time.Duration) (*Frame, error) {
+	return pendingFrame{cast: m.cast, start: m.start, compute: m.compute, finish: func(cost time.Duration) (*Frame, error) {
 		start := time.Now()
 		d.endDepth(r, s, img, m)
 		d.took(m.backend, cost+time.Since(start))

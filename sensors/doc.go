@@ -14,9 +14,11 @@
 // nearest sensed triangle that the beam meets at a texel its material does
 // not cut away (models.Cutout: alpha masks, and blending below one half),
 // as the exact ray caster of package raycast finds it. Backend "cpu" casts
-// every beam; backend "gpu" renders which meshes each beam may meet and
-// proposes a candidate hit, which bounds the caster's search (surfaces.go
-// explains how); backend "auto" (the default but for psd) times both on
+// every beam; backend "gpu" casts every beam on the GPU with the caster's
+// own hierarchy where the context runs compute shaders (package gpucast:
+// the same bits, compute.go), else renders which meshes each beam may meet
+// and proposes a candidate hit, which bounds the caster's search
+// (surfaces.go explains how); backend "auto" (the default but for psd) times both on
 // the first frames and keeps the faster. Capture writes sensor outputs,
 // Bench measures rates and accuracy. RenderFrames renders a simulation
 // cycle's sensors, the beams of all of them cast together on all cores.

@@ -292,7 +292,7 @@ func (b *beamSet) ranges(r *Renderer, s *scene.Scene, out []float64) (mgl64.Mat4
 	if err != nil {
 		return m.world, err
 	}
-	r.castOne(s, *m.cast)
+	r.castOne(s, *m.cast, m.compute)
 	b.endRanges(r, s, m, time.Since(m.start), out)
 	return m.world, nil
 }
@@ -312,6 +312,9 @@ type measurement struct {
 	// cand is the GPU backend's candidate per beam, in world meters (+Inf
 	// where it saw none); cast looks only nearer than each (cast.Bounds).
 	cand []float64
+	// compute: the GPU backend casts the beams with the compute caster
+	// (every beam exactly, no candidates).
+	compute bool
 }
 
 // beginRanges starts measuring every beam into out: it returns the beams
@@ -342,6 +345,10 @@ func (b *beamSet) beginRanges(r *Renderer, s *scene.Scene, out []float64) (measu
 		}
 	}
 	if m.backend != BackendGPU {
+		return m, nil
+	}
+	if r.useCompute(s) {
+		m.compute = true
 		return m, nil
 	}
 	if err := r.renderSurfaces(s, m.world, b.views, &b.frame3d, modeIDs); err != nil {
@@ -403,7 +410,7 @@ func (r *Renderer) settle(s *scene.Scene, rays *raycast.Rays, cand []float64) in
 	for k, i := range again {
 		dirs[k] = rays.Dirs[i]
 	}
-	r.castOne(s, raycast.Rays{Origin: rays.Origin, Dirs: dirs, TMax: math.Inf(1), Out: out})
+	r.castOne(s, raycast.Rays{Origin: rays.Origin, Dirs: dirs, TMax: math.Inf(1), Out: out}, false)
 	for k, i := range again {
 		rays.Out[i] = out[k]
 	}
@@ -431,6 +438,8 @@ func (b *beamSet) endRanges(r *Renderer, s *scene.Scene, m measurement, cost tim
 		start := time.Now()
 		b.overruled = r.settle(s, m.cast, m.cand)
 		cost += time.Since(start)
+	} else if m.compute {
+		b.overruled = 0 // no candidates: every beam cast exactly
 	}
 	if m.fills {
 		b.worldFor, b.worldFresh = m.world, true

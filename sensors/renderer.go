@@ -33,7 +33,8 @@ type Renderer struct {
 	// reversedZ: the context takes [0, 1] clip depth, so float depth can be
 	// reversed (read once, at creation).
 	reversedZ bool
-	caster    casterState // the CPU backend of range sensors
+	caster    casterState  // the CPU backend of range sensors
+	compute   computeState // the GPU backend's compute caster (under caster's lock)
 }
 
 type fboKey struct {
