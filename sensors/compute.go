@@ -71,6 +71,11 @@ func (r *Renderer) castOnGPU(sets []raycast.Rays, onGPU []bool) (cpu []int) {
 		return cpu
 	}
 	start := time.Now()
+	// Sync again: a no-op while the hierarchy is the one useCompute sent,
+	// and what keeps a cast from reading a stale one otherwise.
+	if err := r.compute.g.Sync(r.caster.c); err != nil {
+		return append(cpu, at...)
+	}
 	if err := r.compute.g.CastBatch(gsets); err != nil {
 		return append(cpu, at...)
 	}
