@@ -15,6 +15,7 @@
 #                 (--cycles: per-sensor figures would take minutes);
 #   1M triangles  DIR/mesh1m/scene.xml, every sensor;
 #   RAVON         scenes/ravon/scene.xml, every sensor;
+#   RAVON lidar   scenes/ravon/lidar128.xml, a 128 x 2048 3D lidar;
 # and prints, per sensor or cycle, frames (or cycles) per second on each
 # backend, their ratio and the GPU backend's agreement with the exact caster.
 # Cameras are drawn on the GPU whatever --backend says: their two figures are
@@ -152,6 +153,7 @@ for backend in $BACKENDS; do
 	bench "50 MARVINs" "$SCENES/marvin50/scene.xml" "$backend" --cycles
 	bench "1M triangles" "$SCENES/mesh1m/scene.xml" "$backend"
 	bench "RAVON" scenes/ravon/scene.xml "$backend"
+	bench "RAVON lidar" scenes/ravon/lidar128.xml "$backend"
 done
 elapsed=$(awk "BEGIN { print $(date +%s.%N) - $start }")
 

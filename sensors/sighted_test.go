@@ -52,3 +52,26 @@ func TestSensorsTellFieldOfView(t *testing.T) {
 		t.Errorf("no sensor %s in the scene", name)
 	}
 }
+
+// scenes/ravon/lidar128.xml's lidar is the 128 x 2048 one issue 31 measures
+// (scripts/gpu-check.sh): 128 layers from -22.5 to 22.5 degrees, 2048
+// beams a layer around the circle.
+func TestRavonLidar128(t *testing.T) {
+	s, err := scene.Load(ravonDir+"/lidar128.xml", scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	se := s.Sensors()
+	if len(se) != 1 || se[0].Name != "LIDAR128" {
+		t.Fatalf("sensors %v, want LIDAR128 alone", se)
+	}
+	f := se[0].Sensor.(scene.Sighted).FieldOfView()
+	d := se[0].Sensor.Describe()
+	els := f.Elevations
+	if len(els) != 128 || math.Abs(els[0]+22.5) > 1e-9 || math.Abs(els[127]-22.5) > 1e-9 || d["beams_per_layer"] != 2048 {
+		t.Errorf("%d layers from %v to %v, %v beams a layer; want 128 from -22.5 to 22.5, 2048", len(els), els[0], els[len(els)-1], d["beams_per_layer"])
+	}
+	if f.AngleMin != -180 || math.Abs(f.AngleMax-(180-360.0/2048)) > 1e-9 {
+		t.Errorf("sweep %v to %v, want -180 to %v", f.AngleMin, f.AngleMax, 180-360.0/2048)
+	}
+}
