@@ -209,18 +209,21 @@ func (c *Cutout) Everywhere() bool { return c.alpha == nil }
 // alpha plane (Width x Height, top row first), sampled at level 0 with
 // the magnification filter (Nearest or linear) and wrap modes, a point
 // kept where the sampled alpha is at least MinAlpha (the cut over the
-// factor).
+// factor). Factor and Cut are the rule's own numbers, for a shader that
+// applies Keeps exactly: float32(Factor*alpha) >= float32(Cut).
 type CutoutTexture struct {
 	Alpha         []uint8
 	Width, Height int
 	Nearest       bool
 	WrapS, WrapT  int
 	MinAlpha      float32
+	Factor, Cut   float64
 }
 
 // Texture returns the cut-out as a texture for shaders (Alpha nil where
 // Everywhere).
 func (c *Cutout) Texture() CutoutTexture {
 	return CutoutTexture{Alpha: c.alpha, Width: c.w, Height: c.h, Nearest: c.nearest,
-		WrapS: c.wrapS, WrapT: c.wrapT, MinAlpha: float32(c.cut / max(c.factor, 1e-9))}
+		WrapS: c.wrapS, WrapT: c.wrapT, MinAlpha: float32(c.cut / max(c.factor, 1e-9)),
+		Factor: c.factor, Cut: c.cut}
 }

@@ -25,9 +25,9 @@ type computeState struct {
 const noComputeEnv = "SIMVIS_NO_COMPUTE_RANGES"
 
 // useCompute reports whether the GPU backend casts s's beams with the
-// compute caster: the context runs compute shaders and s has no sensed
-// geometry with cut-outs (which the shader does not sample; such scenes
-// keep the depth-buffer views). It syncs both casters to s.
+// compute caster: the context runs compute shaders (cut-outs included: the
+// shader applies models.Cutout's rule as the CPU caster does) and the
+// hierarchy could be sent. It syncs both casters to s.
 func (r *Renderer) useCompute(s *scene.Scene) bool {
 	r.caster.Lock()
 	defer r.caster.Unlock()

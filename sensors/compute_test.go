@@ -38,7 +38,8 @@ func rangesOf(t *testing.T, r *Renderer, s *scene.Scene) map[string][]float64 {
 // On a context with compute shaders, backend="gpu" range sensors cast
 // every beam with the compute caster (sensors/gpucast): their frames are
 // the CPU backend's, bit for bit, MARVIN's scanners and depth camera as
-// the 50 MARVINs' 150 scanners, alone (Scan) and in a cycle (RenderFrames).
+// the 50 MARVINs' 150 scanners and RAVON's sensors (through its
+// alpha-masked foliage), alone (Scan) and in a cycle (RenderFrames).
 func TestGPUBackendOnComputeIsCPUBackend(t *testing.T) {
 	r, err := NewRenderer()
 	if err != nil {
@@ -51,7 +52,9 @@ func TestGPUBackendOnComputeIsCPUBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.RemoveAll(files[1]) // the million triangles are not needed
-	for _, file := range []string{"../scenes/marvin/scene.xml", files[0]} {
+	// RAVON's foliage is alpha-masked: its beams pass through cut-away
+	// texels on the compute caster as on the CPU.
+	for _, file := range []string{"../scenes/marvin/scene.xml", files[0], "../scenes/ravon/scene.xml"} {
 		var s [2]*scene.Scene
 		for k, backend := range []string{BackendGPU, BackendCPU} {
 			if s[k], err = scene.Load(file, scene.Options{}); err != nil {
@@ -68,6 +71,9 @@ func TestGPUBackendOnComputeIsCPUBackend(t *testing.T) {
 		gpu, cpu := rangesOf(t, r, s[0]), rangesOf(t, r, s[1])
 		if r.compute.g == nil {
 			t.Skip("no compute shaders on this context: the GPU backend draws depth-buffer views")
+		}
+		if !r.useCompute(s[0]) {
+			t.Fatalf("%s: the GPU backend is not on the compute caster", file)
 		}
 		beams, hits := 0, 0
 		for name, want := range cpu {

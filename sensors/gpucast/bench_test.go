@@ -12,7 +12,8 @@ import (
 
 // BenchmarkCycle casts every range sensor's rays of a benchmark scene
 // once per op: the 150 scanners of 50 MARVINs (marvin50), and the
-// 1M-triangle cave's scanner and 640x480 depth camera (mesh1m); in one
+// 1M-triangle cave's scanner and 640x480 depth camera (mesh1m), RAVON's
+// sensors, rays through its alpha-masked foliage (ravon); in one
 // compute dispatch (rays sent, cast, distances read back) and with the
 // CPU caster's CastBatch on all cores. The current GPU backend's cycle
 // is sensors' BenchmarkMarvins50GPU.
@@ -23,7 +24,7 @@ func BenchmarkCycle(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer g.Close()
-	for i, name := range []string{"marvin50", "mesh1m"} {
+	for i, name := range []string{"marvin50", "mesh1m", "ravon"} {
 		var w *world
 		var sets []raycast.Rays
 		rays := 0
@@ -32,7 +33,11 @@ func BenchmarkCycle(b *testing.B) {
 			if w != nil {
 				return
 			}
-			w = loadWorld(b, benchScene(b, i))
+			if name == "ravon" {
+				w = loadWorld(b, "../../scenes/ravon/scene.xml")
+			} else {
+				w = loadWorld(b, benchScene(b, i))
+			}
 			sets = make([]raycast.Rays, len(w.dirs))
 			for k := range sets {
 				sets[k] = raycast.Rays{Origin: w.origins[k], Dirs: w.dirs[k], TMax: math.Inf(1), Out: make([]float64, len(w.dirs[k]))}

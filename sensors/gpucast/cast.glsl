@@ -23,6 +23,14 @@ layout(binding = 11) uniform isamplerBuffer instI; // Roots
 layout(std430, binding = 5) readonly buffer RayD { dvec4 rayD[]; };   // per ray dx dy dz bound, then per set ox oy oz 0
 layout(std430, binding = 6) readonly buffer RayI { int raySet[]; };
 layout(std430, binding = 7) writeonly buffer Out { double outT[]; };
+// Cut-outs (raycast.Flat): each instance's cut-out (-1: none), the
+// cut-outs' records, their triangles' texture coordinates and their alpha
+// planes (bytes, four to a word).
+layout(std430, binding = 8) readonly buffer InstCut { int instCut[]; };
+layout(std430, binding = 9) readonly buffer CutI { int cutI[]; };     // 8 a cut-out
+layout(std430, binding = 10) readonly buffer CutD { double cutD[]; }; // 2 a cut-out
+layout(std430, binding = 11) readonly buffer UVs { float uvs[]; };    // 6 a triangle
+layout(std430, binding = 12) readonly buffer Alpha { uint alphaW[]; };
 
 uniform int nRays;
 uniform int topRoot;   // the instance hierarchy's root in nodeD
@@ -88,10 +96,113 @@ int rank(dvec4 t, bvec4 in4, int k) {
 	return r;
 }
 
+// fmodExact is math.Mod (C's fmod) for an integer x and a positive
+// integer y: exact, as Go's loop of exact subtractions (Frexp, Ldexp) is;
+// GLSL's mod (x - y*floor(x/y)) rounds.
+double pow2(int e) { return packDouble2x32(uvec2(0u, uint(e + 1023) << 20)); }
+int expOf(double x) { return int((unpackDouble2x32(x).y >> 20) & 0x7ffu) - 1023; }
+double fmodExact(double x, double y) {
+	precise double r = abs(x);
+	int ye = expOf(y);
+	// r at least halves a step: 2100 steps outlast any double.
+	for (int it = 0; it < 2100 && r >= y; it++) {
+		int e = expOf(r) - ye;
+		precise double s = y * pow2(e);
+		if (s > r) {
+			s = y * pow2(e - 1);
+		}
+		r = r - s;
+	}
+	return x < 0.0LF ? -r : r;
+}
+
+// wrapIndex is models' wrapIndex: texel index i (an integer) into [0, n)
+// by the wrap mode.
+int wrapIndex(double i, int n, int mode) {
+	precise double fn = double(n);
+	if (mode == 33071) { // CLAMP_TO_EDGE
+		return int(min(max(i, 0.0LF), fn - 1.0LF));
+	}
+	if (mode == 33648) { // MIRRORED_REPEAT
+		precise double p = 2.0LF * fn;
+		precise double k = fmodExact(i, p);
+		if (k < 0.0LF) {
+			k = k + p;
+		}
+		if (k >= fn) {
+			k = p - 1.0LF - k;
+		}
+		return clamp(int(k), 0, n - 1);
+	}
+	precise double k = fmodExact(i, fn);
+	if (k < 0.0LF) {
+		k = k + fn;
+	}
+	return clamp(int(k), 0, n - 1);
+}
+
+// texel is Cutout.texel of cut-out c (its record at ci).
+double texel(int ci, double i, double j) {
+	int w = cutI[ci], h = cutI[ci + 1];
+	int x = wrapIndex(i, w, cutI[ci + 3]);
+	int y = wrapIndex(j, h, cutI[ci + 4]);
+	int at = cutI[ci + 5] + y * w + x;
+	uint a = (alphaW[at >> 2] >> (8 * (at & 3))) & 0xffu;
+	precise double r = double(a) / 255.0LF;
+	return r;
+}
+
+// cutAlpha is Cutout.Alpha.
+double cutAlpha(int ci, double u, double v) {
+	if (isnan(u) || isnan(v) || isinf(u) || isinf(v)) {
+		return 0.0LF;
+	}
+	precise double x = u * double(cutI[ci]);
+	precise double y = v * double(cutI[ci + 1]);
+	if (cutI[ci + 2] != 0) {
+		return texel(ci, floor(x), floor(y));
+	}
+	x = x - 0.5LF;
+	y = y - 0.5LF;
+	precise double x0 = floor(x);
+	precise double y0 = floor(y);
+	precise double fx = x - x0;
+	precise double fy = y - y0;
+	precise double a00 = texel(ci, x0, y0);
+	precise double a10 = texel(ci, x0 + 1.0LF, y0);
+	precise double a01 = texel(ci, x0, y0 + 1.0LF);
+	precise double a11 = texel(ci, x0 + 1.0LF, y0 + 1.0LF);
+	precise double top = a00 + fx * (a10 - a00);
+	precise double bottom = a01 + fx * (a11 - a01);
+	precise double r = top + fy * (bottom - top);
+	return r;
+}
+
+// keeps is Geometry.keeps and Cutout.Keeps: whether triangle tri (over
+// all packets) of a geometry with cut-out c stops the ray at barycentric
+// (b1, b2). float32(factor*alpha) >= float32(cut) is compared in float64
+// against the threshold the host worked out (raycast.KeptFrom), so that no
+// double-to-float rounding of the GPU's enters it.
+bool keeps(int c, int tri, double b1, double b2) {
+	int ci = c * 8;
+	if (cutI[ci] == 0) {
+		return false; // cut away everywhere
+	}
+	int ui = (tri + cutI[ci + 6]) * 6;
+	precise double b0 = 1.0LF - b1 - b2;
+	precise double u = b0 * double(uvs[ui]) + b1 * double(uvs[ui + 2]) + b2 * double(uvs[ui + 4]);
+	precise double v = b0 * double(uvs[ui + 1]) + b1 * double(uvs[ui + 3]) + b2 * double(uvs[ui + 5]);
+	precise double x = cutD[c * 2] * cutAlpha(ci, u, v);
+	double mid = cutD[c * 2 + 1];
+	return x > mid || (x == mid && cutI[ci + 7] != 0);
+}
+
 // hitPacket is hitLeaf: the nearest hit closer than tmax among the four
 // triangles of packet p (lanes past the leaf's count are zero: det is 0),
 // or tmax. Each lane is triangle.hitBary; the lanes are taken in order.
-double hitPacket(int p, dvec3 o, dvec3 d, double tmax) {
+// On a geometry with cut-out cut (not -1), a hit cut away is no hit
+// (Geometry.hitTri).
+double hitPacket(int p, int cut, dvec3 o, dvec3 d, double tmax) {
 	int b = p * 9;
 	dvec4 v0x = fetch4(packs, b), v0y = fetch4(packs, b + 1), v0z = fetch4(packs, b + 2);
 	dvec4 e1x = fetch4(packs, b + 3), e1y = fetch4(packs, b + 4), e1z = fetch4(packs, b + 5);
@@ -124,7 +235,15 @@ double hitPacket(int p, dvec3 o, dvec3 d, double tmax) {
 	ok = and4(ok, not(lessThanEqual(t, dvec4(0.0LF))));
 	for (int l = 0; l < 4; l++) {
 		if (ok[l] && !(t[l] >= tmax)) {
-			tmax = t[l];
+			if (cut < 0) {
+				tmax = t[l];
+			} else {
+				precise double b1 = un[l] / adet[l];
+				precise double b2 = vn[l] / adet[l];
+				if (keeps(cut, p * 4 + l, b1, b2)) {
+					tmax = t[l];
+				}
+			}
 		}
 	}
 	return tmax;
@@ -159,6 +278,7 @@ dvec3 o, d, inv;
 bvec3 neg;
 bool inGeom;
 int inst, instEnd;
+int cut; // the geometry's cut-out, -1 if none
 int sp, base, cur;
 double tmax;
 
@@ -224,6 +344,7 @@ void main() {
 	inGeom = false;
 	inst = 0;
 	instEnd = 0;
+	cut = -1;
 	sp = 0;
 	base = 0;
 	cur = topRoot;
@@ -269,7 +390,7 @@ void main() {
 			break;
 		}
 		if (inGeom) {
-			tmax = hitPacket((~cur) >> 3, o, d, tmax);
+			tmax = hitPacket((~cur) >> 3, cut, o, d, tmax);
 			if (!popNext()) {
 				break;
 			}
@@ -278,6 +399,7 @@ void main() {
 			inst = (~cur) >> 3;
 			instEnd = inst + ((~cur) & 7);
 			mapRay(inst, wo, wd, o, d, inv, neg);
+			cut = instCut[inst];
 			inGeom = true;
 			base = sp;
 			cur = texelFetch(instI, inst).x;

@@ -1,12 +1,14 @@
 package gpucast_test
 
 import (
-	"errors"
+	"image"
 	"math"
+	"math/rand/v2"
 	"os"
 	"sync"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/go-gl/mathgl/mgl64"
 	_ "github.com/simvis/simvis/elements"
 	"github.com/simvis/simvis/internal/gpu"
@@ -220,28 +222,120 @@ func TestMovingMarvinBitForBit(t *testing.T) {
 	}
 }
 
-// A geometry whose material cuts rays through is refused (its hits test
-// a texel): Sync names it, and the caller keeps the CPU caster.
-func TestCutoutsRefused(t *testing.T) {
+// RAVON's foliage is alpha-masked (models.Cutout): its lidar's, lasers'
+// and depth camera's rays pass through the leaves where the texel is cut
+// away, on the GPU as on the CPU, to the bit.
+func TestRavonBitForBit(t *testing.T) {
 	ctx := newContext(t)
 	g, err := gpucast.New(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	mesh := models.Box("glass", 1, 1, 1, [4]float32{1, 1, 1, 0.2})
-	p := mesh.Primitives[0]
-	p.Material = &models.Material{BaseColor: [4]float32{1, 1, 1, 0.2}, AlphaMode: models.AlphaBlend}
-	c := raycast.New()
-	c.Place([]raycast.Placement{{Geom: raycast.NewGeometry(p), FromLocal: mgl64.Ident4(), ToLocal: mgl64.Ident4()}})
-	if err := g.Sync(c); !errors.Is(err, raycast.ErrCutouts) {
-		t.Fatalf("Sync of a cut-out geometry: %v, want raycast.ErrCutouts", err)
+	w := loadWorld(t, "../../scenes/ravon/scene.xml")
+	t.Logf("%d triangles", w.c.Triangles())
+	compare(t, g, w, math.Inf(1), false)
+	compare(t, g, w, 7.5, false)
+	compare(t, g, w, math.Inf(1), true)
+}
+
+// Quads with alpha textures before an opaque wall: each filter with each
+// wrap mode (texture coordinates well outside [0, 1], some at texel
+// indices past 2^31 and past 2^53, where only an exact fmod finds the
+// texel), a material cut away everywhere, under an instance transform.
+// Every distance is the CPU caster's, bit for bit, and some rays pass
+// through each quad while others stop on it.
+func TestCutoutsBitForBit(t *testing.T) {
+	ctx := newContext(t)
+	g, err := gpucast.New(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	out := []float64{0}
-	sets := []raycast.Rays{{Origin: mgl64.Vec3{-3, 0, 0}, Dirs: []mgl64.Vec3{{1, 0, 0}}, TMax: 10, Out: out}}
-	if err := g.CastBatch(sets); err == nil {
-		t.Fatal("CastBatch after a refused Sync: no error")
+	defer g.Close()
+	rng := rand.New(rand.NewPCG(3, 31))
+	img := image.NewNRGBA(image.Rect(0, 0, 7, 5))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(rng.IntN(256))
 	}
+	modes := []int{models.WrapRepeat, models.WrapClampToEdge, models.WrapMirroredRepeat}
+	type quad struct {
+		m         *models.Material
+		uv0, span float64
+	}
+	var quads []quad
+	for _, nearest := range []bool{true, false} {
+		for i, ms := range modes {
+			s := models.Sampler{WrapS: ms, WrapT: modes[(i+1)%3]}
+			if nearest {
+				s.MagFilter = models.FilterNearest
+			}
+			quads = append(quads, quad{&models.Material{BaseColor: [4]float32{1, 1, 1, 0.9}, BaseColorTexture: img, Sampler: s,
+				AlphaMode: models.AlphaMask, AlphaCutoff: 0.4}, -2.3, 5.1})
+			s.WrapS, s.WrapT = s.WrapT, s.WrapS
+			for _, uv0 := range []float64{-3.7e9, 1.9e16} {
+				quads = append(quads, quad{&models.Material{BaseColor: [4]float32{1, 1, 1, 1}, BaseColorTexture: img, Sampler: s,
+					AlphaMode: models.AlphaBlend}, uv0, math.Abs(uv0) * 1e-5})
+			}
+		}
+	}
+	quads = append(quads, quad{&models.Material{BaseColor: [4]float32{1, 1, 1, 0.2}, AlphaMode: models.AlphaBlend}, 0, 1}) // cut away everywhere
+	wall := raycast.NewGeometry(gridQuad(&models.Material{BaseColor: [4]float32{1, 1, 1, 1}}, 0, 1))
+	for qi, q := range quads {
+		// The quad tilted a little about z, the wall behind it.
+		from := mgl64.Translate3D(0, 0.01, 0).Mul4(mgl64.HomogRotate3DZ(0.05))
+		back := mgl64.Translate3D(1, 0, 0).Mul4(mgl64.Scale3D(1, 3, 3))
+		c := raycast.New()
+		c.Place([]raycast.Placement{
+			{Geom: raycast.NewGeometry(gridQuad(q.m, q.uv0, q.span)), FromLocal: from, ToLocal: from.Inv()},
+			{Geom: wall, FromLocal: back, ToLocal: back.Inv()},
+		})
+		w := &world{c: c}
+		for _, o := range []mgl64.Vec3{{-3, 0.013, -0.021}, {-1.1, -0.3, 0.2}} {
+			var dirs []mgl64.Vec3
+			for i := 0; i < 100; i++ {
+				for j := 0; j < 100; j++ {
+					dirs = append(dirs, mgl64.Vec3{1, -0.3 + 0.6*float64(i)/99, -0.3 + 0.6*float64(j)/99})
+				}
+			}
+			w.origins, w.dirs = append(w.origins, o), append(w.dirs, dirs)
+		}
+		far := make([]float64, len(w.dirs[0]))
+		c.CastSerial(w.origins[0], w.dirs[0], math.Inf(1), far)
+		through := 0
+		for _, t := range far {
+			if t > 3.5 {
+				through++
+			}
+		}
+		if through == 0 || (through == len(far)) != (qi == len(quads)-1) {
+			t.Fatalf("quad %d: %d of %d rays pass it: the test proves too little", qi, through, len(far))
+		}
+		compare(t, g, w, math.Inf(1), false)
+		compare(t, g, w, 3.9, false)
+		compare(t, g, w, math.Inf(1), true)
+	}
+}
+
+// gridQuad is the square [-1, 1]^2 in the y-z plane in 8x8 cells, texture
+// coordinates from uv0 over span (a little more in v).
+func gridQuad(m *models.Material, uv0, span float64) *models.Primitive {
+	const n = 8
+	p := &models.Primitive{Material: m}
+	for i := 0; i <= n; i++ {
+		for j := 0; j <= n; j++ {
+			a, b := float64(i)/n, float64(j)/n
+			p.Positions = append(p.Positions, mgl32.Vec3{0, float32(2*a - 1), float32(2*b - 1)})
+			p.Normals = append(p.Normals, mgl32.Vec3{1, 0, 0})
+			p.TexCoords = append(p.TexCoords, mgl32.Vec2{float32(uv0 + span*a), float32(uv0 + 1.3*span*b)})
+		}
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			k := uint32(i*(n+1) + j)
+			p.Indices = append(p.Indices, k, k+n+1, k+1, k+1, k+n+1, k+n+2)
+		}
+	}
+	return p
 }
 
 // Sets with too few distances or bounds get an error each and are not

@@ -28,6 +28,11 @@ const (
 	bufRayD
 	bufRayI
 	bufOut
+	bufInstCut
+	bufCutI
+	bufCutD
+	bufUVs
+	bufAlpha
 	nBufs
 )
 
@@ -63,6 +68,7 @@ type Caster struct {
 	rayD    []float64
 	rayI    []int32
 	out     []float64
+	alphaW  []uint32 // flat.Alpha, four bytes to a word
 }
 
 // New compiles the caster's shader on ctx. It fails (gpu.ErrNoCompute)
@@ -129,9 +135,8 @@ func (g *Caster) Close() error {
 
 // Sync makes the GPU cast against what c holds after its last Sync or
 // Place: the hierarchy is exported and sent when c built a new one since
-// (the geometries only when new ones came), nothing otherwise. It fails
-// with raycast.ErrCutouts for a geometry with cut-outs; the caller then
-// casts with c itself.
+// (the geometries, with their cut-outs, only when new ones came), nothing
+// otherwise.
 func (g *Caster) Sync(c *raycast.Caster) error {
 	if g.prog == nil {
 		return errors.New("gpucast: Sync on a closed caster")
@@ -174,6 +179,9 @@ func (g *Caster) Sync(c *raycast.Caster) error {
 			if err := gpu.Upload(gs, g.bufs[bufPacks], f.Packs); err != nil {
 				return err
 			}
+			if err := g.uploadCuts(gs); err != nil {
+				return err
+			}
 		}
 		if err := gpu.UploadAt(gs, nd, len(f.GeomNodes), f.TopNodes); err != nil {
 			return err
@@ -184,6 +192,9 @@ func (g *Caster) Sync(c *raycast.Caster) error {
 		if err := gpu.Upload(gs, g.bufs[bufInstD], f.ToLocal); err != nil {
 			return err
 		}
+		if err := gpu.Upload(gs, g.bufs[bufInstCut], f.InstCuts); err != nil {
+			return err
+		}
 		return gpu.Upload(gs, g.bufs[bufInstI], f.Roots)
 	})
 	if err != nil {
@@ -191,6 +202,30 @@ func (g *Caster) Sync(c *raycast.Caster) error {
 	}
 	g.src, g.builds, g.geomLen = c, c.Builds(), len(f.GeomRefs)
 	return nil
+}
+
+// uploadCuts sends the geometries' cut-outs (see raycast.Flat). Must be
+// called inside Do.
+func (g *Caster) uploadCuts(gs *gls.GLS) error {
+	f := &g.flat
+	g.alphaW = g.alphaW[:0]
+	for i := 0; i < len(f.Alpha); i += 4 {
+		var w uint32
+		for k := 0; k < 4 && i+k < len(f.Alpha); k++ {
+			w |= uint32(f.Alpha[i+k]) << (8 * k)
+		}
+		g.alphaW = append(g.alphaW, w)
+	}
+	if err := gpu.Upload(gs, g.bufs[bufCutI], f.CutInts); err != nil {
+		return err
+	}
+	if err := gpu.Upload(gs, g.bufs[bufCutD], f.CutDoubles); err != nil {
+		return err
+	}
+	if err := gpu.Upload(gs, g.bufs[bufUVs], f.UVs); err != nil {
+		return err
+	}
+	return gpu.Upload(gs, g.bufs[bufAlpha], g.alphaW)
 }
 
 // CastBatch casts every set of rays in one dispatch, writing into each

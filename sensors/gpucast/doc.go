@@ -6,10 +6,15 @@
 // sets of rays of a cycle (all range sensors) go in one dispatch, ray by
 // ray, and come back with one read.
 //
-// Geometries whose material cuts rays through (models.Cutout) are not
-// cast here: their hits test a texel, which the shader does not sample.
-// Sync reports raycast.ErrCutouts for a scene holding one, and the caller
-// keeps the CPU caster for it.
+// Geometries whose material cuts rays through (models.Cutout: alpha
+// masks, blending) are cast here too, as the CPU caster casts them: a
+// candidate hit on one interpolates its texture coordinates and samples
+// the alpha plane (nearest or bilinear, each wrap mode) with the float64
+// operations of Geometry.keeps and Cutout.Alpha in their order, math.Mod
+// done exactly (GLSL's mod rounds), and compares factor*alpha with the
+// float64 threshold from which it rounds to a float32 at least the cut
+// (raycast.KeptFrom; no double-to-float rounding of the GPU's enters it).
+// A hit cut away is no hit, and the traversal goes on.
 //
 // Exactness rests on the GPU's float64 arithmetic being IEEE 754 with
 // correctly rounded +, -, * and /, as x86 and llvmpipe's are; the tests

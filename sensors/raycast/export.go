@@ -1,8 +1,8 @@
 package raycast
 
 import (
-	"errors"
 	"fmt"
+	"math"
 )
 
 // Flat is what a caster casts against, in flat arrays that a GPU can take
@@ -48,7 +48,29 @@ type Flat struct {
 	GeomRefs  []int32
 	Packs     []float64
 
+	// Cut-outs (models.Cutout): InstCuts holds each instance's geometry's
+	// cut-out, an index into the CutInts and CutDoubles records, or -1
+	// where it stops every ray. A cut-out's CutInts are width, height
+	// (0 0: every point is cut away), nearest (1) or linear (0), the
+	// wrap modes S and T (glTF's numbers), where its alpha plane starts
+	// in Alpha, the shift from a triangle's index over all packets
+	// (packet*4 + lane) to its record in UVs, and whether the threshold
+	// itself is kept (1); its CutDoubles are the base color factor and
+	// the threshold: a point is kept where factor*alpha (float64) is
+	// above the threshold, or equal to it where so marked, which is
+	// exactly where float32(factor*alpha) >= float32(cut) (KeptFrom).
+	// UVs holds the texture coordinates of the cut-outs' triangles, in
+	// leaf order, six float32s each (u0 v0 u1 v1 u2 v2: what
+	// Geometry.keeps interpolates), Alpha their alpha planes (w*h bytes
+	// each, top row first).
+	InstCuts   []int32
+	CutInts    []int32
+	CutDoubles []float64
+	UVs        []float32
+	Alpha      []uint8
+
 	roots map[*Geometry]int32
+	cuts  map[*Geometry]int32
 	packs int32
 }
 
@@ -58,6 +80,9 @@ const (
 	NodeInts      = 4
 	PackDoubles   = 36
 	AffineDoubles = 12
+	CutIntsLen    = 8
+	CutDoublesLen = 2
+	UVFloats      = 6
 )
 
 // Robust is the factor by which a traversal widens a box's exit distance
@@ -66,24 +91,17 @@ const (
 // triangle it hits.
 const Robust = robust
 
-// ErrCutouts is returned by Export for a caster holding a geometry whose
-// material cuts rays through (models.Cutout): its hits test a texel, which
-// Flat does not carry.
-var ErrCutouts = errors.New("raycast: a sensed geometry has cut-outs (alpha-masked material)")
-
 // Export writes the hierarchy that the last Sync or Place built into f,
 // reusing its arrays. Casting in f, the traversal Cast runs finds the
-// distances CastSerial returns (see Flat). It fails for geometries with
-// cut-outs (ErrCutouts) and for more packets than a leaf reference holds.
+// distances CastSerial returns (see Flat), cut-outs included. It fails
+// for more packets than a leaf reference holds.
 func (c *Caster) Export(f *Flat) error {
 	if f.roots == nil {
 		f.roots = map[*Geometry]int32{}
+		f.cuts = map[*Geometry]int32{}
 	}
 	for i := range c.instances {
 		g := c.instances[i].geom
-		if g.cut != nil {
-			return ErrCutouts
-		}
 		if _, ok := f.roots[g]; ok {
 			continue
 		}
@@ -93,6 +111,9 @@ func (c *Caster) Export(f *Flat) error {
 		base := int32(len(f.GeomRefs) / NodeInts)
 		f.roots[g] = base
 		f.GeomNodes, f.GeomRefs = appendNodes(f.GeomNodes, f.GeomRefs, g.nodes, base, f.packs)
+		if g.cut != nil {
+			f.cuts[g] = f.appendCut(g)
+		}
 		for p := range g.packs {
 			pk := &g.packs[p]
 			for _, plane := range [3]*[3][packLanes]float64{&pk.v0, &pk.e1, &pk.e2} {
@@ -104,13 +125,75 @@ func (c *Caster) Export(f *Flat) error {
 		f.packs += int32(len(g.packs))
 	}
 	f.TopNodes, f.TopRefs = appendNodes(f.TopNodes[:0], f.TopRefs[:0], c.top, 0, 0)
-	f.ToLocal, f.Roots = f.ToLocal[:0], f.Roots[:0]
+	f.ToLocal, f.Roots, f.InstCuts = f.ToLocal[:0], f.Roots[:0], f.InstCuts[:0]
 	for i := range c.instances {
 		in := &c.instances[i]
 		f.ToLocal = append(f.ToLocal, in.toLocal[:]...)
 		f.Roots = append(f.Roots, f.roots[in.geom])
+		cut, ok := f.cuts[in.geom]
+		if !ok {
+			cut = -1
+		}
+		f.InstCuts = append(f.InstCuts, cut)
 	}
 	return nil
+}
+
+// appendCut appends g's cut-out, whose packets start at f.packs, and
+// returns its index.
+func (f *Flat) appendCut(g *Geometry) int32 {
+	tx := g.cut.Texture()
+	idx := int32(len(f.CutInts) / CutIntsLen)
+	shift := int32(len(f.UVs)/UVFloats) - f.packs*packLanes
+	for _, t := range g.uvs {
+		f.UVs = append(f.UVs, t[0][0], t[0][1], t[1][0], t[1][1], t[2][0], t[2][1])
+	}
+	// Triangles without a record (a geometry without triangles has
+	// none) read zeros, as keeps does.
+	for n := len(g.packs) * packLanes; len(g.uvs) < n; n-- {
+		f.UVs = append(f.UVs, 0, 0, 0, 0, 0, 0)
+	}
+	w, h := tx.Width, tx.Height
+	if tx.Alpha == nil {
+		w, h = 0, 0
+	}
+	nearest := int32(0)
+	if tx.Nearest {
+		nearest = 1
+	}
+	mid, tie := KeptFrom(float32(tx.Cut))
+	tieKept := int32(0)
+	if tie {
+		tieKept = 1
+	}
+	f.CutInts = append(f.CutInts, int32(w), int32(h), nearest, int32(tx.WrapS), int32(tx.WrapT),
+		int32(len(f.Alpha)), shift, tieKept)
+	f.CutDoubles = append(f.CutDoubles, tx.Factor, mid)
+	f.Alpha = append(f.Alpha, tx.Alpha...)
+	return idx
+}
+
+// KeptFrom returns the float64 threshold from which a value rounds to a
+// float32 at least c, as Go's float32() rounds (to nearest, ties to
+// even): float32(x) >= c exactly where x > mid, or x == mid and tie. A
+// shader compares in float64 with it, and no double-to-float rounding
+// of a GPU's enters the comparison.
+func KeptFrom(c float32) (mid float64, tie bool) {
+	below := math.Nextafter32(c, float32(math.Inf(-1)))
+	switch {
+	case math.IsInf(float64(c), -1):
+		return math.Inf(-1), true
+	case math.IsInf(float64(c), 1):
+		// From one half ulp above MaxFloat32 on, the tie included.
+		return math.MaxFloat32 + 0x1p103, true
+	case math.IsInf(float64(below), -1):
+		// c = -MaxFloat32: x rounds to -Inf from one half ulp below,
+		// the tie included (MaxFloat32's last bit is odd).
+		return float64(c) - 0x1p103, false
+	}
+	// The mean of two float32s is exact in float64; at it, x rounds to
+	// the one with the even last bit.
+	return (float64(below) + float64(c)) / 2, math.Float32bits(c)&1 == 0
 }
 
 // appendNodes appends nodes in Flat's layout, inner references moved by

@@ -1,6 +1,7 @@
 package raycast_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/simvis/simvis/scene"
@@ -63,5 +64,26 @@ func TestExportLayout(t *testing.T) {
 	}
 	if len(f.GeomRefs) != gl || len(f.Roots) != insts {
 		t.Fatalf("export again: %d geometry refs (was %d), %d instances (was %d)", len(f.GeomRefs), gl, len(f.Roots), insts)
+	}
+}
+
+// KeptFrom's threshold decides as float32(x) >= c does, around it, at
+// zero, at the extremes and at cuts a material has (0.5, 0.1, 1/3).
+func TestKeptFrom(t *testing.T) {
+	cuts := []float32{0.5, 0.1, 1.0 / 3, 0, float32(math.Copysign(0, -1)), 1, -0.25, math.SmallestNonzeroFloat32,
+		-math.SmallestNonzeroFloat32, math.MaxFloat32, -math.MaxFloat32, float32(math.Inf(1)), float32(math.Inf(-1)),
+		math.Nextafter32(0.5, 1), math.Nextafter32(0.5, 0)}
+	for _, c := range cuts {
+		mid, tie := raycast.KeptFrom(c)
+		xs := []float64{mid, math.Nextafter(mid, math.Inf(1)), math.Nextafter(mid, math.Inf(-1)), float64(c),
+			float64(math.Nextafter32(c, 0)), float64(math.Nextafter32(c, float32(math.Inf(-1)))), 0, math.Inf(1), math.Inf(-1), math.NaN(),
+			math.MaxFloat64, -math.MaxFloat64}
+		for _, x := range xs {
+			want := float32(x) >= c
+			got := x > mid || (x == mid && tie)
+			if got != want {
+				t.Errorf("cut %g (%#x), x %g (%#x): threshold says %v, float32 says %v", c, math.Float32bits(c), x, math.Float64bits(x), got, want)
+			}
+		}
 	}
 }
