@@ -27,7 +27,7 @@ layout(std430, binding = 7) writeonly buffer Out { double outT[]; };
 // cut-outs' records, their triangles' texture coordinates and their alpha
 // planes (bytes, four to a word).
 layout(std430, binding = 8) readonly buffer InstCut { int instCut[]; };
-layout(std430, binding = 9) readonly buffer CutI { int cutI[]; };     // 8 a cut-out
+layout(std430, binding = 9) readonly buffer CutI { ivec4 cutI[]; };   // 2 a cut-out
 layout(std430, binding = 10) readonly buffer CutD { double cutD[]; }; // 2 a cut-out
 layout(std430, binding = 11) readonly buffer UVs { float uvs[]; };    // 6 a triangle
 layout(std430, binding = 12) readonly buffer Alpha { uint alphaW[]; };
@@ -102,6 +102,10 @@ int rank(dvec4 t, bvec4 in4, int k) {
 double pow2(int e) { return packDouble2x32(uvec2(0u, uint(e + 1023) << 20)); }
 int expOf(double x) { return int((unpackDouble2x32(x).y >> 20) & 0x7ffu) - 1023; }
 double fmodExact(double x, double y) {
+	if (abs(x) < 1073741824.0LF) { // 2^30: integers, exactly
+		int r = abs(int(x)) % int(y);
+		return double(x < 0.0LF ? -r : r);
+	}
 	precise double r = abs(x);
 	int ye = expOf(y);
 	// r at least halves a step: 2100 steps outlast any double.
@@ -141,26 +145,30 @@ int wrapIndex(double i, int n, int mode) {
 	return clamp(int(k), 0, n - 1);
 }
 
-// texel is Cutout.texel of cut-out c (its record at ci).
-double texel(int ci, double i, double j) {
-	int w = cutI[ci], h = cutI[ci + 1];
-	int x = wrapIndex(i, w, cutI[ci + 3]);
-	int y = wrapIndex(j, h, cutI[ci + 4]);
-	int at = cutI[ci + 5] + y * w + x;
+// A cut-out's record (raycast.Flat's CutInts): size, filter, wrap modes,
+// where its alpha plane starts.
+struct Cut {
+	int w, h, sWrap, tWrap, at;
+	bool nearest;
+};
+
+// texel is Cutout.texel of the wrapped indices (x, y).
+double texel(Cut c, int x, int y) {
+	int at = c.at + y * c.w + x;
 	uint a = (alphaW[at >> 2] >> (8 * (at & 3))) & 0xffu;
 	precise double r = double(a) / 255.0LF;
 	return r;
 }
 
 // cutAlpha is Cutout.Alpha.
-double cutAlpha(int ci, double u, double v) {
+double cutAlpha(Cut c, double u, double v) {
 	if (isnan(u) || isnan(v) || isinf(u) || isinf(v)) {
 		return 0.0LF;
 	}
-	precise double x = u * double(cutI[ci]);
-	precise double y = v * double(cutI[ci + 1]);
-	if (cutI[ci + 2] != 0) {
-		return texel(ci, floor(x), floor(y));
+	precise double x = u * double(c.w);
+	precise double y = v * double(c.h);
+	if (c.nearest) {
+		return texel(c, wrapIndex(floor(x), c.w, c.sWrap), wrapIndex(floor(y), c.h, c.tWrap));
 	}
 	x = x - 0.5LF;
 	y = y - 0.5LF;
@@ -168,10 +176,13 @@ double cutAlpha(int ci, double u, double v) {
 	precise double y0 = floor(y);
 	precise double fx = x - x0;
 	precise double fy = y - y0;
-	precise double a00 = texel(ci, x0, y0);
-	precise double a10 = texel(ci, x0 + 1.0LF, y0);
-	precise double a01 = texel(ci, x0, y0 + 1.0LF);
-	precise double a11 = texel(ci, x0 + 1.0LF, y0 + 1.0LF);
+	// Each index wrapped once (texel wraps the same ones twice).
+	int i0 = wrapIndex(x0, c.w, c.sWrap), i1 = wrapIndex(x0 + 1.0LF, c.w, c.sWrap);
+	int j0 = wrapIndex(y0, c.h, c.tWrap), j1 = wrapIndex(y0 + 1.0LF, c.h, c.tWrap);
+	precise double a00 = texel(c, i0, j0);
+	precise double a10 = texel(c, i1, j0);
+	precise double a01 = texel(c, i0, j1);
+	precise double a11 = texel(c, i1, j1);
 	precise double top = a00 + fx * (a10 - a00);
 	precise double bottom = a01 + fx * (a11 - a01);
 	precise double r = top + fy * (bottom - top);
@@ -179,22 +190,23 @@ double cutAlpha(int ci, double u, double v) {
 }
 
 // keeps is Geometry.keeps and Cutout.Keeps: whether triangle tri (over
-// all packets) of a geometry with cut-out c stops the ray at barycentric
+// all packets) of a geometry with cut-out k stops the ray at barycentric
 // (b1, b2). float32(factor*alpha) >= float32(cut) is compared in float64
 // against the threshold the host worked out (raycast.KeptFrom), so that no
 // double-to-float rounding of the GPU's enters it.
-bool keeps(int c, int tri, double b1, double b2) {
-	int ci = c * 8;
-	if (cutI[ci] == 0) {
+bool keeps(int k, int tri, double b1, double b2) {
+	ivec4 r0 = cutI[2 * k], r1 = cutI[2 * k + 1];
+	if (r0.x == 0) {
 		return false; // cut away everywhere
 	}
-	int ui = (tri + cutI[ci + 6]) * 6;
+	Cut c = Cut(r0.x, r0.y, r0.w, r1.x, r1.y, r0.z != 0);
+	int ui = (tri + r1.z) * 6;
 	precise double b0 = 1.0LF - b1 - b2;
 	precise double u = b0 * double(uvs[ui]) + b1 * double(uvs[ui + 2]) + b2 * double(uvs[ui + 4]);
 	precise double v = b0 * double(uvs[ui + 1]) + b1 * double(uvs[ui + 3]) + b2 * double(uvs[ui + 5]);
-	precise double x = cutD[c * 2] * cutAlpha(ci, u, v);
-	double mid = cutD[c * 2 + 1];
-	return x > mid || (x == mid && cutI[ci + 7] != 0);
+	precise double x = cutD[k * 2] * cutAlpha(c, u, v);
+	double mid = cutD[k * 2 + 1];
+	return x > mid || (x == mid && r1.w != 0);
 }
 
 // hitPacket is hitLeaf: the nearest hit closer than tmax among the four
@@ -233,18 +245,39 @@ double hitPacket(int p, int cut, dvec3 o, dvec3 d, double tmax) {
 	ok = and4(ok, and4(not(lessThan(un, dvec4(0.0LF))), not(greaterThan(un, adet))));
 	ok = and4(ok, and4(not(lessThan(vn, dvec4(0.0LF))), not(greaterThan(uv, adet))));
 	ok = and4(ok, not(lessThanEqual(t, dvec4(0.0LF))));
-	for (int l = 0; l < 4; l++) {
-		if (ok[l] && !(t[l] >= tmax)) {
-			if (cut < 0) {
+	if (cut < 0) {
+		for (int l = 0; l < 4; l++) {
+			if (ok[l] && !(t[l] >= tmax)) {
 				tmax = t[l];
-			} else {
-				precise double b1 = un[l] / adet[l];
-				precise double b2 = vn[l] / adet[l];
-				if (keeps(cut, p * 4 + l, b1, b2)) {
-					tmax = t[l];
-				}
 			}
 		}
+		return tmax;
+	}
+	// With cut-outs, hitLeaf's lanes in order come to the nearest hit
+	// that is kept: the candidates are tested nearest first, until one
+	// is kept. One sampling a step (SIMD lanes run every branch, so four
+	// in the lane loop would cost four for every leaf).
+	bvec4 cand = ok;
+	for (int l = 0; l < 4; l++) {
+		cand[l] = ok[l] && !(t[l] >= tmax);
+	}
+	for (int it = 0; it < 4; it++) {
+		int best = -1;
+		for (int l = 0; l < 4; l++) {
+			if (cand[l] && (best < 0 || t[l] < t[best])) {
+				best = l;
+			}
+		}
+		if (best < 0) {
+			break;
+		}
+		precise double b1 = un[best] / adet[best];
+		precise double b2 = vn[best] / adet[best];
+		if (keeps(cut, p * 4 + best, b1, b2)) {
+			tmax = t[best];
+			break;
+		}
+		cand[best] = false;
 	}
 	return tmax;
 }
