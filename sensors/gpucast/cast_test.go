@@ -232,11 +232,31 @@ func TestRavonBitForBit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	w := loadWorld(t, "../../scenes/ravon/scene.xml")
+	s, err := scene.Load("../../scenes/ravon/scene.xml", scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := raycast.New()
+	w := worldOf(t, s, c)
 	t.Logf("%d triangles", w.c.Triangles())
 	compare(t, g, w, math.Inf(1), false)
 	compare(t, g, w, 7.5, false)
 	compare(t, g, w, math.Inf(1), true)
+	// The leaves' opacity changed, the robot turned, then no leaves at
+	// all (the hierarchy rebuilt and sent again).
+	for _, set := range []struct {
+		el, p string
+		v     float64
+	}{{"LEAVES", "opacity", 0.5}, {"R_POSE", "yaw", 40}, {"LEAVES", "opacity", 0}} {
+		if err := s.Set(set.el, set.p, set.v); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Update(); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s.%s = %g", set.el, set.p, set.v)
+		compare(t, g, worldOf(t, s, c), math.Inf(1), false)
+	}
 }
 
 // Quads with alpha textures before an opaque wall: each filter with each
