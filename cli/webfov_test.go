@@ -61,3 +61,26 @@ func TestWebPageFieldOfView(t *testing.T) {
 		t.Errorf("console errors: %q", errs)
 	}
 }
+
+// A slider dragged with the mouse in a driver's page (through the DevTools
+// protocol, as a hand would) moves the host's value: MARVIN's tilt unit,
+// whose range (-45 to 45 degrees) the rotation element gives, comes back
+// from the host at its maximum.
+func TestWebPageSliderDrag(t *testing.T) {
+	scene := filepath.Join(testkit.RepoRoot(), "scenes", "marvin", "scene.xml")
+	_, driver := startWeb(t, "view", scene, "--web", "127.0.0.1:0")
+	b := testkit.Chromium(t, 1024, 600)
+	b.Open(driver)
+	b.WaitFor(`typeof simvisState === "function" && JSON.parse(simvisState()).drawn > 1 && document.querySelector('input[type=range][data-param="TILT.angle"]') !== null`, 60*time.Second)
+	if st := state(t, b); st.Role != "driver" || st.Values["TILT.angle"] != 10 {
+		t.Fatalf("page: role %q, TILT.angle %v; want a driver's, 10", st.Role, st.Values["TILT.angle"])
+	}
+	var r struct{ X, Y, W, H float64 }
+	if err := b.Eval(`(() => { const r = document.querySelector('input[type=range][data-param="TILT.angle"]').getBoundingClientRect(); return {X: r.x, Y: r.y, W: r.width, H: r.height} })()`, &r); err != nil {
+		t.Fatal(err)
+	}
+	// From the thumb (10 of -45..45) past the slider's right end.
+	y := r.Y + r.H/2
+	b.Drag("left", r.X+r.W*55/90, y, r.X+r.W+40, y)
+	b.WaitFor(`JSON.parse(simvisState()).values["TILT.angle"] === 45`, 20*time.Second)
+}
