@@ -37,6 +37,43 @@ type fileCache struct {
 	always  bool          // fetch even where the host's directory exists here
 	confine bool          // run commands from the cache confined to it (see command)
 	limits  models.Limits // per model, as scenes apply them; zero fields take models.DefaultLimits
+	// stored is the size of each file written into the cache, total their
+	// sum; maxTotal bounds it (0: cacheFiles largest model files).
+	stored   map[string]int64
+	total    int64
+	maxTotal int64
+}
+
+// cacheFiles bounds what a fetching mirror writes into its copy of the
+// host's files, all files together (a file written again counts once, at
+// its newest size), in largest model files (models.Limits.FileBytes: 16 x
+// 256 MiB = 4 GiB by default): a hostile host naming ever new files in
+// ever new records cannot fill the mirror's disk. A mirror whose model
+// limits are off (a negative FileBytes) has no such bound either.
+const cacheFiles = 16
+
+// store writes a fetched file into the cache, within the bound on the
+// cache's total.
+func (fc *fileCache) store(path, rel string, data []byte) error {
+	limit := fc.maxTotal
+	if limit == 0 {
+		limit = cacheFiles * fc.fileBytes() // negative: the limits are off
+	}
+	total := fc.total - fc.stored[path] + int64(len(data))
+	if limit > 0 && total > limit {
+		return fmt.Errorf("fetching %s from the host: the mirror's copy of the host's files would hold %d bytes, over its bound of %d (%d largest model files: see --max-model-mib)", rel, total, limit, cacheFiles)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return err
+	}
+	if fc.stored == nil {
+		fc.stored = map[string]int64{}
+	}
+	fc.stored[path], fc.total = int64(len(data)), total
+	return nil
 }
 
 // resolve returns where the mirror resolves a record's files, having
@@ -91,10 +128,7 @@ func (fc *fileCache) resolve(rec LogRecord) (string, error) {
 				return "", fmt.Errorf("fetching %s from the host: the host's copy changed since change %d loaded it: %w (SHA-256 %s, logged %s)", f.Path, rec.Seq, errHashDiffers, got, f.SHA256)
 			}
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := fc.store(path, f.Path, data); err != nil {
 			return "", err
 		}
 		if fc.hashes == nil {
@@ -284,10 +318,7 @@ func (fc *fileCache) fetch(hostDir, local, rel string) (string, error) {
 	if max := fc.fileBytes(); max >= 0 && int64(len(data)) > max {
 		return "", fmt.Errorf("fetching %s from the host: %w", rel, &models.LimitError{Field: "FileBytes", Have: int64(len(data)), Max: max})
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", err
-	}
-	return path, os.WriteFile(path, data, 0o644)
+	return path, fc.store(path, rel, data)
 }
 
 // fileBytes is the largest file the cache takes (negative: any).

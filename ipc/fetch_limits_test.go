@@ -54,3 +54,49 @@ func TestPrefetchLimits(t *testing.T) {
 		fc.close()
 	}
 }
+
+// A fetching mirror's copy of the host's files stays within its bound, all
+// files together: a host that lists ever new files is refused once they
+// would pass it, with an error naming the file; a file fetched again in a
+// newer version counts once, at its new size.
+func TestCacheTotalBound(t *testing.T) {
+	host := t.TempDir()
+	write := func(name string, n int, b byte) FileHash {
+		data := []byte(strings.Repeat(string(b), n))
+		if err := os.WriteFile(filepath.Join(host, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return FileHash{Path: name, SHA256: hashOf(data)}
+	}
+	fc := fileCache{fetcher: &dirFetcher{dir: host}, always: true, maxTotal: 100}
+	defer fc.close()
+	resolve := func(seq uint64, f FileHash) error {
+		_, err := fc.resolve(LogRecord{Seq: seq, Dir: host, XML: `<part file="` + f.Path + `" name="P"/>`, Files: []FileHash{f}})
+		return err
+	}
+	if err := resolve(1, write("a.bin", 60, 'a')); err != nil {
+		t.Fatal(err)
+	}
+	// a.bin again, changed and as large: still 60 bytes in all.
+	if err := resolve(2, write("a.bin", 60, 'b')); err != nil {
+		t.Fatalf("a file fetched again: %v", err)
+	}
+	err := resolve(3, write("b.bin", 60, 'c'))
+	want := "fetching b.bin from the host: the mirror's copy of the host's files would hold 120 bytes, over its bound of 100 (16 largest model files: see --max-model-mib)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a second file past the bound: %v, want %q", err, want)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(firstKey(fc.stored)), "b.bin")); err == nil {
+		t.Error("b.bin was written past the bound")
+	}
+	if fc.total != 60 {
+		t.Errorf("the cache counts %d bytes, want 60", fc.total)
+	}
+}
+
+func firstKey(m map[string]int64) string {
+	for k := range m {
+		return k
+	}
+	return ""
+}
