@@ -7,6 +7,8 @@ import (
 	"image"
 	"image/jpeg"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -217,4 +219,33 @@ func TestWebMirrorWindowFrames(t *testing.T) {
 	w := startWindow(t, display, "mirror", "--shm", shm, "--web", "127.0.0.1:0", "--window", "--size", "640x480")
 	page := strings.TrimPrefix(w.wait("web viewer at "), "web viewer at ")
 	marvinPage(t, page).rendered(t)
+}
+
+// mirror --web's relay waits for its host however long (its pages follow
+// the host on their own): when the host goes it says so, without naming a
+// patience it does not keep, and stays.
+func TestWebMirrorRelayWaitsForHost(t *testing.T) {
+	shm := filepath.Join(t.TempDir(), "simvis-relaywait")
+	stop := startServe(t, filepath.Join(testkit.RepoRoot(), "scenes", "quickstart", "scene.xml"), "--shm", shm, "--no-nats")
+	cmd := exec.Command(os.Args[0], "mirror", "--shm", shm, "--web", "127.0.0.1:0", "--patience", "1s")
+	cmd.Env = append(os.Environ(), "SIMVIS_CLI_CHILD=1")
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() { cmd.Process.Kill(); <-exited }()
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "web viewer: to drive") }, "the relay to serve")
+	stop()
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "retrying until the host is back") }, "the relay to say it waits")
+	select {
+	case err := <-exited:
+		t.Fatalf("the relay ended %v past its patience: %v\n%s", 1*time.Second, err, stderr.String())
+	case <-time.After(3 * time.Second):
+	}
+	if strings.Contains(stderr.String(), "retrying for") {
+		t.Errorf("the relay named a patience it does not keep:\n%s", stderr.String())
+	}
 }

@@ -288,7 +288,15 @@ func Mirror(ctx context.Context, o MirrorOptions, w io.Writer) error {
 // restarting or cut off: the first failure and the return are reported
 // once each on the warnings, and gone tells a failure that lasted past
 // MirrorOptions.Patience.
-type patientSync struct{ since time.Time }
+// patientSync syncs a mirror and says once that its host is away, and
+// once that it is back; gone is true when the host stayed away longer
+// than o.Patience. A loop that waits for the host however long (forever:
+// the web viewer's relay, whose pages follow the host on their own) says
+// so instead of naming a patience it does not keep.
+type patientSync struct {
+	since   time.Time
+	forever bool
+}
 
 func (p *patientSync) sync(m *ipc.Mirror, o *MirrorOptions) (err error, gone bool) {
 	err = m.Sync()
@@ -296,7 +304,11 @@ func (p *patientSync) sync(m *ipc.Mirror, o *MirrorOptions) (err error, gone boo
 	case err != nil:
 		if p.since.IsZero() {
 			p.since = time.Now()
-			fmt.Fprintf(o.Warnings, "simvis mirror: %v; retrying for %v\n", err, o.Patience)
+			if p.forever {
+				fmt.Fprintf(o.Warnings, "simvis mirror: %v; retrying until the host is back\n", err)
+			} else {
+				fmt.Fprintf(o.Warnings, "simvis mirror: %v; retrying for %v\n", err, o.Patience)
+			}
 		}
 		gone = time.Since(p.since) > o.Patience
 	case !p.since.IsZero():

@@ -30,7 +30,7 @@ func relayWeb(ctx context.Context, m *ipc.Mirror, o *MirrorOptions, wf *webFrame
 	defer tick.Stop()
 	start := time.Now()
 	var synced time.Time
-	var patient patientSync
+	patient := patientSync{forever: true} // the pages keep waiting for the host
 	for {
 		select {
 		case <-ctx.Done():
