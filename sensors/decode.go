@@ -38,6 +38,19 @@ func DecodeFrame(sensor, kind string, info, data []byte) (*Frame, error) {
 	return NewFrame(sensor, p, nil), nil
 }
 
+// sizeFits reports whether w x h elements of size bytes each are exactly n
+// bytes, without overflowing: a recording's header is hostile, and a
+// product that wrapped around would pass for a small one.
+func sizeFits(w, h, size, n int) bool {
+	if w < 0 || h < 0 {
+		return false
+	}
+	if w == 0 || h == 0 {
+		return n == 0
+	}
+	return w <= n/size && h <= n/size/w && w*h*size == n
+}
+
 // ErrNotDecoded is DecodeFrame's error for a kind it does not decode.
 var ErrNotDecoded = errors.New("frames of this kind are not decoded")
 
@@ -126,7 +139,7 @@ func decodeCloud(info, data []byte) (*Cloud, error) {
 	if err := json.Unmarshal(info, &v); err != nil {
 		return nil, err
 	}
-	if v.Width < 0 || v.Height < 0 || len(data) != 12*v.Width*v.Height {
+	if !sizeFits(v.Width, v.Height, 12, len(data)) {
 		return nil, fmt.Errorf("%d bytes of points for %dx%d", len(data), v.Width, v.Height)
 	}
 	cl := &Cloud{Sensor: v.Sensor, Stamp: v.Stamp, Width: v.Width, Height: v.Height, Points: make([]mgl64.Vec3, len(data)/12), Pose: v.Pose.pose()}
@@ -150,7 +163,7 @@ func decodeImage(info, data []byte) (*CameraImage, error) {
 	if err := json.Unmarshal(info, &v); err != nil {
 		return nil, err
 	}
-	if v.Width <= 0 || v.Height <= 0 || len(data) != 3*v.Width*v.Height {
+	if v.Width <= 0 || v.Height <= 0 || !sizeFits(v.Width, v.Height, 3, len(data)) {
 		return nil, fmt.Errorf("%d bytes of RGB for %dx%d", len(data), v.Width, v.Height)
 	}
 	img := image.NewRGBA(image.Rect(0, 0, v.Width, v.Height))

@@ -90,3 +90,28 @@ func TestDecodeFrameNonFinite(t *testing.T) {
 		t.Error("an image of 5 bytes for 2x2 decoded")
 	}
 }
+
+// A recording's hostile header cannot pass sizes whose product wraps
+// around to the bytes it holds (4294967296 x 4294967296 x 3 is 0 in 64
+// bits): an error, never a panic in image.NewRGBA.
+func TestDecodeFrameHostileSizes(t *testing.T) {
+	for _, tc := range []struct {
+		kind, info string
+		data       []byte
+	}{
+		{sensors.KindImage, `{"sensor":"C","width":4294967296,"height":4294967296}`, nil},
+		{sensors.KindImage, `{"sensor":"C","width":6148914691236517206,"height":1}`, make([]byte, 2)},
+		{sensors.KindImage, `{"sensor":"C","width":-1,"height":-3}`, make([]byte, 9)},
+		{sensors.KindCloud, `{"sensor":"L","width":4294967296,"height":4294967296}`, nil},
+		{sensors.KindCloud, `{"sensor":"L","width":1537228672809129302,"height":1}`, make([]byte, 8)},
+	} {
+		if _, err := sensors.DecodeFrame("S", tc.kind, []byte(tc.info), tc.data); err == nil {
+			t.Errorf("%s %s with %d bytes: decoded", tc.kind, tc.info, len(tc.data))
+		}
+	}
+	if f, err := sensors.DecodeFrame("C", sensors.KindImage, []byte(`{"sensor":"C","width":2,"height":3}`), make([]byte, 18)); err != nil {
+		t.Errorf("a 2x3 picture of 18 bytes: %v", err)
+	} else if img, _ := f.ImageData(); img == nil || img.Rect.Dx() != 2 || img.Rect.Dy() != 3 {
+		t.Errorf("a 2x3 picture decoded as %v", img)
+	}
+}
