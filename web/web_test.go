@@ -574,9 +574,12 @@ func TestSlowPage(t *testing.T) {
 	}
 	defer writer.Close()
 	last := 600*6 - 1
-	stopWriting := make(chan struct{})
-	defer close(stopWriting)
+	stopWriting, writerDone := make(chan struct{}), make(chan struct{})
+	// The writer ends before its client closes (the deferred Close runs
+	// after this): a Set racing Close read an unmapped region.
+	defer func() { close(stopWriting); <-writerDone }()
 	go func() {
+		defer close(writerDone)
 		for i := 0; ; i++ {
 			select {
 			case <-stopWriting:
