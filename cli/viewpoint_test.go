@@ -29,12 +29,18 @@ func redPixels(t *testing.T, file string) int {
 
 // redIn counts the pixels of a picture that are clearly the robot's red.
 func redIn(img image.Image) int {
+	return pixelsWhere(img, func(r, g, b uint32) bool { return r > 0x8000 && g < r/3 && b < r/3 })
+}
+
+// pixelsWhere counts the pixels of a picture whose color (16 bits a
+// channel, as color.Color's RGBA gives it) passes is.
+func pixelsWhere(img image.Image, is func(r, g, b uint32) bool) int {
 	n := 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if r > 0x8000 && g < r/3 && bl < r/3 {
+	bounds := img.Bounds()
+	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+		for x := bounds.Min.X; x < bounds.Max.X; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			if is(r, g, b) {
 				n++
 			}
 		}

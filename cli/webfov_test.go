@@ -12,17 +12,7 @@ import (
 
 // yellowPixels counts the pixels of the field-of-view lines' yellow.
 func yellowPixels(img image.Image) int {
-	n := 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if r>>8 > 200 && g>>8 > 170 && bl>>8 < 90 {
-				n++
-			}
-		}
-	}
-	return n
+	return pixelsWhere(img, func(r, g, b uint32) bool { return r>>8 > 200 && g>>8 > 170 && b>>8 < 90 })
 }
 
 // A sensor's checkbox in the page's panel draws its field of view as the
