@@ -45,23 +45,31 @@ func (c *countFrames) counts() map[string]int {
 	return out
 }
 
+// marvinWebHost is a 30 Hz MARVIN host (not running: the test runs its
+// cycles) and a web viewer of it; both close when the test ends.
+func marvinWebHost(t *testing.T) (*ipc.Host, *web.Server) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "simvis-marvin")
+	h, err := ipc.NewHost(path, filepath.Join(testkit.RepoRoot(), "scenes", "marvin", "scene.xml"), ipc.HostOptions{Sizes: ipc.DefaultSizes, Rate: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	srv, err := web.Listen(web.Options{Addr: "127.0.0.1:0", Dial: func() (*ipc.Client, error) { return ipc.Open(path) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return h, srv
+}
+
 // A host whose only sink is the web viewer (view --web, serve --no-nats
 // --web) renders nothing, and makes no renderer, while no page is
 // connected, though MARVIN's scan overlay draws a laser's returns; with a
 // page it renders that laser and the camera the page shows, no other
 // sensor; when the page goes, rendering stops again.
 func TestWebFramesOnlyForPages(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "simvis-pages")
-	h, err := ipc.NewHost(path, filepath.Join(testkit.RepoRoot(), "scenes", "marvin", "scene.xml"), ipc.HostOptions{Sizes: ipc.DefaultSizes, Rate: 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	srv, err := web.Listen(web.Options{Addr: "127.0.0.1:0", Dial: func() (*ipc.Client, error) { return ipc.Open(path) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	h, srv := marvinWebHost(t)
 	sink := &countFrames{webFrames: &webFrames{srv: srv}, n: map[string]int{}}
 	loop := &Loop{Clock: NewClock(), Fails: NewFailures(h.Warn), Sink: sink, HostRate: 30, Warn: h.Warn}
 	defer loop.Close()
@@ -167,17 +175,7 @@ func TestWebFramesOnlyForPages(t *testing.T) {
 // its scan overlay's returns with no page connected: its share of the
 // loop's sinks wants them.
 func TestWindowOverlaysBesidePages(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "simvis-window")
-	h, err := ipc.NewHost(path, filepath.Join(testkit.RepoRoot(), "scenes", "marvin", "scene.xml"), ipc.HostOptions{Sizes: ipc.DefaultSizes, Rate: 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	srv, err := web.Listen(web.Options{Addr: "127.0.0.1:0", Dial: func() (*ipc.Client, error) { return ipc.Open(path) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	h, srv := marvinWebHost(t)
 	for _, window := range []bool{false, true} {
 		pages := &countFrames{webFrames: &webFrames{srv: srv}, n: map[string]int{}}
 		out := sinks{pages}
