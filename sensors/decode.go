@@ -129,13 +129,18 @@ func decodeReading(info []byte) (*Reading, error) {
 	return rd, nil
 }
 
+// gridInfo is the part of a cloud's or a picture's info that decoding
+// needs: its size (a picture's is CameraInfo's, at the top level; the rest
+// of its FrameInfo is not needed to show it).
+type gridInfo struct {
+	Sensor        string `json:"sensor"`
+	Stamp         *Stamp `json:"stamp"`
+	Width, Height int
+	Pose          poseIn `json:"pose"`
+}
+
 func decodeCloud(info, data []byte) (*Cloud, error) {
-	var v struct {
-		Sensor        string `json:"sensor"`
-		Stamp         *Stamp `json:"stamp"`
-		Width, Height int
-		Pose          poseIn `json:"pose"`
-	}
+	var v gridInfo
 	if err := json.Unmarshal(info, &v); err != nil {
 		return nil, err
 	}
@@ -152,14 +157,7 @@ func decodeCloud(info, data []byte) (*Cloud, error) {
 }
 
 func decodeImage(info, data []byte) (*CameraImage, error) {
-	// The size is CameraInfo's (width, height at the top level); the rest
-	// of the FrameInfo is not needed to show the picture.
-	var v struct {
-		Sensor        string `json:"sensor"`
-		Stamp         *Stamp `json:"stamp"`
-		Width, Height int
-		Pose          poseIn `json:"pose"`
-	}
+	var v gridInfo
 	if err := json.Unmarshal(info, &v); err != nil {
 		return nil, err
 	}

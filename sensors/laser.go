@@ -144,9 +144,9 @@ func (l *Laser) Beams() int { return len(l.dirs) }
 
 // Describe implements scene.Sensor.
 func (l *Laser) Describe() map[string]any {
+	f := l.FieldOfView()
 	m := map[string]any{
-		"beams": len(l.dirs), "angle_min": l.angleMin * 180 / math.Pi,
-		"angle_max":  (l.angleMin + float64(len(l.dirs)-1)*l.increment) * 180 / math.Pi,
+		"beams": len(l.dirs), "angle_min": f.AngleMin, "angle_max": f.AngleMax,
 		"resolution": l.increment * 180 / math.Pi,
 	}
 	l.describe(m)
