@@ -98,15 +98,22 @@ func TestDecodeFrameHostileSizes(t *testing.T) {
 	for _, tc := range []struct {
 		kind, info string
 		data       []byte
+		want       string
 	}{
-		{sensors.KindImage, `{"sensor":"C","width":4294967296,"height":4294967296}`, nil},
-		{sensors.KindImage, `{"sensor":"C","width":6148914691236517206,"height":1}`, make([]byte, 2)},
-		{sensors.KindImage, `{"sensor":"C","width":-1,"height":-3}`, make([]byte, 9)},
-		{sensors.KindCloud, `{"sensor":"L","width":4294967296,"height":4294967296}`, nil},
-		{sensors.KindCloud, `{"sensor":"L","width":1537228672809129302,"height":1}`, make([]byte, 8)},
+		{sensors.KindImage, `{"sensor":"C","width":4294967296,"height":4294967296}`, nil,
+			`sensor "S": a image frame: 0 bytes of RGB for 4294967296x4294967296`},
+		{sensors.KindImage, `{"sensor":"C","width":6148914691236517206,"height":1}`, make([]byte, 2),
+			`sensor "S": a image frame: 2 bytes of RGB for 6148914691236517206x1`},
+		{sensors.KindImage, `{"sensor":"C","width":-1,"height":-3}`, make([]byte, 9),
+			`sensor "S": a image frame: 9 bytes of RGB for -1x-3`},
+		{sensors.KindCloud, `{"sensor":"L","width":4294967296,"height":4294967296}`, nil,
+			`sensor "S": a cloud frame: 0 bytes of points for 4294967296x4294967296`},
+		{sensors.KindCloud, `{"sensor":"L","width":1537228672809129302,"height":1}`, make([]byte, 8),
+			`sensor "S": a cloud frame: 8 bytes of points for 1537228672809129302x1`},
 	} {
-		if _, err := sensors.DecodeFrame("S", tc.kind, []byte(tc.info), tc.data); err == nil {
-			t.Errorf("%s %s with %d bytes: decoded", tc.kind, tc.info, len(tc.data))
+		_, err := sensors.DecodeFrame("S", tc.kind, []byte(tc.info), tc.data)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s %s with %d bytes: %v, want %q", tc.kind, tc.info, len(tc.data), err, tc.want)
 		}
 	}
 	if f, err := sensors.DecodeFrame("C", sensors.KindImage, []byte(`{"sensor":"C","width":2,"height":3}`), make([]byte, 18)); err != nil {
