@@ -17,7 +17,11 @@ type pendingFrame struct {
 	cast    *raycast.Rays
 	start   time.Time
 	compute bool // cast on the GPU by the compute caster
-	finish  func(cost time.Duration) (*Frame, error)
+	// later: the frame's picture is being read back from the GPU; it is
+	// finished once the batch's other frames are begun and cast, so that
+	// no sensor waits for the GPU on its own.
+	later  bool
+	finish func(cost time.Duration) (*Frame, error)
 }
 
 // beginner is a sensor whose frames can be rendered in two halves, so
@@ -61,6 +65,8 @@ func RenderFrames(r *Renderer, s *scene.Scene, entries []*scene.SensorEntry, sta
 		sets    []raycast.Rays  // the waiting frames' beams
 		prep    []time.Duration // what each took to begin
 		onGPU   []bool          // cast by the compute caster
+		reading []pendingFrame  // frames whose pictures are read back
+		readAt  []int           // entry of each
 	)
 	for i, se := range entries {
 		b, ok := se.Sensor.(beginner)
@@ -71,6 +77,10 @@ func RenderFrames(r *Renderer, s *scene.Scene, entries []*scene.SensorEntry, sta
 		func() {
 			defer recovered(se.Name, &errs[i])
 			p, err := b.beginFrame(r, s, stamps[i])
+			if err == nil && p.later {
+				reading, readAt = append(reading, p), append(readAt, i)
+				return
+			}
 			if err == nil && p.cast == nil {
 				frames[i], err = p.finish(time.Since(p.start))
 			}
@@ -113,6 +123,16 @@ func RenderFrames(r *Renderer, s *scene.Scene, entries []*scene.SensorEntry, sta
 				}
 			}()
 		}
+	}
+	for k, p := range reading {
+		i, se := readAt[k], entries[readAt[k]]
+		func() {
+			defer recovered(se.Name, &errs[i])
+			var ferr error
+			if frames[i], ferr = p.finish(time.Since(p.start)); ferr != nil {
+				errs[i] = fmt.Errorf("sensor %q: %w", se.Name, ferr)
+			}
+		}()
 	}
 	for i, se := range entries {
 		if errs[i] == nil {

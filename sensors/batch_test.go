@@ -3,12 +3,14 @@ package sensors_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/simvis/simvis/internal/testkit"
+	"github.com/simvis/simvis/models"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 )
@@ -106,11 +108,15 @@ func TestRenderFramesMatchesMarvins50(t *testing.T) {
 // A scene of every sensor type on either backend, with noise, returns
 // drawn by an overlay, and sensors that cannot render (their world pose is
 // infinite): cast together or one by one, the same frames and errors.
+// Cameras of one size share a target, read back after all are drawn.
 func TestRenderFramesMatchesMixed(t *testing.T) {
 	xml := `
   <sensor type="laser" name="L_CPU" pose_offset="1 0.5 1 0 0 17" backend="cpu" noise_stddev="0.02" seed="3"/>
   <element type="scan" name="L_CPU_SCAN" sensor="L_CPU"/>
   <sensor type="camera" name="CAM" pose_offset="0 0 1 0 0 0" width="32" height="24"/>
+  <sensor type="camera" name="CAM_BACK" pose_offset="0 0 1 0 0 180" width="32" height="24" noise_stddev="0.02" seed="5"/>
+  <sensor type="camera" name="CAM_EXPOSED" pose_offset="0 0 1.2 0 10 90" width="32" height="24" exposure="2" gamma="2.2"/>
+  <sensor type="camera" name="CAM_LENS" pose_offset="0.5 0 1 0 0 -90" width="40" height="30" k1="-0.2" k2="0.05"/>
   <sensor type="laser" name="L_GPU" pose_offset="-1 0.5 1 0 0 -40" backend="gpu" noise_stddev="0.01" seed="4"/>
   <sensor type="psd" name="PSD" pose_offset="3.5 0 1 0 0 0" noise_stddev="0.01"/>
   <sensor type="laser3d" name="CLOUD" pose_offset="0 -1 1.5 0 0 0" backend="cpu" resolution="2" noise_bias="0.01"/>
@@ -120,13 +126,14 @@ func TestRenderFramesMatchesMixed(t *testing.T) {
   <part file="room.glb" name="FAR" pose_offset="50 0 0 0 0 0"/>
   <sensor type="laser" name="FAR_L" insert_at="FAR" backend="cpu"/>
   <sensor type="psd" name="FAR_PSD" insert_at="FAR"/>
+  <sensor type="camera" name="FAR_CAM" insert_at="FAR" width="32" height="24"/>
   <sensor type="laser" name="L_CPU2" pose_offset="-2 -1 0.5 0 0 150" backend="cpu" range_min="1.5"/>`
 	a, b := roomScene(t, xml), roomScene(t, xml)
 	for _, s := range []*scene.Scene{a, b} {
 		ip, _ := s.InsertionPoint("FAR")
 		ip.Parent().SetLocal(mgl64.Translate3D(math.Inf(1), 0, 0))
 	}
-	if n, want := sameCycles(t, a, b, 3), 3*(len(a.Sensors())-2); n != want {
+	if n, want := sameCycles(t, a, b, 3), 3*(len(a.Sensors())-3); n != want {
 		t.Errorf("%d frames rendered, want %d (all but FAR's sensors)", n, want)
 	}
 	if a.ReturnsPublished() == 0 {
@@ -181,5 +188,46 @@ func TestRenderFramesAuto(t *testing.T) {
 	}
 	if used["gpu"] < 4 || used["cpu"] < 4 {
 		t.Errorf("frames per backend %v: both were to be measured", used)
+	}
+}
+
+// Cameras of one size draw into one target, each picture read back after
+// all are drawn: every frame is still its own camera's picture (four boxes
+// of four colors, one ahead of each camera, so that any picture read from
+// another camera differs), the same as rendered alone.
+func TestRenderFramesCamerasKeepTheirPictures(t *testing.T) {
+	dir := t.TempDir()
+	colors := [][4]float32{{1, 0, 0, 1}, {0, 1, 0, 1}, {0, 0, 1, 1}, {1, 1, 0, 1}}
+	testkit.WriteModel(t, dir, "boxes.glb", func(m *models.Model) {
+		for k, c := range colors {
+			a := float64(k) * math.Pi / 2
+			m.AddNode(nil, fmt.Sprintf("box%d", k), mgl64.Translate3D(3*math.Cos(a), 3*math.Sin(a), 1), models.Box(fmt.Sprintf("box%d", k), 1, 1, 1, c))
+		}
+	})
+	xml := `<scene><part file="boxes.glb" name="BOXES"/>`
+	for k := range colors {
+		xml += fmt.Sprintf(`<sensor type="camera" name="C%d" pose_offset="0 0 1 0 0 %d" width="24" height="16" fov="30" shadows="false"/>`, k, 90*k)
+	}
+	xml += `<sensor type="camera" name="WIDE" pose_offset="0 0 1 0 0 45" width="48" height="32" fov="120"/></scene>`
+	a, b := testkit.LoadXML(t, dir, xml), testkit.LoadXML(t, dir, xml)
+	if n := sameCycles(t, a, b, 2); n != 10 {
+		t.Fatalf("%d frames, want 10", n)
+	}
+	// Each of C0..C3 sees its own box's color in its middle pixel.
+	r := testkit.Renderer(t)
+	frames, errs := sensors.RenderFrames(r, b, b.Sensors(), make([]*sensors.Stamp, 5))
+	for k, c := range colors {
+		if errs[k] != nil {
+			t.Fatal(errs[k])
+		}
+		img := frames[k].Payload().(*sensors.CameraImage).Image
+		px := img.RGBAAt(12, 8)
+		for ch, want := range c[:3] {
+			got := []uint8{px.R, px.G, px.B}[ch]
+			if (want > 0) != (got > 40) {
+				t.Errorf("camera C%d's middle pixel is %v, want the color of box %d %v", k, px, k, c)
+				break
+			}
+		}
 	}
 }

@@ -267,6 +267,18 @@ func (c *Camera) Describe() map[string]any {
 // Image renders the camera's current view, through its lens (a wide
 // undistorted render resampled) and with pixel noise if set.
 func (c *Camera) Image(r *Renderer, s *scene.Scene) (*image.RGBA, error) {
+	finish, err := c.startImage(r, s)
+	if err != nil {
+		return nil, err
+	}
+	return finish()
+}
+
+// startImage draws the camera's view and starts reading it back; finish
+// waits for the picture and makes the image (lens, response, noise). A
+// batch of frames draws every camera before it finishes the first
+// (RenderFrames). finish must be called once.
+func (c *Camera) startImage(r *Renderer, s *scene.Scene) (finish func() (*image.RGBA, error), err error) {
 	// Apply pending parameter changes first: they may move the camera itself.
 	if err := s.Update(); err != nil {
 		return nil, err
@@ -279,35 +291,50 @@ func (c *Camera) Image(r *Renderer, s *scene.Scene) (*image.RGBA, error) {
 	if c.umap != nil {
 		v = c.umap.view(v)
 	}
-	var img *image.RGBA
+	var picture func() (*image.RGBA, error)
 	blurred, err := c.blur.blurred(r, s, v)
 	c.blur.remember(s, pose)
 	switch {
 	case err != nil:
+		return nil, err
 	case blurred != nil:
-		img, err = blurImage(c.resp, blurred, v)
+		picture = func() (*image.RGBA, error) { return blurImage(c.resp, blurred, v) }
 	case c.resp.IsIdentity():
-		img, err = r.RenderRGBA(s, v)
+		p, err := r.startRGBA(s, v)
+		if err != nil {
+			return nil, err
+		}
+		picture = p.rgba
 	default:
-		var pix []float32
-		if pix, err = r.RenderRadiance(s, v); err == nil {
-			img, err = c.resp.toRGBA(pix, v.Width, v.Height)
+		p, err := r.startRadiance(s, v)
+		if err != nil {
+			return nil, err
+		}
+		picture = func() (*image.RGBA, error) {
+			pix, err := p.radiance()
+			if err != nil {
+				return nil, err
+			}
+			return c.resp.toRGBA(pix, v.Width, v.Height)
 		}
 	}
-	if err == nil && c.umap != nil {
-		img, err = c.umap.resample(img)
-	}
-	if err != nil || c.noise == 0 {
-		return img, err
-	}
-	sigma := c.noise * 255
-	for i, p := range img.Pix {
-		if i%4 == 3 {
-			continue
+	return func() (*image.RGBA, error) {
+		img, err := picture()
+		if err == nil && c.umap != nil {
+			img, err = c.umap.resample(img)
 		}
-		img.Pix[i] = uint8(math.Max(0, math.Min(255, math.Round(float64(p)+sigma*c.rng.NormFloat64()))))
-	}
-	return img, nil
+		if err != nil || c.noise == 0 {
+			return img, err
+		}
+		sigma := c.noise * 255
+		for i, p := range img.Pix {
+			if i%4 == 3 {
+				continue
+			}
+			img.Pix[i] = uint8(math.Max(0, math.Min(255, math.Round(float64(p)+sigma*c.rng.NormFloat64()))))
+		}
+		return img, nil
+	}, nil
 }
 
 // FrameInfo is what a camera or depth camera reports with every frame:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/simvis/simvis/scene"
 )
@@ -215,13 +216,30 @@ func (p *PSD) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error
 }
 
 func (c *Camera) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
-	img, err := c.Image(r, s)
+	p, err := c.beginFrame(r, s, st)
 	if err != nil {
 		return nil, err
 	}
+	return p.finish(0)
+}
+
+// beginFrame draws the camera's picture and starts reading it back; the
+// frame is made when RenderFrames has drawn the others (later).
+func (c *Camera) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFrame, error) {
+	start := time.Now()
+	finish, err := c.startImage(r, s)
+	if err != nil {
+		return pendingFrame{}, err
+	}
 	v := c.View()
 	info := FrameInfo{Sensor: c.name, Stamp: st, Intrinsics: c.Intrinsics(), Pose: scene.PoseFromMatrix(v.Pose)}
-	return NewFrame(c.name, &CameraImage{Image: img, Info: info}, st), nil
+	return pendingFrame{start: start, later: true, finish: func(time.Duration) (*Frame, error) {
+		img, err := finish()
+		if err != nil {
+			return nil, err
+		}
+		return NewFrame(c.name, &CameraImage{Image: img, Info: info}, st), nil
+	}}, nil
 }
 
 func (sg *Segmentation) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {

@@ -5,6 +5,7 @@ import (
 	"image"
 	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/g3n/engine/gls"
 	"github.com/g3n/engine/math32"
@@ -162,14 +163,49 @@ func (v View) camera() *glCamera {
 
 // RenderRGBA draws the scene as seen from v into an RGBA image.
 func (r *Renderer) RenderRGBA(s *scene.Scene, v View) (*image.RGBA, error) {
-	if v.Width <= 0 || v.Height <= 0 {
-		return nil, fmt.Errorf("sensors: image size %dx%d", v.Width, v.Height)
-	}
-	img := image.NewRGBA(image.Rect(0, 0, v.Width, v.Height))
-	err := r.render(s, v, gpu.ColorRGBA8, func(gs *gls.GLS, fb *gpu.Framebuffer) error {
-		return fb.ReadRGBA(gs, img)
-	})
+	p, err := r.startRGBA(s, v)
 	if err != nil {
+		return nil, err
+	}
+	return p.rgba()
+}
+
+// RenderRadiance draws the scene as seen from v into a float RGBA target
+// and returns its pixels, 4 floats each, rows top-down: the linear
+// radiance the shading computes, not clamped at 1 (the background is its
+// color). Alpha is what blending left.
+func (r *Renderer) RenderRadiance(s *scene.Scene, v View) ([]float32, error) {
+	p, err := r.startRadiance(s, v)
+	if err != nil {
+		return nil, err
+	}
+	return p.radiance()
+}
+
+// pendingPicture is a picture drawn whose read-back is under way
+// (gpu.Framebuffer.StartRead): a cycle's cameras are all drawn before the
+// first is waited for, so that no sensor stalls the GPU on its own.
+type pendingPicture struct {
+	r    *Renderer
+	read *gpu.PendingRead
+	w, h int
+}
+
+// startRGBA draws v into an 8-bit target and starts reading it; see rgba.
+func (r *Renderer) startRGBA(s *scene.Scene, v View) (pendingPicture, error) {
+	return r.startRender(s, v, gpu.ColorRGBA8)
+}
+
+// startRadiance draws v into a float target and starts reading it; see
+// radiance.
+func (r *Renderer) startRadiance(s *scene.Scene, v View) (pendingPicture, error) {
+	return r.startRender(s, v, gpu.ColorRGBA32F)
+}
+
+// rgba waits for a picture of startRGBA.
+func (p pendingPicture) rgba() (*image.RGBA, error) {
+	img := image.NewRGBA(image.Rect(0, 0, p.w, p.h))
+	if err := p.finish(img.Pix); err != nil {
 		return nil, err
 	}
 	// Blended drawing (transparent materials, label text) leaves alpha
@@ -181,31 +217,38 @@ func (r *Renderer) RenderRGBA(s *scene.Scene, v View) (*image.RGBA, error) {
 	return img, nil
 }
 
-// RenderRadiance draws the scene as seen from v into a float RGBA target
-// and returns its pixels, 4 floats each, rows top-down: the linear
-// radiance the shading computes, not clamped at 1 (the background is its
-// color). Alpha is what blending left.
-func (r *Renderer) RenderRadiance(s *scene.Scene, v View) ([]float32, error) {
-	if v.Width <= 0 || v.Height <= 0 {
-		return nil, fmt.Errorf("sensors: image size %dx%d", v.Width, v.Height)
-	}
-	pix := make([]float32, 4*v.Width*v.Height)
-	err := r.render(s, v, gpu.ColorRGBA32F, func(gs *gls.GLS, fb *gpu.Framebuffer) error {
-		return fb.ReadFloat(gs, pix)
-	})
-	return pix, err
+// radiance waits for a picture of startRadiance.
+func (p pendingPicture) radiance() ([]float32, error) {
+	pix := make([]float32, 4*p.w*p.h)
+	return pix, p.finish(unsafe.Slice((*byte)(unsafe.Pointer(&pix[0])), 4*len(pix)))
 }
 
-// render draws the scene as seen from v into a cached target of the format
-// and reads it with read, on the GL thread.
-func (r *Renderer) render(s *scene.Scene, v View, format gpu.ColorFormat, read func(*gls.GLS, *gpu.Framebuffer) error) error {
+// finish waits for the read and fills dst.
+func (p pendingPicture) finish(dst []byte) error {
+	return p.r.ctx.Do(func(gs *gls.GLS) error { return p.read.Finish(gs, dst) })
+}
+
+// drop abandons the read (a frame that failed after it started).
+func (p pendingPicture) drop() {
+	if p.read != nil {
+		_ = p.r.ctx.Do(func(gs *gls.GLS) error { p.read.Drop(gs); return nil })
+	}
+}
+
+// startRender draws the scene as seen from v into a cached target of the
+// format and starts reading it back, on the GL thread.
+func (r *Renderer) startRender(s *scene.Scene, v View, format gpu.ColorFormat) (pendingPicture, error) {
+	if v.Width <= 0 || v.Height <= 0 {
+		return pendingPicture{}, fmt.Errorf("sensors: image size %dx%d", v.Width, v.Height)
+	}
 	if err := s.PrepareRender(v.Viewer); err != nil {
-		return err
+		return pendingPicture{}, err
 	}
 	s.SetAnisotropy(r.anisotropy)
 	cam := v.camera()
 	camView := v.Pose.Mul4(sensorToGL).Inv()
-	return r.ctx.Do(func(gs *gls.GLS) error {
+	p := pendingPicture{r: r, w: v.Width, h: v.Height}
+	err := r.ctx.Do(func(gs *gls.GLS) error {
 		if err := r.prepareShadows(gs, s, v.Shadows, camView); err != nil {
 			return err
 		}
@@ -218,8 +261,10 @@ func (r *Renderer) render(s *scene.Scene, v View, format gpu.ColorFormat, read f
 		if err := r.g3n.Render(s.G3N(), cam); err != nil {
 			return fmt.Errorf("sensors: render: %w", err)
 		}
-		return read(gs, fb)
+		p.read, err = fb.StartRead(gs)
+		return err
 	})
+	return p, err
 }
 
 // framebuffer returns a cached offscreen target of the size and format.

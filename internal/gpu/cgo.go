@@ -222,6 +222,11 @@ static void (*sv_glDispatchCompute)(sv_GLuint, sv_GLuint, sv_GLuint);
 static void (*sv_glMemoryBarrier)(unsigned int);
 static void (*sv_glActiveTexture)(sv_GLenum);
 static void (*sv_glTexBuffer)(sv_GLenum, sv_GLenum, sv_GLuint);
+static void *(*sv_glFenceSync)(sv_GLenum, unsigned int);
+static sv_GLenum (*sv_glClientWaitSync)(void *, unsigned int, uint64_t);
+static void (*sv_glDeleteSync)(void *);
+static void *(*sv_glMapBufferRange)(sv_GLenum, sv_GLintptr, sv_GLsizeiptr, unsigned int);
+static unsigned char (*sv_glUnmapBuffer)(sv_GLenum);
 
 #define SV_LOAD(name) \
 	if (!(*(void **)&sv_##name = sv_eglGetProcAddress(#name))) { \
@@ -323,6 +328,62 @@ static int sv_compute_load(void) {
 	SV_LOAD(glTexBuffer)
 	return 0;
 }
+
+// sv_readback_load resolves what reads into pixel-pack buffers need
+// (OpenGL 3.2: buffers, fences, mapping); 0 on success.
+static int sv_readback_load(void) {
+	SV_LOAD(glGenBuffers)
+	SV_LOAD(glDeleteBuffers)
+	SV_LOAD(glBufferData)
+	SV_LOAD(glFenceSync)
+	SV_LOAD(glClientWaitSync)
+	SV_LOAD(glDeleteSync)
+	SV_LOAD(glMapBufferRange)
+	SV_LOAD(glUnmapBuffer)
+	return 0;
+}
+
+// sv_StartRead reads the bound read framebuffer's w x h pixels into
+// pixel-pack buffer pbo (first given size bytes of storage when alloc is
+// set), which returns at once, and fences it. The pack-buffer binding is
+// put back as it was.
+static uintptr_t sv_StartRead(sv_GLuint pbo, sv_GLsizeiptr size, int alloc, sv_GLsizei w, sv_GLsizei h, sv_GLenum fmt, sv_GLenum type) {
+	sv_GLint prev = 0;
+	sv_glGetIntegerv(0x88ED, &prev); // GL_PIXEL_PACK_BUFFER_BINDING
+	sv_glBindBuffer(0x88EB, pbo);    // GL_PIXEL_PACK_BUFFER
+	if (alloc) {
+		sv_glBufferData(0x88EB, size, NULL, 0x88E9); // GL_STREAM_READ
+	}
+	sv_glReadPixels(0, 0, w, h, fmt, type, (void *)0);
+	sv_glBindBuffer(0x88EB, (sv_GLuint)prev);
+	return (uintptr_t)sv_glFenceSync(0x9117, 0); // GL_SYNC_GPU_COMMANDS_COMPLETE
+}
+
+// sv_FinishRead waits for fence, deletes it, and copies pbo's rows of
+// rowBytes into dst in reverse order (GL's bottom row first becomes the
+// top row first). 0 on success, 1 if the wait failed, 2 if mapping did.
+static int sv_FinishRead(uintptr_t fence, sv_GLuint pbo, char *dst, int rowBytes, int rows) {
+	sv_GLenum st = sv_glClientWaitSync((void *)fence, 0x1, UINT64_MAX); // GL_SYNC_FLUSH_COMMANDS_BIT
+	sv_glDeleteSync((void *)fence);
+	if (st == 0x911D) { // GL_WAIT_FAILED
+		return 1;
+	}
+	sv_GLint prev = 0;
+	sv_glGetIntegerv(0x88ED, &prev);
+	sv_glBindBuffer(0x88EB, pbo);
+	const char *src = sv_glMapBufferRange(0x88EB, 0, (sv_GLsizeiptr)rowBytes * rows, 0x0001); // GL_MAP_READ_BIT
+	int ret = 2;
+	if (src) {
+		for (int y = 0; y < rows; y++) {
+			memcpy(dst + (size_t)y * rowBytes, src + (size_t)(rows - 1 - y) * rowBytes, rowBytes);
+		}
+		sv_glUnmapBuffer(0x88EB);
+		ret = 0;
+	}
+	sv_glBindBuffer(0x88EB, (sv_GLuint)prev);
+	return ret;
+}
+static void sv_DropRead(uintptr_t fence) { sv_glDeleteSync((void *)fence); }
 
 // sv_BuildCompute compiles and links a compute program from src; it
 // returns the program, or 0 with the info log in log (size n).
@@ -583,6 +644,36 @@ func glHasClipControl() bool          { return C.sv_HasClipControl() != 0 }
 func glClipControl(origin, depth uint32) {
 	C.sv_ClipControl(C.sv_GLenum(origin), C.sv_GLenum(depth))
 }
+
+var readbackLoaded, readbackTried bool
+
+// loadReadback resolves the entry points of reads into pixel-pack buffers
+// once per process; false where they are missing.
+func loadReadback() bool {
+	eglMu.Lock()
+	defer eglMu.Unlock()
+	if !readbackTried {
+		readbackTried = true
+		readbackLoaded = C.sv_readback_load() == 0
+	}
+	return readbackLoaded
+}
+
+// glStartRead: see sv_StartRead; 0 if no fence was made.
+func glStartRead(pbo uint32, size int, alloc bool, w, h int, fmt, typ uint32) uintptr {
+	a := C.int(0)
+	if alloc {
+		a = 1
+	}
+	return uintptr(C.sv_StartRead(C.sv_GLuint(pbo), C.sv_GLsizeiptr(size), a, C.sv_GLsizei(w), C.sv_GLsizei(h), C.sv_GLenum(fmt), C.sv_GLenum(typ)))
+}
+
+// glFinishRead: see sv_FinishRead. dst is Go memory without pointers,
+// written during the call, of at least rowBytes*rows bytes.
+func glFinishRead(fence uintptr, pbo uint32, dst []byte, rowBytes, rows int) int {
+	return int(C.sv_FinishRead(C.uintptr_t(fence), C.sv_GLuint(pbo), (*C.char)(unsafe.Pointer(&dst[0])), C.int(rowBytes), C.int(rows)))
+}
+func glDropRead(fence uintptr) { C.sv_DropRead(C.uintptr_t(fence)) }
 
 var computeLoaded bool
 

@@ -64,6 +64,9 @@ type Framebuffer struct {
 	// image.RGBA destinations whose rows are not contiguous.
 	row  []byte
 	full []byte
+
+	// Pixel-pack buffers of finished reads, for StartRead to reuse.
+	pbos []uint32
 }
 
 // NewFramebuffer creates a width x height framebuffer with a color
@@ -228,12 +231,7 @@ func (f *Framebuffer) readRaw(dst []byte, format, typ uint32, op string) error {
 	if pbo != 0 {
 		glBindBuffer(gls.PIXEL_PACK_BUFFER, 0)
 	}
-	// Tightly packed rows whatever the width; the other pack parameters
-	// are reset too since a stray row length would overrun dst.
-	glPixelStorei(gls.PACK_ALIGNMENT, 1)
-	glPixelStorei(gls.PACK_ROW_LENGTH, 0)
-	glPixelStorei(gls.PACK_SKIP_ROWS, 0)
-	glPixelStorei(gls.PACK_SKIP_PIXELS, 0)
+	setPackDefaults()
 	glReadPixels(f.Width, f.Height, format, typ, dst)
 	if pbo != 0 {
 		glBindBuffer(gls.PIXEL_PACK_BUFFER, pbo)
@@ -268,5 +266,8 @@ func floatBytes(s []float32) []byte {
 // again does nothing.
 func (f *Framebuffer) Delete(gs *gls.GLS) {
 	f.delete()
-	f.row, f.full = nil, nil
+	for _, b := range f.pbos {
+		glDeleteBuffer(b)
+	}
+	f.row, f.full, f.pbos = nil, nil, nil
 }

@@ -1,0 +1,109 @@
+package gpu
+
+import (
+	"bytes"
+	"image"
+	"math"
+	"testing"
+	"unsafe"
+
+	"github.com/g3n/engine/gls"
+)
+
+// Reads started one after the other on one framebuffer, each followed by
+// drawing something else into it, deliver what the framebuffer held when
+// each started, top row first, bit for bit what the waiting reads give;
+// buffers are reused; a dropped read leaves the others right.
+func TestStartReadKeepsOrder(t *testing.T) {
+	for _, async := range []bool{true, false} {
+		AsyncReads = async
+		ctx := shared(t)
+		err := ctx.Do(func(gs *gls.GLS) error {
+			for _, format := range []ColorFormat{ColorRGBA8, ColorRGBA32F, ColorR32F} {
+				fb, err := NewFramebuffer(gs, 7, 5, format)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Picture k: cleared to (k/8, 0.5, 1-k/8, 1), its top row
+				// (GL's last) green through a scissor.
+				draw := func(k int) {
+					fb.Clear(gs, float32(k)/8, 0.5, 1-float32(k)/8, 1)
+					gs.Enable(gls.SCISSOR_TEST)
+					gs.Scissor(0, 4, 7, 1)
+					gs.ClearColor(0, 1, 0, 1)
+					gs.Clear(gls.COLOR_BUFFER_BIT)
+					gs.Disable(gls.SCISSOR_TEST)
+				}
+				want := make([][]byte, 4)
+				for k := range want {
+					draw(k)
+					want[k] = readNow(t, gs, fb)
+				}
+				for round := 0; round < 2; round++ {
+					var reads []*PendingRead
+					for k := range want {
+						draw(k)
+						p, err := fb.StartRead(gs)
+						if err != nil {
+							t.Fatal(err)
+						}
+						reads = append(reads, p)
+					}
+					draw(7) // after every start: must not show
+					reads[2].Drop(gs)
+					for k, p := range reads {
+						if k == 2 {
+							continue
+						}
+						got := make([]byte, p.Size())
+						if err := p.Finish(gs, got); err != nil {
+							t.Fatal(err)
+						}
+						if !bytes.Equal(got, want[k]) {
+							t.Errorf("async %v %s round %d: read %d differs from the picture drawn before it", async, format, round, k)
+						}
+						if err := p.Finish(gs, got); err == nil && async {
+							t.Errorf("a read finished twice gave no error")
+						}
+					}
+				}
+				if async && len(fb.pbos) != 4 {
+					t.Errorf("%s: %d pixel-pack buffers kept after two rounds of 4 reads, want 4 (reused)", format, len(fb.pbos))
+				}
+				fb.Delete(gs)
+				if len(fb.pbos) != 0 {
+					t.Errorf("Delete kept pixel-pack buffers")
+				}
+			}
+			return nil
+		})
+		AsyncReads = true
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readNow reads fb's color with the waiting reads, as bytes.
+func readNow(t *testing.T, gs *gls.GLS, fb *Framebuffer) []byte {
+	t.Helper()
+	if fb.Format() == ColorRGBA8 {
+		img := image.NewRGBA(image.Rect(0, 0, fb.Width, fb.Height))
+		if err := fb.ReadRGBA(gs, img); err != nil {
+			t.Fatal(err)
+		}
+		// The top row is green, the others not.
+		if img.Pix[1] != 255 || img.Pix[len(img.Pix)-4+1] == 255 {
+			t.Fatalf("the waiting read's rows are not top row first")
+		}
+		return img.Pix
+	}
+	px := make([]float32, fb.Width*fb.Height*fb.Format().Channels())
+	if err := fb.ReadFloat(gs, px); err != nil {
+		t.Fatal(err)
+	}
+	if fb.Format() == ColorR32F && math.Abs(float64(px[0])) > 0 {
+		t.Fatalf("R32F's top row holds red %v, want 0 (green cleared)", px[0])
+	}
+	return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(&px[0])), 4*len(px))...)
+}
