@@ -651,8 +651,9 @@ func benchCommand() *command {
 			"simulation cycle, with the wall and CPU time per cycle.\n" +
 			"--backend puts every range sensor on one backend first; --cycles measures only the\n" +
 			"cycles (for scenes of many sensors). --generate DIR writes the benchmark scenes instead:\n" +
-			"DIR/marvin50 (50 MARVINs, 150 scanners) and DIR/mesh1m (a million triangles), from the\n" +
-			"MARVIN assets in --marvin-assets (see docs/performance.md).",
+			"DIR/marvin50 (50 MARVINs, 150 scanners), DIR/mesh1m (a million triangles) and\n" +
+			"DIR/marvin50/cameras.xml (MARVIN with a ring of 16 640x480 cameras), from the MARVIN\n" +
+			"assets in --marvin-assets (see docs/performance.md).",
 		flags: func(fs *flag.FlagSet) {
 			sf.register(fs)
 			fs.Float64Var(&seconds, "seconds", 2, "time to spend on each measurement")

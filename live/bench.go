@@ -55,11 +55,15 @@ func WriteBenchTable(w io.Writer, renderer, version string, results []sensors.Be
 		"sensor", "type", "frames/s", "beams/s", "cpu fr/s", "speedup", "<=1mm", "<=1cm", "max err", "hit/miss", "exact", "triangles drawn/sensed")
 	for _, res := range results {
 		fmt.Fprintf(w, "%-14s %-8s %10.1f", res.Sensor, res.Type, res.FPS)
-		if res.Beams == 0 {
+		switch {
+		case res.Beams == 0 && res.Sensors == 0:
 			fmt.Fprintln(w)
 			continue
+		case res.Beams == 0: // a set of cameras: its cycle's times still count
+			fmt.Fprintf(w, " %12s", "-")
+		default:
+			fmt.Fprintf(w, " %12.0f", res.BeamsPerSec)
 		}
-		fmt.Fprintf(w, " %12.0f", res.BeamsPerSec)
 		if res.Sensors > 0 {
 			fmt.Fprintf(w, "   %d sensors: %.2f ms per cycle, %.2f ms CPU per cycle", res.Sensors, res.CycleMS, res.CycleCPUMS)
 		}

@@ -16,6 +16,9 @@
 #   1M triangles  DIR/mesh1m/scene.xml, every sensor;
 #   RAVON         scenes/ravon/scene.xml, every sensor;
 #   RAVON lidar   scenes/ravon/lidar128.xml, a 128 x 2048 3D lidar;
+#   camera ring   DIR/marvin50/cameras.xml, MARVIN with 16 640x480 cameras,
+#                 the cycle only, on the first backend (cameras are drawn
+#                 on the GPU whatever the backend): frames/s = 16 x cycles/s;
 # and prints, per sensor or cycle, frames (or cycles) per second on each
 # backend, their ratio and the GPU backend's agreement with the exact caster.
 # Cameras are drawn on the GPU whatever --backend says: their two figures are
@@ -97,7 +100,7 @@ if [ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ]; then
 	done
 fi
 
-if [ ! -f "$SCENES/marvin50/scene.xml" ] || [ ! -f "$SCENES/mesh1m/scene.xml" ]; then
+if [ ! -f "$SCENES/marvin50/scene.xml" ] || [ ! -f "$SCENES/mesh1m/scene.xml" ] || [ ! -f "$SCENES/marvin50/cameras.xml" ]; then
 	"$BIN" bench --generate "$SCENES" --marvin-assets scenes/marvin >/dev/null || exit 1
 fi
 
@@ -154,6 +157,9 @@ for backend in $BACKENDS; do
 	bench "1M triangles" "$SCENES/mesh1m/scene.xml" "$backend"
 	bench "RAVON" scenes/ravon/scene.xml "$backend"
 	bench "RAVON lidar" scenes/ravon/lidar128.xml "$backend"
+	if [ "$backend" = "${BACKENDS%% *}" ]; then
+		bench "camera ring" "$SCENES/marvin50/cameras.xml" "$backend" --cycles
+	fi
 done
 elapsed=$(awk "BEGIN { print $(date +%s.%N) - $start }")
 
@@ -184,6 +190,9 @@ awk -F'\t' -v backends="$BACKENDS" '
 		}
 	}
 ' "$rows"
+awk -F'\t' '$1 == "camera ring" && $3 == "cycle" && $5 + 0 > 0 {
+	printf "camera ring: %.0f frames/s (16 cameras of 640x480 a cycle, %s cycles/s on the %s backend)\n", 16 * $5, $5, $4
+}' "$rows"
 
 # The compute caster (sensors/gpucast): its tests (every distance bit for bit
 # the CPU caster's) and its benchmark, run from its package directory (the

@@ -21,6 +21,12 @@ const (
 	// BenchMillion is one million triangles (a closed, bumpy cave around
 	// a 361-beam scanner and a 640x480 depth camera).
 	BenchMillion = "mesh1m"
+	// BenchCameras is the file, in BenchMarvins' folder, of MARVIN in the
+	// lab with a ring of BenchCameraRing 640x480 cameras on its camera
+	// mount: a cycle of many cameras.
+	BenchCameras = "cameras.xml"
+	// BenchCameraRing is how many cameras BenchCameras has.
+	BenchCameraRing = 16
 )
 
 // marvinsGrid is how the 50 robots stand: 10 along the lab's x, 5 along y.
@@ -31,10 +37,11 @@ const (
 )
 
 // WriteBenchScenes writes the benchmark scenes into dir/marvin50 and
-// dir/mesh1m and returns their scene files. marvinAssets is the folder with
-// the MARVIN scene's lab.gltf and marvin.gltf (scenes/marvin), which are
-// copied next to the many-robots scene. Everything is deterministic, so
-// anyone gets the same scenes.
+// dir/mesh1m and returns their scene files: the 50 MARVINs, the million
+// triangles, then the ring of cameras (dir/marvin50/cameras.xml).
+// marvinAssets is the folder with the MARVIN scene's lab.gltf and
+// marvin.gltf (scenes/marvin), which are copied next to the many-robots
+// scene. Everything is deterministic, so anyone gets the same scenes.
 func WriteBenchScenes(dir, marvinAssets string) ([]string, error) {
 	m50 := filepath.Join(dir, BenchMarvins)
 	if err := os.MkdirAll(m50, 0o755); err != nil {
@@ -93,7 +100,28 @@ func WriteBenchScenes(dir, marvinAssets string) ([]string, error) {
 </scene>
 `
 	files = append(files, filepath.Join(m1, "scene.xml"))
-	return files, os.WriteFile(files[1], []byte(xml), 0o644)
+	if err := os.WriteFile(files[1], []byte(xml), 0o644); err != nil {
+		return nil, err
+	}
+	files = append(files, filepath.Join(m50, BenchCameras))
+	return files, os.WriteFile(files[2], []byte(cameraRing()), 0o644)
+}
+
+// cameraRing is the scene of BenchCameras: scenes/marvin's robot where it
+// stands there, its camera mount carrying cameras every 360/BenchCameraRing
+// degrees of yaw (a surround rig), each 640x480 like MARVIN's camera.
+func cameraRing() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<!-- MARVIN in the lab with a ring of %d 640x480 cameras on its camera mount:\n"+
+		"     a cycle of many cameras. Written by simvis bench - -generate. -->\n<scene>\n"+
+		"  <part file=\"lab.gltf\" name=\"LAB\"/>\n  <part file=\"marvin.gltf\" name=\"MARVIN\" insert_at=\"LAB\"/>\n"+
+		"  <element type=\"pose\" name=\"M_POSE\" insert_at=\"MARVIN\" x=\"-2\" y=\"-1\" yaw=\"20\"/>\n", BenchCameraRing)
+	for k := 0; k < BenchCameraRing; k++ {
+		fmt.Fprintf(&b, "  <sensor type=\"camera\" name=\"CAM%02d\" insert_at=\"MARVIN/CAMERA_MOUNT\" pose_offset=\"0 0 0 0 0 %g\" width=\"640\" height=\"480\" fov=\"70\"/>\n",
+			k, 360*float64(k)/BenchCameraRing)
+	}
+	b.WriteString("</scene>\n")
+	return b.String()
 }
 
 // cave is a closed sphere of 2 * segments * (rings - 1) triangles whose

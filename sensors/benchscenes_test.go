@@ -41,6 +41,28 @@ func TestBenchScenes(t *testing.T) {
 		t.Errorf("marvin50: %d scanners on %d robots, want 150 on 50", lasers, robots)
 	}
 
+	s, err = scene.Load(files[2], scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The ring: every camera on MARVIN's mount, 640x480, a yaw of its own.
+	mount, ok := s.InsertionPoint("MARVIN/CAMERA_MOUNT")
+	if !ok {
+		t.Fatal("cameras.xml: no MARVIN/CAMERA_MOUNT")
+	}
+	yaws := map[int]bool{}
+	for _, se := range s.Sensors() {
+		cam, ok := se.Sensor.(*sensors.Camera)
+		if !ok || cam.View().Width != 640 || cam.View().Height != 480 {
+			t.Fatalf("cameras.xml: sensor %s is not a 640x480 camera", se.Name)
+		}
+		in := mount.World().Inv().Mul4(cam.View().Pose)
+		yaws[int(math.Round(math.Atan2(in.At(1, 0), in.At(0, 0))*180/math.Pi))] = true
+	}
+	if len(s.Sensors()) != sensors.BenchCameraRing || len(yaws) != sensors.BenchCameraRing {
+		t.Errorf("cameras.xml: %d cameras, %d yaws, want %d of each", len(s.Sensors()), len(yaws), sensors.BenchCameraRing)
+	}
+
 	s, err = scene.Load(files[1], scene.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -228,13 +228,6 @@ func (p pendingPicture) finish(dst []byte) error {
 	return p.r.ctx.Do(func(gs *gls.GLS) error { return p.read.Finish(gs, dst) })
 }
 
-// drop abandons the read (a frame that failed after it started).
-func (p pendingPicture) drop() {
-	if p.read != nil {
-		_ = p.r.ctx.Do(func(gs *gls.GLS) error { p.read.Drop(gs); return nil })
-	}
-}
-
 // startRender draws the scene as seen from v into a cached target of the
 // format and starts reading it back, on the GL thread.
 func (r *Renderer) startRender(s *scene.Scene, v View, format gpu.ColorFormat) (pendingPicture, error) {
