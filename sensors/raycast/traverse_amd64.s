@@ -390,6 +390,86 @@ DATA lanebits<>+16(SB)/8, $4
 DATA lanebits<>+24(SB)/8, $8
 GLOBL lanebits<>(SB), RODATA|NOPTR, $32
 
+// lanebit4<> is lane l's bit in all four children, row by row.
+DATA lanebit4<>+0(SB)/8, $1
+DATA lanebit4<>+8(SB)/8, $1
+DATA lanebit4<>+16(SB)/8, $1
+DATA lanebit4<>+24(SB)/8, $1
+DATA lanebit4<>+32(SB)/8, $2
+DATA lanebit4<>+40(SB)/8, $2
+DATA lanebit4<>+48(SB)/8, $2
+DATA lanebit4<>+56(SB)/8, $2
+DATA lanebit4<>+64(SB)/8, $4
+DATA lanebit4<>+72(SB)/8, $4
+DATA lanebit4<>+80(SB)/8, $4
+DATA lanebit4<>+88(SB)/8, $4
+DATA lanebit4<>+96(SB)/8, $8
+DATA lanebit4<>+104(SB)/8, $8
+DATA lanebit4<>+112(SB)/8, $8
+DATA lanebit4<>+120(SB)/8, $8
+GLOBL lanebit4<>(SB), RODATA|NOPTR, $128
+
+// PACKET_SIGNS(inv, lo, near, far) sets R14 unless the four lanes of inv
+// share their sign, and puts the offsets of the axis' near and far planes
+// (lo: its lo row in a node4) at near(SP) and far(SP), as the lanes'
+// common sign picks them (VBLENDVPD reads the same sign bit).
+#define PACKET_SIGNS(inv, lo, near, far) \
+	VMOVMSKPD inv, R9; \
+	LEAL 1(R9), R10; \
+	ANDL $14, R10; \
+	ORL R10, R14; \
+	ANDL $1, R9; \
+	NEGL R9; \
+	ANDL $96, R9; \
+	LEAQ lo(R9), R10; \
+	MOVQ R10, near(SP); \
+	XORL $96, R9; \
+	LEAQ lo(R9), R10; \
+	MOVQ R10, far(SP)
+
+// PACKET_MIXED(lo, hi, inv) is one axis of PACKET_LANE where lanes differ
+// in sign: lo and hi hold the four children's planes less the origin, the
+// lane's inverse direction at inv(AX) picks the near one by its sign.
+#define PACKET_MIXED(lo, hi, inv) \
+	VBROADCASTSD inv(AX), Y14; \
+	VBLENDVPD Y14, hi, lo, Y15; \
+	VMULPD Y14, Y15, Y15; \
+	VMAXPD Y11, Y15, Y11; \
+	VBLENDVPD Y14, lo, hi, Y15; \
+	VMULPD Y14, Y15, Y15; \
+	VMINPD Y12, Y15, Y12
+
+// PACKET_UNIFORM(near, far, inv) is PACKET_MIXED where the planes are
+// picked already.
+#define PACKET_UNIFORM(near, far, inv) \
+	VBROADCASTSD inv(AX), Y14; \
+	VMULPD Y14, near, Y15; \
+	VMAXPD Y11, Y15, Y11; \
+	VMULPD Y14, far, Y15; \
+	VMINPD Y12, Y15, Y12
+
+// PACKET_LANE(l, axis) tests lane l of the packet at AX against the four
+// children (planes less the origin in Y3-Y8) with visitScalar's
+// arithmetic, operation for operation PACKET_CHILD's for that lane: its
+// entry distances lower the least entries Y9 where it enters (whether or
+// not the lane is at hand, as PACKET_CHILD's LEAST_ENTRY takes them), and
+// its bit is set in the lanes Y10 of the children it enters.
+#define PACKET_LANE(l, axis) \
+	VXORPD Y11, Y11, Y11; \
+	VMOVUPD inf4<>(SB), Y12; \
+	axis(Y3, Y6, (128+8*l)); \
+	axis(Y4, Y7, (160+8*l)); \
+	axis(Y5, Y8, (192+8*l)); \
+	VMULPD robust4<>(SB), Y12, Y12; \
+	VPERMPD $(0x55*l), Y13, Y14; \
+	VMINPD Y14, Y12, Y12; \
+	VCMPPD $2, Y12, Y11, Y15; \
+	VMOVUPD inf4<>(SB), Y14; \
+	VBLENDVPD Y15, Y11, Y14, Y14; \
+	VMINPD Y14, Y9, Y9; \
+	VANDPD lanebit4<>+(32*l)(SB), Y15, Y15; \
+	VORPD Y15, Y10, Y10
+
 // func intersectPacketAVX2(nodes *node4, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool)
 //
 // Geometry.intersect for the lanes in mask of a packet of four rays from
@@ -398,20 +478,30 @@ GLOBL lanebits<>(SB), RODATA|NOPTR, $32
 // against every lane with visitScalar's arithmetic, the near and far
 // planes picked per lane by the sign of its inverse direction (VBLENDVPD
 // reads the sign bit), and each triangle of a leaf against every lane with
-// triangle.hit's. A child is entered by the lanes that enter its box; it is
-// ordered, and skipped when popped, by the least entry distance of those
-// lanes. Hits lower p.tmax and set p.tri lane by lane, the lower triangle
-// first among equals. ok is false where the stack would overflow: p.tri
-// may then hold lanes already hit, p.tmax does not.
+// triangle.hit's. A node's four children are tested lane by lane
+// (PACKET_LANE), four children to a register: the planes less the shared
+// origin once per node, no branch per child, and where the lanes share
+// their signs (PACKET_SIGNS) no per-lane choice of planes either; the
+// child to go on with is then found by predicted branches, so that the
+// next node's loads need not wait for this node's test. A child is
+// entered by the lanes at hand that enter its box; it is ordered, and
+// skipped when popped, by the least entry distance of the lanes that
+// enter it (at hand or not, as this traversal always took it). A leaf's
+// triangles in use are tested, not its empty lanes. Hits lower p.tmax and
+// set p.tri lane by lane, the lower triangle first among equals. ok is
+// false where the stack would overflow: p.tri may then hold lanes already
+// hit, p.tmax does not.
 //
 // Registers: AX packet, BX nodes, SI packs, DI stack, DX entries, CX node
-// or leaf, R12 the lanes at hand; Y0-Y2 the origin, Y3-Y5 the inverse
-// directions (reloaded after a leaf, which uses them), Y13 tmax. Packet:
-// o at 0, d at 32 (x, y, z rows of four), inv at 128, tmax at 224, tri at
-// 256. Frame: the entered children sorted by entry distance at 48(SP),
-// their refs at 80(SP) and lanes at 96(SP), the mask of the lanes at hand
-// in a leaf at 112(SP).
-TEXT ·intersectPacketAVX2(SB), NOSPLIT, $144-49
+// or leaf, R12 the lanes at hand, R14 0 where the lanes share their signs;
+// Y0-Y2 the origin, Y13 tmax; in a node Y3-Y8 its planes less the origin,
+// Y9 and Y10 the children's least entries and lanes. Packet: o at 0, d at
+// 32 (x, y, z rows of four), inv at 128, tmax at 224, tri at 256. Frame:
+// the children's entries at 0(SP) and lanes at 32(SP); the entered
+// children sorted by entry distance at 64(SP), their refs at 96(SP) and
+// lanes at 112(SP); the mask of the lanes at hand in a leaf at 128(SP);
+// the near and far planes' offsets at 160(SP) and 184(SP).
+TEXT ·intersectPacketAVX2(SB), NOSPLIT, $208-49
 	MOVQ nodes+0(FP), BX
 	MOVQ packs+8(FP), SI
 	MOVQ p+16(FP), AX
@@ -420,53 +510,161 @@ TEXT ·intersectPacketAVX2(SB), NOSPLIT, $144-49
 	LOAD_PACKET
 	XORQ DX, DX
 	XORQ CX, CX
+	// R14 is 0 where every lane's inverse direction has the same sign on
+	// each axis (neighbouring beams mostly do): the near and far planes of
+	// an axis are then the same for all lanes, and the frame keeps their
+	// offsets in the node (near x, y, z at 160(SP), far at 184(SP)).
+	XORL R14, R14
+	PACKET_SIGNS(Y3, 0, 160, 184)
+	PACKET_SIGNS(Y4, 32, 168, 192)
+	PACKET_SIGNS(Y5, 64, 176, 200)
 
 ploop:
 	TESTQ CX, CX
 	JS pleaf
 	IMUL3Q $216, CX, R8
 	ADDQ BX, R8
+	TESTL R14, R14
+	JZ puniform
+	// Mixed signs: each axis' lo and hi planes less the origin, the
+	// lanes pick theirs.
+	VMOVUPD 0(R8), Y3
+	VSUBPD Y0, Y3, Y3
+	VMOVUPD 32(R8), Y4
+	VSUBPD Y1, Y4, Y4
+	VMOVUPD 64(R8), Y5
+	VSUBPD Y2, Y5, Y5
+	VMOVUPD 96(R8), Y6
+	VSUBPD Y0, Y6, Y6
+	VMOVUPD 128(R8), Y7
+	VSUBPD Y1, Y7, Y7
+	VMOVUPD 160(R8), Y8
+	VSUBPD Y2, Y8, Y8
+	VMOVUPD inf4<>(SB), Y9
+	VXORPD Y10, Y10, Y10
+	PACKET_LANE(0, PACKET_MIXED)
+	PACKET_LANE(1, PACKET_MIXED)
+	PACKET_LANE(2, PACKET_MIXED)
+	PACKET_LANE(3, PACKET_MIXED)
+	JMP ptested
+
+puniform:
+	// The same signs: near planes less the origin in Y3-Y5, far in Y6-Y8.
+	MOVQ 160(SP), R9
+	VMOVUPD (R8)(R9*1), Y3
+	VSUBPD Y0, Y3, Y3
+	MOVQ 168(SP), R9
+	VMOVUPD (R8)(R9*1), Y4
+	VSUBPD Y1, Y4, Y4
+	MOVQ 176(SP), R9
+	VMOVUPD (R8)(R9*1), Y5
+	VSUBPD Y2, Y5, Y5
+	MOVQ 184(SP), R9
+	VMOVUPD (R8)(R9*1), Y6
+	VSUBPD Y0, Y6, Y6
+	MOVQ 192(SP), R9
+	VMOVUPD (R8)(R9*1), Y7
+	VSUBPD Y1, Y7, Y7
+	MOVQ 200(SP), R9
+	VMOVUPD (R8)(R9*1), Y8
+	VSUBPD Y2, Y8, Y8
+	VMOVUPD inf4<>(SB), Y9
+	VXORPD Y10, Y10, Y10
+	PACKET_LANE(0, PACKET_UNIFORM)
+	PACKET_LANE(1, PACKET_UNIFORM)
+	PACKET_LANE(2, PACKET_UNIFORM)
+	PACKET_LANE(3, PACKET_UNIFORM)
+
+ptested:
+	// Y9: each child's least entry distance over the lanes that enter it;
+	// Y10: those lanes, as bits. A child is entered by the lanes at hand
+	// (R12) among them, if it is in use.
+	VMOVQ R12, X15
+	VPBROADCASTQ X15, Y15
+	VPAND Y15, Y10, Y10
+	VPXOR Y15, Y15, Y15
+	VPCMPEQQ Y15, Y10, Y15
+	VMOVMSKPD Y15, R9
+	XORL $15, R9
+	MOVL 208(R8), R10
+	LEAQ lowbits<>(SB), R11
+	MOVBLZX (R11)(R10*1), R10
+	ANDL R10, R9
+	JZ ppop
+	VMOVDQU Y10, 32(SP)
+	POPCNTL R9, R10
+	CMPL R10, $1
+	JNE psort
+	// One child: found by branches rather than by its bit's index, so
+	// that a predicted branch lets the next node's loads start before
+	// this node's test is done.
+	TESTL $1, R9
+	JNZ pone0
+	TESTL $2, R9
+	JNZ pone1
+	TESTL $4, R9
+	JNZ pone2
+	MOVL 56(SP), R12
+	MOVLQSX 204(R8), CX
+	JMP ploop
+
+pone0:
+	MOVL 32(SP), R12
+	MOVLQSX 192(R8), CX
+	JMP ploop
+
+pone1:
+	MOVL 40(SP), R12
+	MOVLQSX 196(R8), CX
+	JMP ploop
+
+pone2:
+	MOVL 48(SP), R12
+	MOVLQSX 200(R8), CX
+	JMP ploop
+
+psort:
+	// Insertion sort of the entered children by entry distance, the
+	// earlier child first among equals: distances at 64(SP), refs at
+	// 96(SP), lanes at 112(SP).
+	VMOVUPD Y9, 0(SP)
 	XORL R10, R10                      // child
-	XORL R11, R11                      // children entered
+	XORL R11, R11                      // children sorted
 
-pchild:
-	CMPL R10, 208(R8)
-	JGE pchildren
-	PACKET_CHILD
-	JZ pchildnext
-	LEAST_ENTRY
-
-	// Insert (distance, child, lanes) into the sorted lists.
-	MOVL R11, R9
+psortk:
+	BTL R10, R9
+	JCC psortnext
+	VMOVSD 0(SP)(R10*8), X7
+	MOVL R11, R13
 
 pins:
-	TESTL R9, R9
+	TESTL R13, R13
 	JZ pput
-	VMOVSD 40(SP)(R9*8), X8
+	VMOVSD 56(SP)(R13*8), X8
 	VUCOMISD X7, X8
 	JLS pput
-	VMOVSD X8, 48(SP)(R9*8)
-	MOVL 76(SP)(R9*4), CX
-	MOVL CX, 80(SP)(R9*4)
-	MOVL 92(SP)(R9*4), CX
-	MOVL CX, 96(SP)(R9*4)
-	DECL R9
+	VMOVSD X8, 64(SP)(R13*8)
+	MOVL 92(SP)(R13*4), CX
+	MOVL CX, 96(SP)(R13*4)
+	MOVL 108(SP)(R13*4), CX
+	MOVL CX, 112(SP)(R13*4)
+	DECL R13
 	JMP pins
 
 pput:
-	VMOVSD X7, 48(SP)(R9*8)
+	VMOVSD X7, 64(SP)(R13*8)
 	MOVL 192(R8)(R10*4), CX
-	MOVL CX, 80(SP)(R9*4)
-	MOVL R13, 96(SP)(R9*4)
+	MOVL CX, 96(SP)(R13*4)
+	MOVL 32(SP)(R10*8), CX
+	MOVL CX, 112(SP)(R13*4)
 	INCL R11
 
-pchildnext:
+psortnext:
 	INCL R10
-	JMP pchild
+	CMPL R10, $4
+	JLT psortk
 
-pchildren:
-	TESTL R11, R11
-	JZ ppop
+	// Push all but the nearest, farthest first; go on with the nearest.
 	DECL R11
 
 ppush:
@@ -474,25 +672,27 @@ ppush:
 	JZ ppushed
 	CMPQ DX, depth+40(FP)
 	JAE poverflow
-	MOVQ DX, R9
-	SHLQ $4, R9
-	MOVL 80(SP)(R11*4), CX
-	MOVL CX, 0(DI)(R9*1)
+	MOVQ DX, R13
+	SHLQ $4, R13
 	MOVL 96(SP)(R11*4), CX
-	MOVL CX, 4(DI)(R9*1)
-	VMOVSD 48(SP)(R11*8), X7
-	VMOVSD X7, 8(DI)(R9*1)
+	MOVL CX, 0(DI)(R13*1)
+	MOVL 112(SP)(R11*4), CX
+	MOVL CX, 4(DI)(R13*1)
+	VMOVSD 64(SP)(R11*8), X7
+	VMOVSD X7, 8(DI)(R13*1)
 	INCQ DX
 	DECL R11
 	JMP ppush
 
 ppushed:
-	MOVLQSX 80(SP), CX
-	MOVL 96(SP), R12
+	MOVLQSX 96(SP), CX
+	MOVL 112(SP), R12
 	JMP ploop
 
 pleaf:
 	NOTQ CX
+	MOVL CX, R9
+	ANDL $7, R9                        // triangles in the leaf
 	SHRQ $3, CX
 	IMUL3Q $288, CX, R8
 	ADDQ SI, R8
@@ -501,7 +701,7 @@ pleaf:
 	VPBROADCASTQ X6, Y6
 	VPAND lanebits<>(SB), Y6, Y6
 	VPCMPEQQ lanebits<>(SB), Y6, Y6
-	VMOVDQU Y6, 112(SP)
+	VMOVDQU Y6, 128(SP)
 	XORL R10, R10                      // triangle (lane of the packet)
 
 ptri:
@@ -585,7 +785,7 @@ ptri:
 	VADDPD Y3, Y9, Y9
 	VCMPPD $0x12, Y7, Y9, Y6           // un+vn <= adet
 	VANDPD Y6, Y8, Y8
-	VANDPD 112(SP), Y8, Y8             // lanes at hand
+	VANDPD 128(SP), Y8, Y8             // lanes at hand
 	VMOVMSKPD Y8, R11
 	TESTL R11, R11
 	JZ ptrinext
@@ -633,11 +833,8 @@ plane3:
 
 ptrinext:
 	INCL R10
-	CMPL R10, $4
+	CMPL R10, R9
 	JLT ptri
-	VMOVUPD 128(AX), Y3
-	VMOVUPD 160(AX), Y4
-	VMOVUPD 192(AX), Y5
 
 ppop:
 	TESTQ DX, DX
