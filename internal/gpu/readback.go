@@ -74,19 +74,38 @@ func (p *PendingRead) Size() int { return p.rowBytes * p.rows }
 // Finish waits for the read and copies the pixels into dst (Size bytes),
 // top row first. Afterwards p is spent.
 func (p *PendingRead) Finish(gs *gls.GLS, dst []byte) error {
+	return p.finish(dst, false)
+}
+
+// FinishOpaque is Finish with every pixel's alpha set to 255 on the way, for
+// a ColorRGBA8 read: blended drawing leaves alpha below 1 where it blends,
+// and a camera's picture is opaque.
+func (p *PendingRead) FinishOpaque(gs *gls.GLS, dst []byte) error {
+	if p.f.color != ColorRGBA8 {
+		return fmt.Errorf("gpu: PendingRead.FinishOpaque: framebuffer format is %s, want RGBA8", p.f.color)
+	}
+	return p.finish(dst, true)
+}
+
+func (p *PendingRead) finish(dst []byte, opaque bool) error {
 	if len(dst) != p.Size() {
 		return fmt.Errorf("gpu: PendingRead.Finish: len(dst) = %d, want %d", len(dst), p.Size())
 	}
 	if p.data != nil {
 		copy(dst, p.data)
 		p.data = nil
+		if opaque {
+			for i := 3; i < len(dst); i += 4 {
+				dst[i] = 255
+			}
+		}
 		return nil
 	}
 	if p.fence == 0 {
 		return fmt.Errorf("gpu: PendingRead.Finish: the read was finished or dropped already")
 	}
 	drainGLErrors()
-	rc := glFinishRead(p.fence, p.pbo, dst, p.rowBytes, p.rows)
+	rc := glFinishRead(p.fence, p.pbo, dst, p.rowBytes, p.rows, opaque)
 	p.fence = 0
 	p.release()
 	switch {

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"math"
 	"testing"
@@ -22,7 +23,7 @@ func TestStartReadKeepsOrder(t *testing.T) {
 			for _, format := range []ColorFormat{ColorRGBA8, ColorRGBA32F, ColorR32F} {
 				fb, err := NewFramebuffer(gs, 7, 5, format)
 				if err != nil {
-					t.Fatal(err)
+					return err
 				}
 				// Picture k: cleared to (k/8, 0.5, 1-k/8, 1), its top row
 				// (GL's last) green through a scissor.
@@ -37,7 +38,9 @@ func TestStartReadKeepsOrder(t *testing.T) {
 				want := make([][]byte, 4)
 				for k := range want {
 					draw(k)
-					want[k] = readNow(t, gs, fb)
+					if want[k], err = readNow(gs, fb); err != nil {
+						return err
+					}
 				}
 				for round := 0; round < 2; round++ {
 					var reads []*PendingRead
@@ -45,7 +48,7 @@ func TestStartReadKeepsOrder(t *testing.T) {
 						draw(k)
 						p, err := fb.StartRead(gs)
 						if err != nil {
-							t.Fatal(err)
+							return err
 						}
 						reads = append(reads, p)
 					}
@@ -57,7 +60,7 @@ func TestStartReadKeepsOrder(t *testing.T) {
 						}
 						got := make([]byte, p.Size())
 						if err := p.Finish(gs, got); err != nil {
-							t.Fatal(err)
+							return err
 						}
 						if !bytes.Equal(got, want[k]) {
 							t.Errorf("async %v %s round %d: read %d differs from the picture drawn before it", async, format, round, k)
@@ -85,25 +88,85 @@ func TestStartReadKeepsOrder(t *testing.T) {
 }
 
 // readNow reads fb's color with the waiting reads, as bytes.
-func readNow(t *testing.T, gs *gls.GLS, fb *Framebuffer) []byte {
-	t.Helper()
+func readNow(gs *gls.GLS, fb *Framebuffer) ([]byte, error) {
 	if fb.Format() == ColorRGBA8 {
 		img := image.NewRGBA(image.Rect(0, 0, fb.Width, fb.Height))
 		if err := fb.ReadRGBA(gs, img); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		// The top row is green, the others not.
 		if img.Pix[1] != 255 || img.Pix[len(img.Pix)-4+1] == 255 {
-			t.Fatalf("the waiting read's rows are not top row first")
+			return nil, fmt.Errorf("the waiting read's rows are not top row first")
 		}
-		return img.Pix
+		return img.Pix, nil
 	}
 	px := make([]float32, fb.Width*fb.Height*fb.Format().Channels())
 	if err := fb.ReadFloat(gs, px); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if fb.Format() == ColorR32F && math.Abs(float64(px[0])) > 0 {
-		t.Fatalf("R32F's top row holds red %v, want 0 (green cleared)", px[0])
+		return nil, fmt.Errorf("R32F's top row holds red %v, want 0 (green cleared)", px[0])
 	}
-	return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(&px[0])), 4*len(px))...)
+	return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(&px[0])), 4*len(px))...), nil
+}
+
+// FinishOpaque gives Finish's colors with alpha 255, on both ways of
+// reading, and refuses float targets.
+func TestFinishOpaque(t *testing.T) {
+	for _, async := range []bool{true, false} {
+		AsyncReads = async
+		err := shared(t).Do(func(gs *gls.GLS) error {
+			fb, err := NewFramebuffer(gs, 5, 3, ColorRGBA8)
+			if err != nil {
+				return err
+			}
+			defer fb.Delete(gs)
+			fb.Clear(gs, 0.2, 0.4, 0.6, 0.4)
+			plain, opaque := make([]byte, 60), make([]byte, 60)
+			for k, dst := range [][]byte{plain, opaque} {
+				p, err := fb.StartRead(gs)
+				if err != nil {
+					return err
+				}
+				if k == 0 {
+					err = p.Finish(gs, dst)
+				} else {
+					err = p.FinishOpaque(gs, dst)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			for i := range plain {
+				want := plain[i]
+				if i%4 == 3 {
+					if plain[i] != 102 {
+						return fmt.Errorf("Finish's alpha %d, want 102 (0.4)", plain[i])
+					}
+					want = 255
+				}
+				if opaque[i] != want {
+					return fmt.Errorf("FinishOpaque's byte %d is %d, want %d", i, opaque[i], want)
+				}
+			}
+			f32, err := NewFramebuffer(gs, 5, 3, ColorRGBA32F)
+			if err != nil {
+				return err
+			}
+			defer f32.Delete(gs)
+			p, err := f32.StartRead(gs)
+			if err != nil {
+				return err
+			}
+			defer p.Drop(gs)
+			if err := p.FinishOpaque(gs, make([]byte, p.Size())); err == nil {
+				return fmt.Errorf("FinishOpaque of a float target gave no error")
+			}
+			return nil
+		})
+		AsyncReads = true
+		if err != nil {
+			t.Fatalf("async %v: %v", async, err)
+		}
+	}
 }
