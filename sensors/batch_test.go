@@ -194,28 +194,33 @@ func TestRenderFramesAuto(t *testing.T) {
 // Cameras of one size draw into one target, each picture read back after
 // all are drawn: every frame is still its own camera's picture (four boxes
 // of four colors, one ahead of each camera, so that any picture read from
-// another camera differs), the same as rendered alone.
+// another camera differs), the same as rendered alone; so are two
+// segmentation cameras' ids.
 func TestRenderFramesCamerasKeepTheirPictures(t *testing.T) {
 	dir := t.TempDir()
 	colors := [][4]float32{{1, 0, 0, 1}, {0, 1, 0, 1}, {0, 0, 1, 1}, {1, 1, 0, 1}}
-	testkit.WriteModel(t, dir, "boxes.glb", func(m *models.Model) {
-		for k, c := range colors {
-			a := float64(k) * math.Pi / 2
-			m.AddNode(nil, fmt.Sprintf("box%d", k), mgl64.Translate3D(3*math.Cos(a), 3*math.Sin(a), 1), models.Box(fmt.Sprintf("box%d", k), 1, 1, 1, c))
-		}
-	})
-	xml := `<scene><part file="boxes.glb" name="BOXES"/>`
+	xml := `<scene>`
+	for k, c := range colors {
+		// A part each, so that the segmentation cameras see other instances.
+		testkit.WriteModel(t, dir, fmt.Sprintf("box%d.glb", k), func(m *models.Model) {
+			m.AddNode(nil, "box", mgl64.Ident4(), models.Box("box", 1, 1, 1, c))
+		})
+		a := float64(k) * math.Pi / 2
+		xml += fmt.Sprintf(`<part file="box%d.glb" name="B%d" pose_offset="%g %g 1 0 0 0"/>`, k, k, 3*math.Cos(a), 3*math.Sin(a))
+	}
 	for k := range colors {
 		xml += fmt.Sprintf(`<sensor type="camera" name="C%d" pose_offset="0 0 1 0 0 %d" width="24" height="16" fov="30" shadows="false"/>`, k, 90*k)
 	}
-	xml += `<sensor type="camera" name="WIDE" pose_offset="0 0 1 0 0 45" width="48" height="32" fov="120"/></scene>`
+	xml += `<sensor type="camera" name="WIDE" pose_offset="0 0 1 0 0 45" width="48" height="32" fov="120"/>
+	  <sensor type="segmentation" name="S0" pose_offset="0 0 1 0 0 0" width="24" height="16" fov="30"/>
+	  <sensor type="segmentation" name="S1" pose_offset="0 0 1 0 0 90" width="24" height="16" fov="30"/></scene>`
 	a, b := testkit.LoadXML(t, dir, xml), testkit.LoadXML(t, dir, xml)
-	if n := sameCycles(t, a, b, 2); n != 10 {
-		t.Fatalf("%d frames, want 10", n)
+	if n := sameCycles(t, a, b, 2); n != 14 {
+		t.Fatalf("%d frames, want 14", n)
 	}
 	// Each of C0..C3 sees its own box's color in its middle pixel.
 	r := testkit.Renderer(t)
-	frames, errs := sensors.RenderFrames(r, b, b.Sensors(), make([]*sensors.Stamp, 5))
+	frames, errs := sensors.RenderFrames(r, b, b.Sensors(), make([]*sensors.Stamp, 7))
 	for k, c := range colors {
 		if errs[k] != nil {
 			t.Fatal(errs[k])

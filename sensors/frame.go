@@ -243,12 +243,28 @@ func (c *Camera) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFram
 }
 
 func (sg *Segmentation) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
-	im, err := sg.Segment(r, s)
+	p, err := sg.beginFrame(r, s, st)
 	if err != nil {
 		return nil, err
 	}
-	im.Info.Stamp, im.Labels.Stamp = st, st
-	return NewFrame(sg.name, im, st), nil
+	return p.finish(0)
+}
+
+// beginFrame draws the ids and starts reading them back, as a camera's.
+func (sg *Segmentation) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFrame, error) {
+	start := time.Now()
+	finish, err := sg.startSegment(r, s)
+	if err != nil {
+		return pendingFrame{}, err
+	}
+	return pendingFrame{start: start, later: true, finish: func(time.Duration) (*Frame, error) {
+		im, err := finish()
+		if err != nil {
+			return nil, err
+		}
+		im.Info.Stamp, im.Labels.Stamp = st, st
+		return NewFrame(sg.name, im, st), nil
+	}}, nil
 }
 
 func (d *DepthCamera) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/g3n/engine/gls"
 	"github.com/go-gl/mathgl/mgl64"
@@ -194,6 +195,17 @@ func (sg *Segmentation) number(s *scene.Scene) error {
 
 // Segment renders a frame at the scene's current state.
 func (sg *Segmentation) Segment(r *Renderer, s *scene.Scene) (*SegmentationImage, error) {
+	finish, err := sg.startSegment(r, s)
+	if err != nil {
+		return nil, err
+	}
+	return finish()
+}
+
+// startSegment draws the ids and starts reading them back; finish waits
+// for them and makes the image (RenderFrames draws every camera before it
+// finishes the first). finish must be called once, before the next start.
+func (sg *Segmentation) startSegment(r *Renderer, s *scene.Scene) (finish func() (*SegmentationImage, error), err error) {
 	if err := s.Update(); err != nil {
 		return nil, err
 	}
@@ -205,9 +217,23 @@ func (sg *Segmentation) Segment(r *Renderer, s *scene.Scene) (*SegmentationImage
 		return nil, err
 	}
 	sg.meshes = s.SensedMeshes(sg.meshes[:0])
-	if err := r.renderIDs(world, sg.sv, sg.meshes, sg.ids, &sg.pixels); err != nil {
+	p, err := r.renderIDs(world, sg.sv, sg.meshes, sg.ids)
+	if err != nil {
 		return nil, err
 	}
+	return func() (*SegmentationImage, error) {
+		if n := 4 * p.w * p.h; len(sg.pixels) != n {
+			sg.pixels = make([]float32, n)
+		}
+		if err := p.finish(unsafe.Slice((*byte)(unsafe.Pointer(&sg.pixels[0])), 4*len(sg.pixels))); err != nil {
+			return nil, err
+		}
+		return sg.image(s, world), nil
+	}, nil
+}
+
+// image makes the frame from the ids read into sg.pixels.
+func (sg *Segmentation) image(s *scene.Scene, world mgl64.Mat4) *SegmentationImage {
 	// Classes of the numbered instances, sorted: class ids.
 	var classes []string
 	for _, name := range sg.owners {
@@ -258,20 +284,19 @@ func (sg *Segmentation) Segment(r *Renderer, s *scene.Scene) (*SegmentationImage
 	for i, c := range classes {
 		out.Labels.Classes[strconv.Itoa(i+1)] = c
 	}
-	return out, nil
+	return out
 }
 
 // renderIDs renders, per pixel of view v (sensor at world), the id of the
-// instance whose mesh the pixel center sees first (4 floats per pixel into
-// *pixels: id, triangle, range along the ray, 0; id 0 where nothing is
-// seen). It reuses the range sensors' ID shader and uploaded geometry, with
-// filled triangles only: a pixel belongs to what covers its center.
-func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.MeshInstance, ids map[string]int, pixels *[]float32) error {
-	if n := 4 * v.w * v.h; len(*pixels) != n {
-		*pixels = make([]float32, n)
-	}
+// instance whose mesh the pixel center sees first (4 floats per pixel: id,
+// triangle, range along the ray, 0; id 0 where nothing is seen), and starts
+// reading them back. It reuses the range sensors' ID shader and uploaded
+// geometry, with filled triangles only: a pixel belongs to what covers its
+// center.
+func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.MeshInstance, ids map[string]int) (pendingPicture, error) {
 	sensorFromWorld := world.Inv()
-	return r.ctx.Do(func(gs *gls.GLS) error {
+	p := pendingPicture{r: r, w: v.w, h: v.h}
+	err := r.ctx.Do(func(gs *gls.GLS) error {
 		st, restore, err := r.beginSurfacePass(gs, idProgram)
 		if err != nil {
 			return err
@@ -317,8 +342,10 @@ func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.Mes
 			}
 		}
 		gpu.UnbindMesh(gs)
-		return fb.ReadFloat(gs, *pixels)
+		p.read, err = fb.StartRead(gs)
+		return err
 	})
+	return p, err
 }
 
 // gray16 returns ids as a 16-bit grayscale image.
