@@ -1,6 +1,10 @@
 package raycast
 
-import "github.com/go-gl/mathgl/mgl64"
+import (
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
 
 // packet is up to four rays from one origin, lane by lane, as the packet
 // traversal (intersectPacketAVX2) reads them: TestAssemblyLayout holds the
@@ -14,6 +18,12 @@ type packet struct {
 	inv  [3][packLanes]float64
 	tmax [packLanes]float64
 	tri  [packLanes]int64 // the triangle hit, in leaf order; -1 for none
+	// mixed is 0 where the lanes' inverse directions share their sign on
+	// every axis; near and far are then each axis' near and far planes
+	// by that sign, as offsets into a node4 (setSigns). The node tests
+	// pick no planes per lane for such a packet.
+	mixed     int64
+	near, far [3]int64
 }
 
 // packetEntry is a node left for later by a packet: the lanes that enter
@@ -21,6 +31,14 @@ type packet struct {
 type packetEntry struct {
 	node, mask int32
 	t          float64
+}
+
+// topWalk is where castPacket's traversal of the hierarchy over
+// instances stands between walkTopAVX2's calls: the node to test next or
+// the leaf reached (a ref), its lanes, and the entries on the stack.
+type topWalk struct {
+	cur, mask int32
+	sp        int
 }
 
 // setRays sets the packet's rays: origin o along dirs (at most four;
@@ -38,6 +56,27 @@ func (p *packet) setRays(a *affine, o [3]float64, dirs []mgl64.Vec3) {
 		}
 		p.d[0][l], p.d[1][l], p.d[2][l] = d[0], d[1], d[2]
 		p.inv[0][l], p.inv[1][l], p.inv[2][l] = 1/d[0], 1/d[1], 1/d[2]
+	}
+	p.setSigns()
+}
+
+// setSigns sets mixed, near and far from inv, as the assembly does for
+// the packets it fills (mapPacketAVX2, invPacketAVX2; traverse_amd64.s).
+func (p *packet) setSigns() {
+	p.mixed = 0
+	for a := 0; a < 3; a++ {
+		bits := int64(0) // the lanes' sign bits, as VMOVMSKPD has them
+		for l := 0; l < packLanes; l++ {
+			if math.Signbit(p.inv[a][l]) {
+				bits |= 1 << l
+			}
+		}
+		p.mixed |= (bits + 1) & 14 // 0 for none or all
+		lo, hi := int64(nodeLoOffset+32*a), int64(nodeHiOffset+32*a)
+		if bits&1 != 0 {
+			lo, hi = hi, lo
+		}
+		p.near[a], p.far[a] = lo, hi
 	}
 }
 
@@ -95,6 +134,12 @@ func (g *Geometry) intersectPacket(p *packet, mask int32, st *traversal) {
 // where several triangles meet a ray at one point (a shared edge), the one
 // found first may differ.
 func (c *Caster) castPacket(origin [3]float64, dirs []mgl64.Vec3, tmax [packLanes]float64, out []float64, st *traversal) {
+	c.castPacketOn(st.ptop[:], origin, dirs, tmax, out, st)
+}
+
+// castPacketOn is castPacket with stack for the hierarchy over instances
+// (grown where it is too small).
+func (c *Caster) castPacketOn(stack []packetEntry, origin [3]float64, dirs []mgl64.Vec3, tmax [packLanes]float64, out []float64, st *traversal) {
 	n := len(dirs)
 	top := c.top
 	if len(top) == 0 || len(c.instances) == 0 {
@@ -105,77 +150,69 @@ func (c *Caster) castPacket(origin [3]float64, dirs []mgl64.Vec3, tmax [packLane
 	w.setWorldRays(origin, dirs)
 	w.tmax = tmax
 	mapped := int32(-1)
-	stack, sp := st.ptop[:], 0
-	cur, mask := int32(0), int32(1)<<n-1
+	wk := topWalk{mask: int32(1)<<n - 1}
 	for {
-		if cur >= 0 {
-			nd := &top[cur]
-			var lanes [4]int32
-			var entry [4]float64
-			visitPacketAVX2(nd, &w, uint64(mask), &lanes, &entry)
-			// The entered children nearest first (insertion, the earlier
-			// child first among equals).
-			var order [4]int
-			m := 0
-			for k := 0; k < 4; k++ {
-				if lanes[k] == 0 {
-					continue
-				}
-				j := m
-				for j > 0 && entry[order[j-1]] > entry[k] {
-					order[j] = order[j-1]
-					j--
-				}
-				order[j] = k
-				m++
-			}
-			if m > 0 {
-				for i := m - 1; i > 0; i-- {
-					k := order[i]
-					if sp == len(stack) {
-						stack = append(stack, packetEntry{})
-					}
-					stack[sp] = packetEntry{node: nd.child[k], mask: lanes[k], t: entry[k]}
-					sp++
-				}
-				cur, mask = nd.child[order[0]], lanes[order[0]]
+		switch walkTopAVX2(&top[0], &w, &stack[0], len(stack), &wk) {
+		case 0:
+			copy(out[:n], w.tmax[:n])
+			return
+		case 2:
+			// Deeper than the stack: this node here, the stack grown.
+			if stack = topStep(top, &w, stack, &wk); wk.cur >= 0 {
 				continue
 			}
-		} else {
-			l := ^cur
-			for i := l >> 3; i < l>>3+l&7; i++ {
-				in := &c.instances[i]
-				if in.placement != mapped {
-					p.mapRays(&in.toLocal, origin, &w)
-					mapped = in.placement
-				}
-				p.tmax = w.tmax
-				p.tri = [packLanes]int64{-1, -1, -1, -1}
-				in.geom.intersectPacket(&p, mask, st)
-				for k := 0; k < n; k++ {
-					if mask&(1<<k) != 0 && p.tri[k] >= 0 {
-						w.tmax[k] = p.tmax[k]
-					}
-				}
-			}
 		}
-		for {
-			if sp == 0 {
-				copy(out[:n], w.tmax[:n])
-				return
+		l := ^wk.cur
+		for i := l >> 3; i < l>>3+l&7; i++ {
+			in := &c.instances[i]
+			if in.placement != mapped {
+				p.mapRays(&in.toLocal, origin, &w)
+				mapped = in.placement
 			}
-			sp--
-			e := stack[sp]
-			live := int32(0)
-			for l := 0; l < n; l++ {
-				if e.mask&(1<<l) != 0 && e.t <= w.tmax[l] {
-					live |= 1 << l
+			p.tmax = w.tmax
+			p.tri = [packLanes]int64{-1, -1, -1, -1}
+			in.geom.intersectPacket(&p, wk.mask, st)
+			for k := 0; k < n; k++ {
+				if wk.mask&(1<<k) != 0 && p.tri[k] >= 0 {
+					w.tmax[k] = p.tmax[k]
 				}
-			}
-			if live != 0 {
-				cur, mask = e.node, live
-				break
 			}
 		}
 	}
+}
+
+// topStep is walkTopAVX2's step from node wk.cur, for a stack that must
+// grow: the node's entered children (it enters some) pushed but the
+// nearest, farthest first, and wk moved to the nearest.
+func topStep(top []node4, w *packet, stack []packetEntry, wk *topWalk) []packetEntry {
+	nd := &top[wk.cur]
+	var lanes [4]int32
+	var entry [4]float64
+	visitPacketAVX2(nd, w, uint64(wk.mask), &lanes, &entry)
+	// The entered children nearest first (insertion, the earlier child
+	// first among equals).
+	var order [4]int
+	m := 0
+	for k := 0; k < 4; k++ {
+		if lanes[k] == 0 {
+			continue
+		}
+		j := m
+		for j > 0 && entry[order[j-1]] > entry[k] {
+			order[j] = order[j-1]
+			j--
+		}
+		order[j] = k
+		m++
+	}
+	for i := m - 1; i > 0; i-- {
+		k := order[i]
+		if wk.sp == len(stack) {
+			stack = append(stack, packetEntry{})
+		}
+		stack[wk.sp] = packetEntry{node: nd.child[k], mask: lanes[k], t: entry[k]}
+		wk.sp++
+	}
+	wk.cur, wk.mask = nd.child[order[0]], lanes[order[0]]
+	return stack
 }

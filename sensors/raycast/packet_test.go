@@ -87,6 +87,16 @@ func TestCastPacketMatchesCast(t *testing.T) {
 			tmax := []float64{math.Inf(1), 2, rng.Float64() * 4}[rng.Intn(3)]
 			out := make([]float64, n)
 			c.castPacket(origin, dirs, [packLanes]float64{tmax, tmax, tmax, tmax}, out, &st)
+			// On a stack too small for the hierarchy over instances
+			// (walkTopAVX2 hands such nodes to Go, which grows it): the
+			// same bits.
+			small := make([]float64, n)
+			c.castPacketOn(make([]packetEntry, 1+rng.Intn(2)), origin, dirs, [packLanes]float64{tmax, tmax, tmax, tmax}, small, &st)
+			for l := range dirs {
+				if math.Float64bits(small[l]) != math.Float64bits(out[l]) {
+					t.Fatalf("scene %d, packet %d, lane %d: %v on a small stack, %v", s, j, l, small[l], out[l])
+				}
+			}
 			for l, d := range dirs {
 				want := c.cast(origin, d, tmax)
 				rays++
@@ -409,9 +419,12 @@ func TestMapRaysMatchesSetRays(t *testing.T) {
 		for k := 0; k < 3; k++ {
 			if !same(w.d[k], wantW.d[k]) || !same(w.inv[k], wantW.inv[k]) ||
 				!same(got.d[k], want.d[k]) || !same(got.inv[k], want.inv[k]) ||
-				math.Float64bits(got.o[k]) != math.Float64bits(want.o[k]) || w.o[k] != wantW.o[k] {
-				t.Fatalf("case %d, axis %d: world d %v inv %v, want %v %v; mapped o %v d %v inv %v, want %v %v %v",
-					it, k, w.d[k], w.inv[k], wantW.d[k], wantW.inv[k], got.o, got.d[k], got.inv[k], want.o, want.d[k], want.inv[k])
+				math.Float64bits(got.o[k]) != math.Float64bits(want.o[k]) || w.o[k] != wantW.o[k] ||
+				w.near[k] != wantW.near[k] || w.far[k] != wantW.far[k] || w.mixed != wantW.mixed ||
+				got.near[k] != want.near[k] || got.far[k] != want.far[k] || got.mixed != want.mixed {
+				t.Fatalf("case %d, axis %d: world d %v inv %v signs %d %v %v, want %v %v %d %v %v; mapped o %v d %v inv %v signs %d %v %v, want %v %v %v %d %v %v",
+					it, k, w.d[k], w.inv[k], w.mixed, w.near, w.far, wantW.d[k], wantW.inv[k], wantW.mixed, wantW.near, wantW.far,
+					got.o, got.d[k], got.inv[k], got.mixed, got.near, got.far, want.o, want.d[k], want.inv[k], want.mixed, want.near, want.far)
 			}
 		}
 	}

@@ -95,48 +95,6 @@ GLOBL lowbits<>(SB), RODATA|NOPTR, $8
 	VMOVUPD 192(AX), Y5; \
 	VMOVUPD 224(AX), Y13
 
-// PACKET_AXIS(lo, hi, o, inv) is one axis of PACKET_CHILD: the child's
-// planes at lo and hi (R8 the node, R10 the child) in every lane, the near
-// one picked per lane by its inverse direction's sign.
-#define PACKET_AXIS(lo, hi, o, inv) \
-	VBROADCASTSD lo(R8)(R10*8), Y6; \
-	VBROADCASTSD hi(R8)(R10*8), Y7; \
-	VBLENDVPD inv, Y7, Y6, Y8; \
-	VBLENDVPD inv, Y6, Y7, Y9; \
-	VSUBPD o, Y8, Y8; \
-	VMULPD inv, Y8, Y8; \
-	VMAXPD Y10, Y8, Y10; \
-	VSUBPD o, Y9, Y9; \
-	VMULPD inv, Y9, Y9; \
-	VMINPD Y11, Y9, Y11
-
-// PACKET_CHILD tests child R10 of the node at R8 against the four rays of
-// the packet (Y0-Y2 their origin, Y3-Y5 their inverse directions, Y13
-// their tmax): entry distances in Y10, the lanes that enter in Y9 (a
-// mask) and in R13 (bits, only those in R12; the flags tell whether
-// there are any).
-#define PACKET_CHILD \
-	VXORPD Y10, Y10, Y10; \
-	VMOVUPD inf4<>(SB), Y11; \
-	PACKET_AXIS(0, 96, Y0, Y3); \
-	PACKET_AXIS(32, 128, Y1, Y4); \
-	PACKET_AXIS(64, 160, Y2, Y5); \
-	VMULPD robust4<>(SB), Y11, Y11; \
-	VMINPD Y13, Y11, Y11; \
-	VCMPPD $2, Y11, Y10, Y9; \
-	VMOVMSKPD Y9, R13; \
-	ANDL R12, R13
-
-// LEAST_ENTRY puts the least entry distance Y10 of the lanes in mask Y9
-// into X7.
-#define LEAST_ENTRY \
-	VMOVUPD inf4<>(SB), Y6; \
-	VBLENDVPD Y9, Y10, Y6, Y6; \
-	VEXTRACTF128 $1, Y6, X7; \
-	VMINPD X7, X6, X7; \
-	VPERMILPD $1, X7, X6; \
-	VMINSD X6, X7, X7
-
 // func intersectAVX2(nodes *node4, packs *triPack, r *ray, tmax float64, stack *stackEntry, depth int) (t float64, tri int32, ok bool)
 //
 // Geometry.intersectGo's loop: NODE_TEST for the four children of a node,
@@ -409,11 +367,12 @@ DATA lanebit4<>+112(SB)/8, $8
 DATA lanebit4<>+120(SB)/8, $8
 GLOBL lanebit4<>(SB), RODATA|NOPTR, $128
 
-// PACKET_SIGNS(inv, lo, near, far) sets R14 unless the four lanes of inv
-// share their sign, and puts the offsets of the axis' near and far planes
-// (lo: its lo row in a node4) at near(SP) and far(SP), as the lanes'
-// common sign picks them (VBLENDVPD reads the same sign bit).
-#define PACKET_SIGNS(inv, lo, near, far) \
+// PACKET_SIGNS(inv, lo, near, far, p) ORs into R14 a value that is 0
+// where the four lanes of inv share their sign, and puts the offsets of
+// the axis' near and far planes (lo: its lo row in a node4) at near(p)
+// and far(p), as lane 0's sign picks them (VBLENDVPD reads the same bit):
+// packet.setSigns.
+#define PACKET_SIGNS(inv, lo, near, far, p) \
 	VMOVMSKPD inv, R9; \
 	LEAL 1(R9), R10; \
 	ANDL $14, R10; \
@@ -422,10 +381,22 @@ GLOBL lanebit4<>(SB), RODATA|NOPTR, $128
 	NEGL R9; \
 	ANDL $96, R9; \
 	LEAQ lo(R9), R10; \
-	MOVQ R10, near(SP); \
+	MOVQ R10, near(p); \
 	XORL $96, R9; \
 	LEAQ lo(R9), R10; \
-	MOVQ R10, far(SP)
+	MOVQ R10, far(p)
+
+// SET_SIGNS sets the packet at p's mixed, near and far from its inverse
+// directions (Y3, R9, R10 and R14 are scratch).
+#define SET_SIGNS(p) \
+	XORL R14, R14; \
+	VMOVUPD 128(p), Y3; \
+	PACKET_SIGNS(Y3, 0, 296, 320, p); \
+	VMOVUPD 160(p), Y3; \
+	PACKET_SIGNS(Y3, 32, 304, 328, p); \
+	VMOVUPD 192(p), Y3; \
+	PACKET_SIGNS(Y3, 64, 312, 336, p); \
+	MOVQ R14, 288(p)
 
 // PACKET_MIXED(lo, hi, inv) is one axis of PACKET_LANE where lanes differ
 // in sign: lo and hi hold the four children's planes less the origin, the
@@ -450,10 +421,13 @@ GLOBL lanebit4<>(SB), RODATA|NOPTR, $128
 
 // PACKET_LANE(l, axis) tests lane l of the packet at AX against the four
 // children (planes less the origin in Y3-Y8) with visitScalar's
-// arithmetic, operation for operation PACKET_CHILD's for that lane: its
-// entry distances lower the least entries Y9 where it enters (whether or
-// not the lane is at hand, as PACKET_CHILD's LEAST_ENTRY takes them), and
-// its bit is set in the lanes Y10 of the children it enters.
+// arithmetic, operation for operation: entry t0 from 0 raised by each
+// axis' near distance (VMAXPD keeps t0 where one is NaN), exit t1 from
+// +Inf lowered by each far one, widened by robust and clipped to the
+// lane's tmax; entered where t0 <= t1. Its entry distances lower the
+// children's least entries Y9 where it enters (whether or not the lane is
+// at hand: this traversal has always ordered children so), and its bit is
+// set in the lanes Y10 of the children it enters.
 #define PACKET_LANE(l, axis) \
 	VXORPD Y11, Y11, Y11; \
 	VMOVUPD inf4<>(SB), Y12; \
@@ -496,12 +470,12 @@ GLOBL lanebit4<>(SB), RODATA|NOPTR, $128
 // or leaf, R12 the lanes at hand, R14 0 where the lanes share their signs;
 // Y0-Y2 the origin, Y13 tmax; in a node Y3-Y8 its planes less the origin,
 // Y9 and Y10 the children's least entries and lanes. Packet: o at 0, d at
-// 32 (x, y, z rows of four), inv at 128, tmax at 224, tri at 256. Frame:
+// 32 (x, y, z rows of four), inv at 128, tmax at 224, tri at 256, mixed
+// at 288, near and far at 296 and 320. Frame:
 // the children's entries at 0(SP) and lanes at 32(SP); the entered
 // children sorted by entry distance at 64(SP), their refs at 96(SP) and
-// lanes at 112(SP); the mask of the lanes at hand in a leaf at 128(SP);
-// the near and far planes' offsets at 160(SP) and 184(SP).
-TEXT ·intersectPacketAVX2(SB), NOSPLIT, $208-49
+// lanes at 112(SP); the mask of the lanes at hand in a leaf at 128(SP).
+TEXT ·intersectPacketAVX2(SB), NOSPLIT, $160-49
 	MOVQ nodes+0(FP), BX
 	MOVQ packs+8(FP), SI
 	MOVQ p+16(FP), AX
@@ -512,12 +486,8 @@ TEXT ·intersectPacketAVX2(SB), NOSPLIT, $208-49
 	XORQ CX, CX
 	// R14 is 0 where every lane's inverse direction has the same sign on
 	// each axis (neighbouring beams mostly do): the near and far planes of
-	// an axis are then the same for all lanes, and the frame keeps their
-	// offsets in the node (near x, y, z at 160(SP), far at 184(SP)).
-	XORL R14, R14
-	PACKET_SIGNS(Y3, 0, 160, 184)
-	PACKET_SIGNS(Y4, 32, 168, 192)
-	PACKET_SIGNS(Y5, 64, 176, 200)
+	// an axis are then the same for all lanes, at the packet's offsets.
+	MOVQ 288(AX), R14
 
 ploop:
 	TESTQ CX, CX
@@ -550,22 +520,22 @@ ploop:
 
 puniform:
 	// The same signs: near planes less the origin in Y3-Y5, far in Y6-Y8.
-	MOVQ 160(SP), R9
+	MOVQ 296(AX), R9
 	VMOVUPD (R8)(R9*1), Y3
 	VSUBPD Y0, Y3, Y3
-	MOVQ 168(SP), R9
+	MOVQ 304(AX), R9
 	VMOVUPD (R8)(R9*1), Y4
 	VSUBPD Y1, Y4, Y4
-	MOVQ 176(SP), R9
+	MOVQ 312(AX), R9
 	VMOVUPD (R8)(R9*1), Y5
 	VSUBPD Y2, Y5, Y5
-	MOVQ 184(SP), R9
+	MOVQ 320(AX), R9
 	VMOVUPD (R8)(R9*1), Y6
 	VSUBPD Y0, Y6, Y6
-	MOVQ 192(SP), R9
+	MOVQ 328(AX), R9
 	VMOVUPD (R8)(R9*1), Y7
 	VSUBPD Y1, Y7, Y7
-	MOVQ 200(SP), R9
+	MOVQ 336(AX), R9
 	VMOVUPD (R8)(R9*1), Y8
 	VSUBPD Y2, Y8, Y8
 	VMOVUPD inf4<>(SB), Y9
@@ -862,38 +832,300 @@ poverflow:
 	MOVB $0, ok+48(FP)
 	RET
 
+// lowmask<> row n (32 bytes) has the children in use of a node of n.
+DATA lowmask<>+32(SB)/8, $-1
+DATA lowmask<>+64(SB)/8, $-1
+DATA lowmask<>+72(SB)/8, $-1
+DATA lowmask<>+96(SB)/8, $-1
+DATA lowmask<>+104(SB)/8, $-1
+DATA lowmask<>+112(SB)/8, $-1
+DATA lowmask<>+128(SB)/8, $-1
+DATA lowmask<>+136(SB)/8, $-1
+DATA lowmask<>+144(SB)/8, $-1
+DATA lowmask<>+152(SB)/8, $-1
+GLOBL lowmask<>(SB), RODATA|NOPTR, $160
+
 // func visitPacketAVX2(nd *node4, p *packet, mask uint64, lanes *[4]int32, entry *[4]float64)
 //
 // intersectPacketAVX2's node test on its own, for the hierarchy over
 // instances: lanes[k] is the set of the lanes in mask that enter child k
-// before their p.tmax (0 for none), entry[k] the least of their entry
-// distances.
+// before their p.tmax (0 for none), entry[k] the least entry distance of
+// the lanes that enter it (at hand or not; read only where lanes[k] is
+// not 0). Lane by lane as intersectPacketAVX2 tests a node, the lanes'
+// own planes picked per lane.
 TEXT ·visitPacketAVX2(SB), NOSPLIT, $0-40
 	MOVQ nd+0(FP), R8
 	MOVQ p+8(FP), AX
 	MOVQ mask+16(FP), R12
 	MOVQ lanes+24(FP), SI
 	MOVQ entry+32(FP), DI
-	LOAD_PACKET
-	XORL R10, R10
+	VBROADCASTSD 0(AX), Y0
+	VBROADCASTSD 8(AX), Y1
+	VBROADCASTSD 16(AX), Y2
+	VMOVUPD 224(AX), Y13
+	VMOVUPD 0(R8), Y3
+	VSUBPD Y0, Y3, Y3
+	VMOVUPD 32(R8), Y4
+	VSUBPD Y1, Y4, Y4
+	VMOVUPD 64(R8), Y5
+	VSUBPD Y2, Y5, Y5
+	VMOVUPD 96(R8), Y6
+	VSUBPD Y0, Y6, Y6
+	VMOVUPD 128(R8), Y7
+	VSUBPD Y1, Y7, Y7
+	VMOVUPD 160(R8), Y8
+	VSUBPD Y2, Y8, Y8
+	VMOVUPD inf4<>(SB), Y9
+	VXORPD Y10, Y10, Y10
+	PACKET_LANE(0, PACKET_MIXED)
+	PACKET_LANE(1, PACKET_MIXED)
+	PACKET_LANE(2, PACKET_MIXED)
+	PACKET_LANE(3, PACKET_MIXED)
+	// The lanes in mask, of the children in use, as four int32.
+	VMOVQ R12, X15
+	VPBROADCASTQ X15, Y15
+	VPAND Y15, Y10, Y10
+	MOVLQSX 208(R8), R10
+	SHLQ $5, R10
+	LEAQ lowmask<>(SB), R11
+	VPAND (R11)(R10*1), Y10, Y10
+	VPSHUFD $0x08, Y10, Y10
+	VPERMQ $0x08, Y10, Y10
+	VMOVDQU X10, (SI)
+	VMOVUPD Y9, (DI)
+	VZEROUPPER
+	RET
 
-vpchild:
-	CMPL R10, $4
-	JGE vpdone
-	MOVL $0, (SI)(R10*4)
-	CMPL R10, 208(R8)
-	JGE vpnext
-	PACKET_CHILD
-	MOVL R13, (SI)(R10*4)
-	JZ vpnext
-	LEAST_ENTRY
-	VMOVSD X7, (DI)(R10*8)
+// topWalk is walkTopAVX2's state between calls (topWalk in packet.go).
 
-vpnext:
+// func walkTopAVX2(nodes *node4, p *packet, stack *packetEntry, depth int, wk *topWalk) (status int)
+//
+// castPacket's traversal of the hierarchy over instances, from wk.cur
+// (a node to test; a leaf: the one Go has just cast, so pop first) with
+// the lanes wk.mask and wk.sp entries on the stack, until the next leaf
+// (status 1: its ref and lanes in wk), the end (0), or a node whose
+// entered children would not fit on the stack of depth entries (2: wk
+// holds that node, untested, for Go's loop, whose stack grows). The node
+// tests, their order and the pops are intersectPacketAVX2's; tmax is
+// p.tmax as Go leaves it.
+TEXT ·walkTopAVX2(SB), NOSPLIT, $160-48
+	MOVQ nodes+0(FP), BX
+	MOVQ p+8(FP), AX
+	MOVQ stack+16(FP), DI
+	MOVQ wk+32(FP), SI
+	VBROADCASTSD 0(AX), Y0
+	VBROADCASTSD 8(AX), Y1
+	VBROADCASTSD 16(AX), Y2
+	VMOVUPD 224(AX), Y13
+	MOVLQSX 0(SI), CX
+	MOVL 4(SI), R12
+	MOVQ 8(SI), DX
+	MOVQ 288(AX), R14
+	TESTQ CX, CX
+	JS tpop
+
+tnode:
+	IMUL3Q $216, CX, R8
+	ADDQ BX, R8
+	TESTL R14, R14
+	JZ tuniform
+	VMOVUPD 0(R8), Y3
+	VSUBPD Y0, Y3, Y3
+	VMOVUPD 32(R8), Y4
+	VSUBPD Y1, Y4, Y4
+	VMOVUPD 64(R8), Y5
+	VSUBPD Y2, Y5, Y5
+	VMOVUPD 96(R8), Y6
+	VSUBPD Y0, Y6, Y6
+	VMOVUPD 128(R8), Y7
+	VSUBPD Y1, Y7, Y7
+	VMOVUPD 160(R8), Y8
+	VSUBPD Y2, Y8, Y8
+	VMOVUPD inf4<>(SB), Y9
+	VXORPD Y10, Y10, Y10
+	PACKET_LANE(0, PACKET_MIXED)
+	PACKET_LANE(1, PACKET_MIXED)
+	PACKET_LANE(2, PACKET_MIXED)
+	PACKET_LANE(3, PACKET_MIXED)
+	JMP ttested
+
+tuniform:
+	MOVQ 296(AX), R9
+	VMOVUPD (R8)(R9*1), Y3
+	VSUBPD Y0, Y3, Y3
+	MOVQ 304(AX), R9
+	VMOVUPD (R8)(R9*1), Y4
+	VSUBPD Y1, Y4, Y4
+	MOVQ 312(AX), R9
+	VMOVUPD (R8)(R9*1), Y5
+	VSUBPD Y2, Y5, Y5
+	MOVQ 320(AX), R9
+	VMOVUPD (R8)(R9*1), Y6
+	VSUBPD Y0, Y6, Y6
+	MOVQ 328(AX), R9
+	VMOVUPD (R8)(R9*1), Y7
+	VSUBPD Y1, Y7, Y7
+	MOVQ 336(AX), R9
+	VMOVUPD (R8)(R9*1), Y8
+	VSUBPD Y2, Y8, Y8
+	VMOVUPD inf4<>(SB), Y9
+	VXORPD Y10, Y10, Y10
+	PACKET_LANE(0, PACKET_UNIFORM)
+	PACKET_LANE(1, PACKET_UNIFORM)
+	PACKET_LANE(2, PACKET_UNIFORM)
+	PACKET_LANE(3, PACKET_UNIFORM)
+
+ttested:
+	// Y9: each child's least entry distance over the lanes that enter it;
+	// Y10: those lanes, as bits. A child is entered by the lanes at hand
+	// (R12) among them, if it is in use.
+	VMOVQ R12, X15
+	VPBROADCASTQ X15, Y15
+	VPAND Y15, Y10, Y10
+	VPXOR Y15, Y15, Y15
+	VPCMPEQQ Y15, Y10, Y15
+	VMOVMSKPD Y15, R9
+	XORL $15, R9
+	MOVL 208(R8), R10
+	LEAQ lowbits<>(SB), R11
+	MOVBLZX (R11)(R10*1), R10
+	ANDL R10, R9
+	JZ tpop
+	VMOVDQU Y10, 32(SP)
+	POPCNTL R9, R10
+	CMPL R10, $1
+	JNE tsort
+	// One child: found by branches rather than by its bit's index, so
+	// that a predicted branch lets the next node's loads start before
+	// this node's test is done.
+	TESTL $1, R9
+	JNZ tone0
+	TESTL $2, R9
+	JNZ tone1
+	TESTL $4, R9
+	JNZ tone2
+	MOVL 56(SP), R12
+	MOVLQSX 204(R8), CX
+	JMP tnext
+
+tone0:
+	MOVL 32(SP), R12
+	MOVLQSX 192(R8), CX
+	JMP tnext
+
+tone1:
+	MOVL 40(SP), R12
+	MOVLQSX 196(R8), CX
+	JMP tnext
+
+tone2:
+	MOVL 48(SP), R12
+	MOVLQSX 200(R8), CX
+	JMP tnext
+
+tsort:
+	// Room for all but one on the stack, or Go takes this node.
+	LEAQ -1(DX)(R10*1), R11
+	CMPQ R11, depth+24(FP)
+	JA toverflow
+	// Insertion sort of the entered children by entry distance, the
+	// earlier child first among equals: distances at 64(SP), refs at
+	// 96(SP), lanes at 112(SP).
+	VMOVUPD Y9, 0(SP)
+	XORL R10, R10                      // child
+	XORL R11, R11                      // children sorted
+
+tsortk:
+	BTL R10, R9
+	JCC tsortnext
+	VMOVSD 0(SP)(R10*8), X7
+	MOVL R11, R13
+
+tins:
+	TESTL R13, R13
+	JZ tput
+	VMOVSD 56(SP)(R13*8), X8
+	VUCOMISD X7, X8
+	JLS tput
+	VMOVSD X8, 64(SP)(R13*8)
+	MOVL 92(SP)(R13*4), CX
+	MOVL CX, 96(SP)(R13*4)
+	MOVL 108(SP)(R13*4), CX
+	MOVL CX, 112(SP)(R13*4)
+	DECL R13
+	JMP tins
+
+tput:
+	VMOVSD X7, 64(SP)(R13*8)
+	MOVL 192(R8)(R10*4), CX
+	MOVL CX, 96(SP)(R13*4)
+	MOVL 32(SP)(R10*8), CX
+	MOVL CX, 112(SP)(R13*4)
+	INCL R11
+
+tsortnext:
 	INCL R10
-	JMP vpchild
+	CMPL R10, $4
+	JLT tsortk
 
-vpdone:
+	// Push all but the nearest, farthest first; go on with the nearest.
+	DECL R11
+
+tpush:
+	TESTL R11, R11
+	JZ tpushed
+	MOVQ DX, R13
+	SHLQ $4, R13
+	MOVL 96(SP)(R11*4), CX
+	MOVL CX, 0(DI)(R13*1)
+	MOVL 112(SP)(R11*4), CX
+	MOVL CX, 4(DI)(R13*1)
+	VMOVSD 64(SP)(R11*8), X7
+	VMOVSD X7, 8(DI)(R13*1)
+	INCQ DX
+	DECL R11
+	JMP tpush
+
+tpushed:
+	MOVLQSX 96(SP), CX
+	MOVL 112(SP), R12
+
+tnext:
+	TESTQ CX, CX
+	JNS tnode
+	MOVL CX, 0(SI)
+	MOVL R12, 4(SI)
+	MOVQ DX, 8(SI)
+	MOVQ $1, status+40(FP)
+	VZEROUPPER
+	RET
+
+tpop:
+	TESTQ DX, DX
+	JZ tdone
+	DECQ DX
+	MOVQ DX, R8
+	SHLQ $4, R8
+	VBROADCASTSD 8(DI)(R8*1), Y6
+	VCMPPD $2, Y13, Y6, Y7             // entry <= tmax, lane by lane
+	VMOVMSKPD Y7, R9
+	ANDL 4(DI)(R8*1), R9
+	JZ tpop
+	MOVL R9, R12
+	MOVLQSX 0(DI)(R8*1), CX
+	JMP tnext
+
+tdone:
+	MOVQ $0, 8(SI)
+	MOVQ $0, status+40(FP)
+	VZEROUPPER
+	RET
+
+toverflow:
+	MOVL CX, 0(SI)
+	MOVL R12, 4(SI)
+	MOVQ DX, 8(SI)
+	MOVQ $2, status+40(FP)
 	VZEROUPPER
 	RET
 
@@ -949,6 +1181,7 @@ TEXT ·mapPacketAVX2(SB), NOSPLIT, $0-24
 	MAP_ROW(0, 32, 128)
 	MAP_ROW(1, 64, 160)
 	MAP_ROW(2, 96, 192)
+	SET_SIGNS(CX)
 	VZEROUPPER
 	RET
 
@@ -965,5 +1198,6 @@ TEXT ·invPacketAVX2(SB), NOSPLIT, $0-8
 	VMOVUPD 96(CX), Y2
 	VDIVPD  Y2, Y5, Y2
 	VMOVUPD Y2, 192(CX)
+	SET_SIGNS(CX)
 	VZEROUPPER
 	RET

@@ -51,14 +51,21 @@ func visitPacketAVX2(nd *node4, p *packet, mask uint64, lanes *[4]int32, entry *
 
 // mapPacketAVX2 sets dst's directions to src's mapped by a (affine.vector,
 // lane by lane, the same operations in the same order, so the same bits)
-// and their inverses (1/d, as setRays divides); dst's origin and the rest
-// are left alone.
+// and their inverses (1/d, as setRays divides), and dst's signs as
+// setSigns sets them; dst's origin and the rest are left alone.
 //
 //go:noescape
 func mapPacketAVX2(a *affine, src, dst *packet)
 
 // invPacketAVX2 sets p's inverse directions, 1/d lane by lane (the same
-// bits as setRays's divisions).
+// bits as setRays's divisions), and its signs (setSigns).
 //
 //go:noescape
 func invPacketAVX2(p *packet)
+
+// walkTopAVX2 walks castPacket's hierarchy over instances from wk to the
+// next leaf (1), the end (0), or a node whose entered children would not
+// fit on the stack of depth entries (2; see traverse_amd64.s).
+//
+//go:noescape
+func walkTopAVX2(nodes *node4, p *packet, stack *packetEntry, depth int, wk *topWalk) (status int)

@@ -30,3 +30,8 @@ func mapPacketAVX2(a *affine, src, dst *packet) {}
 
 // invPacketAVX2 is never called where useAVX2 is false.
 func invPacketAVX2(p *packet) {}
+
+// walkTopAVX2 is never called where useAVX2 is false.
+func walkTopAVX2(nodes *node4, p *packet, stack *packetEntry, depth int, wk *topWalk) (status int) {
+	return 0
+}
