@@ -124,6 +124,9 @@ func RenderFrames(r *Renderer, s *scene.Scene, entries []*scene.SensorEntry, sta
 			}()
 		}
 	}
+	if len(reading) > 0 {
+		r.collectPictures()
+	}
 	for k, p := range reading {
 		i, se := readAt[k], entries[readAt[k]]
 		func() {

@@ -300,19 +300,18 @@ func (c *Camera) startImage(r *Renderer, s *scene.Scene) (finish func() (*image.
 	case blurred != nil:
 		picture = func() (*image.RGBA, error) { return blurImage(c.resp, blurred, v) }
 	case c.resp.IsIdentity():
-		p, err := r.startRGBA(s, v)
+		p, img, err := r.startRGBA(s, v)
 		if err != nil {
 			return nil, err
 		}
-		picture = p.rgba
+		picture = func() (*image.RGBA, error) { return img, p.wait() }
 	default:
-		p, err := r.startRadiance(s, v)
+		p, pix, err := r.startRadiance(s, v)
 		if err != nil {
 			return nil, err
 		}
 		picture = func() (*image.RGBA, error) {
-			pix, err := p.radiance()
-			if err != nil {
+			if err := p.wait(); err != nil {
 				return nil, err
 			}
 			return c.resp.toRGBA(pix, v.Width, v.Height)

@@ -5,7 +5,6 @@ import (
 	"image"
 	"math"
 	"strings"
-	"unsafe"
 
 	"github.com/g3n/engine/gls"
 	"github.com/g3n/engine/math32"
@@ -36,6 +35,7 @@ type Renderer struct {
 	reversedZ bool
 	caster    casterState  // the CPU backend of range sensors
 	compute   computeState // the GPU backend's compute caster (under caster's lock)
+	pictures  pictureList  // reads started and not yet finished
 }
 
 type fboKey struct {
@@ -163,11 +163,14 @@ func (v View) camera() *glCamera {
 
 // RenderRGBA draws the scene as seen from v into an RGBA image.
 func (r *Renderer) RenderRGBA(s *scene.Scene, v View) (*image.RGBA, error) {
-	p, err := r.startRGBA(s, v)
+	p, img, err := r.startRGBA(s, v)
+	if err == nil {
+		err = p.wait()
+	}
 	if err != nil {
 		return nil, err
 	}
-	return p.rgba()
+	return img, nil
 }
 
 // RenderRadiance draws the scene as seen from v into a float RGBA target
@@ -175,88 +178,14 @@ func (r *Renderer) RenderRGBA(s *scene.Scene, v View) (*image.RGBA, error) {
 // radiance the shading computes, not clamped at 1 (the background is its
 // color). Alpha is what blending left.
 func (r *Renderer) RenderRadiance(s *scene.Scene, v View) ([]float32, error) {
-	p, err := r.startRadiance(s, v)
+	p, pix, err := r.startRadiance(s, v)
+	if err == nil {
+		err = p.wait()
+	}
 	if err != nil {
 		return nil, err
 	}
-	return p.radiance()
-}
-
-// pendingPicture is a picture drawn whose read-back is under way
-// (gpu.Framebuffer.StartRead): a cycle's cameras are all drawn before the
-// first is waited for, so that no sensor stalls the GPU on its own.
-type pendingPicture struct {
-	r    *Renderer
-	read *gpu.PendingRead
-	w, h int
-}
-
-// startRGBA draws v into an 8-bit target and starts reading it; see rgba.
-func (r *Renderer) startRGBA(s *scene.Scene, v View) (pendingPicture, error) {
-	return r.startRender(s, v, gpu.ColorRGBA8)
-}
-
-// startRadiance draws v into a float target and starts reading it; see
-// radiance.
-func (r *Renderer) startRadiance(s *scene.Scene, v View) (pendingPicture, error) {
-	return r.startRender(s, v, gpu.ColorRGBA32F)
-}
-
-// rgba waits for a picture of startRGBA.
-func (p pendingPicture) rgba() (*image.RGBA, error) {
-	img := image.NewRGBA(image.Rect(0, 0, p.w, p.h))
-	// Blended drawing (transparent materials, label text) leaves alpha
-	// below 1 where it blends; a camera picture is opaque. Setting it in
-	// the copy out of the read costs next to nothing; a color-masked clear
-	// on llvmpipe cost more than a loop of its own.
-	err := p.r.ctx.Do(func(gs *gls.GLS) error { return p.read.FinishOpaque(gs, img.Pix) })
-	if err != nil {
-		return nil, err
-	}
-	return img, nil
-}
-
-// radiance waits for a picture of startRadiance.
-func (p pendingPicture) radiance() ([]float32, error) {
-	pix := make([]float32, 4*p.w*p.h)
-	return pix, p.finish(unsafe.Slice((*byte)(unsafe.Pointer(&pix[0])), 4*len(pix)))
-}
-
-// finish waits for the read and fills dst.
-func (p pendingPicture) finish(dst []byte) error {
-	return p.r.ctx.Do(func(gs *gls.GLS) error { return p.read.Finish(gs, dst) })
-}
-
-// startRender draws the scene as seen from v into a cached target of the
-// format and starts reading it back, on the GL thread.
-func (r *Renderer) startRender(s *scene.Scene, v View, format gpu.ColorFormat) (pendingPicture, error) {
-	if v.Width <= 0 || v.Height <= 0 {
-		return pendingPicture{}, fmt.Errorf("sensors: image size %dx%d", v.Width, v.Height)
-	}
-	if err := s.PrepareRender(v.Viewer); err != nil {
-		return pendingPicture{}, err
-	}
-	s.SetAnisotropy(r.anisotropy)
-	cam := v.camera()
-	camView := v.Pose.Mul4(sensorToGL).Inv()
-	p := pendingPicture{r: r, w: v.Width, h: v.Height}
-	err := r.ctx.Do(func(gs *gls.GLS) error {
-		if err := r.prepareShadows(gs, s, v.Shadows, camView); err != nil {
-			return err
-		}
-		fb, err := r.framebuffer(gs, v.Width, v.Height, format)
-		if err != nil {
-			return err
-		}
-		fb.Bind(gs)
-		fb.Clear(gs, v.Background[0], v.Background[1], v.Background[2], 1)
-		if err := r.g3n.Render(s.G3N(), cam); err != nil {
-			return fmt.Errorf("sensors: render: %w", err)
-		}
-		p.read, err = fb.StartRead(gs)
-		return err
-	})
-	return p, err
+	return pix, nil
 }
 
 // framebuffer returns a cached offscreen target of the size and format.

@@ -9,7 +9,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unsafe"
 
 	"github.com/g3n/engine/gls"
 	"github.com/go-gl/mathgl/mgl64"
@@ -217,15 +216,15 @@ func (sg *Segmentation) startSegment(r *Renderer, s *scene.Scene) (finish func()
 		return nil, err
 	}
 	sg.meshes = s.SensedMeshes(sg.meshes[:0])
-	p, err := r.renderIDs(world, sg.sv, sg.meshes, sg.ids)
+	if n := 4 * sg.sv.w * sg.sv.h; len(sg.pixels) != n {
+		sg.pixels = make([]float32, n)
+	}
+	p, err := r.renderIDs(world, sg.sv, sg.meshes, sg.ids, sg.pixels)
 	if err != nil {
 		return nil, err
 	}
 	return func() (*SegmentationImage, error) {
-		if n := 4 * p.w * p.h; len(sg.pixels) != n {
-			sg.pixels = make([]float32, n)
-		}
-		if err := p.finish(unsafe.Slice((*byte)(unsafe.Pointer(&sg.pixels[0])), 4*len(sg.pixels))); err != nil {
+		if err := p.wait(); err != nil {
 			return nil, err
 		}
 		return sg.image(s, world), nil
@@ -290,21 +289,20 @@ func (sg *Segmentation) image(s *scene.Scene, world mgl64.Mat4) *SegmentationIma
 // renderIDs renders, per pixel of view v (sensor at world), the id of the
 // instance whose mesh the pixel center sees first (4 floats per pixel: id,
 // triangle, range along the ray, 0; id 0 where nothing is seen), and starts
-// reading them back. It reuses the range sensors' ID shader and uploaded
-// geometry, with filled triangles only: a pixel belongs to what covers its
-// center.
-func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.MeshInstance, ids map[string]int) (pendingPicture, error) {
+// reading them back into pixels. It reuses the range sensors' ID shader and
+// uploaded geometry, with filled triangles only: a pixel belongs to what
+// covers its center.
+func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.MeshInstance, ids map[string]int, pixels []float32) (*pendingPicture, error) {
 	sensorFromWorld := world.Inv()
-	p := pendingPicture{r: r, w: v.w, h: v.h}
-	err := r.ctx.Do(func(gs *gls.GLS) error {
+	return r.startPicture(floatBytes(pixels), false, func(gs *gls.GLS) (*gpu.Framebuffer, error) {
 		st, restore, err := r.beginSurfacePass(gs, idProgram)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer restore()
 		fb, err := r.clearedTarget(gs, v.w, v.h, gpu.ColorRGBA32F)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		clip := mat32(v.projection(r.reversedZ).Mul4(glFromSensor))
 		gs.UniformMatrix4fv(st.clipFrom.Location(gs), 1, false, &clip[0])
@@ -324,7 +322,7 @@ func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.Mes
 				}
 				g, err := r.mesh(gs, p, nil)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				c := sensorFromModel.Mul4x1(g.center.Vec4(1)).Vec3()
 				if outside(planes, c, g.radius*maxScale(sensorFromModel)) {
@@ -332,7 +330,7 @@ func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.Mes
 				}
 				if ok, err := st.useCut(gs, p); !ok {
 					if err != nil {
-						return err
+						return nil, err
 					}
 					continue
 				}
@@ -342,10 +340,8 @@ func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.Mes
 			}
 		}
 		gpu.UnbindMesh(gs)
-		p.read, err = fb.StartRead(gs)
-		return err
+		return fb, nil
 	})
-	return p, err
 }
 
 // gray16 returns ids as a 16-bit grayscale image.

@@ -1,0 +1,164 @@
+package sensors
+
+import (
+	"fmt"
+	"image"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/g3n/engine/gls"
+	"github.com/simvis/simvis/internal/gpu"
+	"github.com/simvis/simvis/scene"
+)
+
+// pendingPicture is a picture drawn whose read-back is under way
+// (gpu.Framebuffer.StartRead): a cycle's cameras are all drawn before the
+// first is waited for, so that no sensor stalls the GPU on its own, and
+// their reads are then finished in one trip to the GL thread
+// (collectPictures) instead of one each.
+type pendingPicture struct {
+	r      *Renderer
+	read   *gpu.PendingRead
+	dst    []byte // where the pixels go
+	opaque bool   // an RGBA8 picture: alpha set to 255 on the way
+	err    error  // written before done is set
+	done   atomic.Bool
+}
+
+// pictureList is a renderer's reads started and not yet finished.
+type pictureList struct {
+	sync.Mutex
+	list []*pendingPicture
+}
+
+// startRGBA draws v into an 8-bit target and starts reading it into the
+// image returned, whose pixels are there once wait returns.
+func (r *Renderer) startRGBA(s *scene.Scene, v View) (*pendingPicture, *image.RGBA, error) {
+	if v.Width <= 0 || v.Height <= 0 {
+		return nil, nil, fmt.Errorf("sensors: image size %dx%d", v.Width, v.Height)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, v.Width, v.Height))
+	// Blended drawing (transparent materials, label text) leaves alpha
+	// below 1 where it blends; a camera picture is opaque. Setting it in
+	// the copy out of the read costs next to nothing; a color-masked clear
+	// on llvmpipe cost more than a loop of its own.
+	p, err := r.startRender(s, v, gpu.ColorRGBA8, img.Pix, true)
+	return p, img, err
+}
+
+// startRadiance draws v into a float target and starts reading it into the
+// pixels returned (4 floats each, rows top-down: the linear radiance, not
+// clamped at 1), which are there once wait returns.
+func (r *Renderer) startRadiance(s *scene.Scene, v View) (*pendingPicture, []float32, error) {
+	if v.Width <= 0 || v.Height <= 0 {
+		return nil, nil, fmt.Errorf("sensors: image size %dx%d", v.Width, v.Height)
+	}
+	pix := make([]float32, 4*v.Width*v.Height)
+	p, err := r.startRender(s, v, gpu.ColorRGBA32F, floatBytes(pix), false)
+	return p, pix, err
+}
+
+// floatBytes views s as bytes (native byte order, which is what GL writes).
+func floatBytes(s []float32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*len(s))
+}
+
+// startRender draws the scene as seen from v into a cached target of the
+// format and starts reading it back into dst, on the GL thread.
+func (r *Renderer) startRender(s *scene.Scene, v View, format gpu.ColorFormat, dst []byte, opaque bool) (*pendingPicture, error) {
+	if err := s.PrepareRender(v.Viewer); err != nil {
+		return nil, err
+	}
+	s.SetAnisotropy(r.anisotropy)
+	cam := v.camera()
+	camView := v.Pose.Mul4(sensorToGL).Inv()
+	return r.startPicture(dst, opaque, func(gs *gls.GLS) (*gpu.Framebuffer, error) {
+		if err := r.prepareShadows(gs, s, v.Shadows, camView); err != nil {
+			return nil, err
+		}
+		fb, err := r.framebuffer(gs, v.Width, v.Height, format)
+		if err != nil {
+			return nil, err
+		}
+		fb.Bind(gs)
+		fb.Clear(gs, v.Background[0], v.Background[1], v.Background[2], 1)
+		if err := r.g3n.Render(s.G3N(), cam); err != nil {
+			return nil, fmt.Errorf("sensors: render: %w", err)
+		}
+		return fb, nil
+	})
+}
+
+// startPicture runs draw on the GL thread and starts reading the target
+// it drew into dst.
+func (r *Renderer) startPicture(dst []byte, opaque bool, draw func(gs *gls.GLS) (*gpu.Framebuffer, error)) (*pendingPicture, error) {
+	p := &pendingPicture{r: r, dst: dst, opaque: opaque}
+	err := r.ctx.Do(func(gs *gls.GLS) error {
+		fb, err := draw(gs)
+		if err != nil {
+			return err
+		}
+		if p.read, err = fb.StartRead(gs); err != nil {
+			return err
+		}
+		if p.read.Size() != len(dst) {
+			p.read.Drop(gs)
+			return fmt.Errorf("sensors: a read of %d bytes into %d", p.read.Size(), len(dst))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.pictures.Lock()
+	// Pictures waited for one by one leave the list here.
+	r.pictures.list = slices.DeleteFunc(r.pictures.list, func(q *pendingPicture) bool { return q.done.Load() })
+	r.pictures.list = append(r.pictures.list, p)
+	r.pictures.Unlock()
+	return p, nil
+}
+
+// wait returns once p's pixels are in its destination (or its read
+// failed): at once where collectPictures finished it.
+func (p *pendingPicture) wait() error {
+	if !p.done.Load() {
+		if err := p.r.ctx.Do(func(gs *gls.GLS) error { p.finishOn(gs); return nil }); err != nil {
+			return err
+		}
+	}
+	return p.err
+}
+
+// finishOn finishes the read, on the GL thread (which serializes it).
+func (p *pendingPicture) finishOn(gs *gls.GLS) {
+	if p.done.Load() {
+		return
+	}
+	if p.opaque {
+		p.err = p.read.FinishOpaque(gs, p.dst)
+	} else {
+		p.err = p.read.Finish(gs, p.dst)
+	}
+	p.done.Store(true)
+}
+
+// collectPictures finishes every read started and not yet finished, in one
+// trip to the GL thread.
+func (r *Renderer) collectPictures() {
+	r.pictures.Lock()
+	list := r.pictures.list
+	r.pictures.list = nil
+	r.pictures.Unlock()
+	if len(list) == 0 {
+		return
+	}
+	// An error here (the context closed) is each picture's own wait's.
+	_ = r.ctx.Do(func(gs *gls.GLS) error {
+		for _, p := range list {
+			p.finishOn(gs)
+		}
+		return nil
+	})
+}
