@@ -30,6 +30,14 @@ type beginner interface {
 	beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFrame, error)
 }
 
+// pictureBeginner is a sensor whose frame is a picture drawn on the GPU: it
+// begins with its drawing queued on q, which RenderFrames flushes once every
+// frame is begun, so that all pictures are drawn, and their reads started,
+// in one trip to the GL thread.
+type pictureBeginner interface {
+	beginPicture(r *Renderer, s *scene.Scene, st *Stamp, q *drawQueue) (pendingFrame, error)
+}
+
 // pending begins a range sensor's frame measured into out; frame makes
 // the frame from the sensor's world pose once out holds the ranges.
 func (b *beamSet) pending(r *Renderer, s *scene.Scene, out []float64, frame func(world mgl64.Mat4) *Frame) (pendingFrame, error) {
@@ -68,15 +76,21 @@ func RenderFrames(r *Renderer, s *scene.Scene, entries []*scene.SensorEntry, sta
 		reading []pendingFrame  // frames whose pictures are read back
 		readAt  []int           // entry of each
 	)
+	queue := &drawQueue{r: r}
 	for i, se := range entries {
-		b, ok := se.Sensor.(beginner)
-		if !ok {
+		begin := func() (pendingFrame, error) { return pendingFrame{}, nil }
+		switch b := se.Sensor.(type) {
+		case pictureBeginner:
+			begin = func() (pendingFrame, error) { return b.beginPicture(r, s, stamps[i], queue) }
+		case beginner:
+			begin = func() (pendingFrame, error) { return b.beginFrame(r, s, stamps[i]) }
+		default:
 			frames[i], errs[i] = renderFrame(r, s, se, stamps[i])
 			continue
 		}
 		func() {
 			defer recovered(se.Name, &errs[i])
-			p, err := b.beginFrame(r, s, stamps[i])
+			p, err := begin()
 			if err == nil && p.later {
 				reading, readAt = append(reading, p), append(readAt, i)
 				return
@@ -95,6 +109,8 @@ func RenderFrames(r *Renderer, s *scene.Scene, entries []*scene.SensorEntry, sta
 			}
 		}()
 	}
+	// The GPU draws the pictures while the CPU casts.
+	queue.flush()
 	if len(waiting) > 0 {
 		wall, err := r.castBatch(s, sets, onGPU)
 		work := time.Duration(0)

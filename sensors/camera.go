@@ -267,18 +267,18 @@ func (c *Camera) Describe() map[string]any {
 // Image renders the camera's current view, through its lens (a wide
 // undistorted render resampled) and with pixel noise if set.
 func (c *Camera) Image(r *Renderer, s *scene.Scene) (*image.RGBA, error) {
-	finish, err := c.startImage(r, s)
+	finish, err := c.startImage(r, s, nil)
 	if err != nil {
 		return nil, err
 	}
 	return finish()
 }
 
-// startImage draws the camera's view and starts reading it back; finish
-// waits for the picture and makes the image (lens, response, noise). A
-// batch of frames draws every camera before it finishes the first
-// (RenderFrames). finish must be called once.
-func (c *Camera) startImage(r *Renderer, s *scene.Scene) (finish func() (*image.RGBA, error), err error) {
+// startImage draws the camera's view (when q is flushed, where q is not
+// nil) and starts reading it back; finish waits for the picture and makes
+// the image (lens, response, noise). A batch of frames draws every camera
+// before it finishes the first (RenderFrames). finish must be called once.
+func (c *Camera) startImage(r *Renderer, s *scene.Scene, q *drawQueue) (finish func() (*image.RGBA, error), err error) {
 	// Apply pending parameter changes first: they may move the camera itself.
 	if err := s.Update(); err != nil {
 		return nil, err
@@ -300,13 +300,13 @@ func (c *Camera) startImage(r *Renderer, s *scene.Scene) (finish func() (*image.
 	case blurred != nil:
 		picture = func() (*image.RGBA, error) { return blurImage(c.resp, blurred, v) }
 	case c.resp.IsIdentity():
-		p, img, err := r.startRGBA(s, v)
+		p, img, err := r.startRGBA(s, v, q)
 		if err != nil {
 			return nil, err
 		}
 		picture = func() (*image.RGBA, error) { return img, p.wait() }
 	default:
-		p, pix, err := r.startRadiance(s, v)
+		p, pix, err := r.startRadiance(s, v, q)
 		if err != nil {
 			return nil, err
 		}

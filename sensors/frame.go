@@ -216,18 +216,19 @@ func (p *PSD) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error
 }
 
 func (c *Camera) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
-	p, err := c.beginFrame(r, s, st)
+	p, err := c.beginPicture(r, s, st, nil)
 	if err != nil {
 		return nil, err
 	}
 	return p.finish(0)
 }
 
-// beginFrame draws the camera's picture and starts reading it back; the
-// frame is made when RenderFrames has drawn the others (later).
-func (c *Camera) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFrame, error) {
+// beginPicture draws the camera's picture (when q is flushed, where q is
+// not nil) and starts reading it back; the frame is made when RenderFrames
+// has drawn the others (later).
+func (c *Camera) beginPicture(r *Renderer, s *scene.Scene, st *Stamp, q *drawQueue) (pendingFrame, error) {
 	start := time.Now()
-	finish, err := c.startImage(r, s)
+	finish, err := c.startImage(r, s, q)
 	if err != nil {
 		return pendingFrame{}, err
 	}
@@ -243,17 +244,17 @@ func (c *Camera) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFram
 }
 
 func (sg *Segmentation) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
-	p, err := sg.beginFrame(r, s, st)
+	p, err := sg.beginPicture(r, s, st, nil)
 	if err != nil {
 		return nil, err
 	}
 	return p.finish(0)
 }
 
-// beginFrame draws the ids and starts reading them back, as a camera's.
-func (sg *Segmentation) beginFrame(r *Renderer, s *scene.Scene, st *Stamp) (pendingFrame, error) {
+// beginPicture draws the ids and starts reading them back, as a camera's.
+func (sg *Segmentation) beginPicture(r *Renderer, s *scene.Scene, st *Stamp, q *drawQueue) (pendingFrame, error) {
 	start := time.Now()
-	finish, err := sg.startSegment(r, s)
+	finish, err := sg.startSegment(r, s, q)
 	if err != nil {
 		return pendingFrame{}, err
 	}

@@ -20,11 +20,39 @@ import (
 // (collectPictures) instead of one each.
 type pendingPicture struct {
 	r      *Renderer
+	queue  *drawQueue // where it waits to be drawn; nil once drawn
 	read   *gpu.PendingRead
 	dst    []byte // where the pixels go
 	opaque bool   // an RGBA8 picture: alpha set to 255 on the way
 	err    error  // written before done is set
 	done   atomic.Bool
+}
+
+// drawQueue holds the drawing of a batch's pictures until flush, which
+// draws them all and starts their reads in one trip to the GL thread.
+// Only the goroutine that made it uses it, and the GL thread while that
+// goroutine waits in Do, so it needs no lock.
+type drawQueue struct {
+	r    *Renderer
+	jobs []func(gs *gls.GLS)
+}
+
+// flush draws the pictures queued (on the GL thread) and starts their reads.
+func (q *drawQueue) flush() {
+	if q == nil || len(q.jobs) == 0 {
+		return
+	}
+	// An error here (the context closed) is each picture's own wait's.
+	_ = q.r.ctx.Do(func(gs *gls.GLS) error { q.runOn(gs); return nil })
+}
+
+// runOn runs the queued drawing, on the GL thread.
+func (q *drawQueue) runOn(gs *gls.GLS) {
+	jobs := q.jobs
+	q.jobs = nil
+	for _, job := range jobs {
+		job(gs)
+	}
 }
 
 // pictureList is a renderer's reads started and not yet finished.
@@ -35,7 +63,7 @@ type pictureList struct {
 
 // startRGBA draws v into an 8-bit target and starts reading it into the
 // image returned, whose pixels are there once wait returns.
-func (r *Renderer) startRGBA(s *scene.Scene, v View) (*pendingPicture, *image.RGBA, error) {
+func (r *Renderer) startRGBA(s *scene.Scene, v View, q *drawQueue) (*pendingPicture, *image.RGBA, error) {
 	if v.Width <= 0 || v.Height <= 0 {
 		return nil, nil, fmt.Errorf("sensors: image size %dx%d", v.Width, v.Height)
 	}
@@ -44,19 +72,19 @@ func (r *Renderer) startRGBA(s *scene.Scene, v View) (*pendingPicture, *image.RG
 	// below 1 where it blends; a camera picture is opaque. Setting it in
 	// the copy out of the read costs next to nothing; a color-masked clear
 	// on llvmpipe cost more than a loop of its own.
-	p, err := r.startRender(s, v, gpu.ColorRGBA8, img.Pix, true)
+	p, err := r.startRender(s, v, gpu.ColorRGBA8, img.Pix, true, q)
 	return p, img, err
 }
 
 // startRadiance draws v into a float target and starts reading it into the
 // pixels returned (4 floats each, rows top-down: the linear radiance, not
 // clamped at 1), which are there once wait returns.
-func (r *Renderer) startRadiance(s *scene.Scene, v View) (*pendingPicture, []float32, error) {
+func (r *Renderer) startRadiance(s *scene.Scene, v View, q *drawQueue) (*pendingPicture, []float32, error) {
 	if v.Width <= 0 || v.Height <= 0 {
 		return nil, nil, fmt.Errorf("sensors: image size %dx%d", v.Width, v.Height)
 	}
 	pix := make([]float32, 4*v.Width*v.Height)
-	p, err := r.startRender(s, v, gpu.ColorRGBA32F, floatBytes(pix), false)
+	p, err := r.startRender(s, v, gpu.ColorRGBA32F, floatBytes(pix), false, q)
 	return p, pix, err
 }
 
@@ -66,15 +94,19 @@ func floatBytes(s []float32) []byte {
 }
 
 // startRender draws the scene as seen from v into a cached target of the
-// format and starts reading it back into dst, on the GL thread.
-func (r *Renderer) startRender(s *scene.Scene, v View, format gpu.ColorFormat, dst []byte, opaque bool) (*pendingPicture, error) {
-	if err := s.PrepareRender(v.Viewer); err != nil {
-		return nil, err
-	}
-	s.SetAnisotropy(r.anisotropy)
+// format and starts reading it back into dst, on the GL thread: at once, or
+// when q is flushed where q is not nil.
+func (r *Renderer) startRender(s *scene.Scene, v View, format gpu.ColorFormat, dst []byte, opaque bool, q *drawQueue) (*pendingPicture, error) {
 	cam := v.camera()
 	camView := v.Pose.Mul4(sensorToGL).Inv()
-	return r.startPicture(dst, opaque, func(gs *gls.GLS) (*gpu.Framebuffer, error) {
+	return r.startPicture(dst, opaque, q, func(gs *gls.GLS) (*gpu.Framebuffer, error) {
+		// Scene state a picture depends on is set here, just before it is
+		// drawn: a queued picture is drawn after the next one is begun, and
+		// pictures for viewers show what sensors do not (Viewer).
+		if err := s.PrepareRender(v.Viewer); err != nil {
+			return nil, err
+		}
+		s.SetAnisotropy(r.anisotropy)
 		if err := r.prepareShadows(gs, s, v.Shadows, camView); err != nil {
 			return nil, err
 		}
@@ -91,11 +123,11 @@ func (r *Renderer) startRender(s *scene.Scene, v View, format gpu.ColorFormat, d
 	})
 }
 
-// startPicture runs draw on the GL thread and starts reading the target
-// it drew into dst.
-func (r *Renderer) startPicture(dst []byte, opaque bool, draw func(gs *gls.GLS) (*gpu.Framebuffer, error)) (*pendingPicture, error) {
+// startPicture runs draw on the GL thread, at once or when q is flushed,
+// and starts reading the target it drew into dst.
+func (r *Renderer) startPicture(dst []byte, opaque bool, q *drawQueue, draw func(gs *gls.GLS) (*gpu.Framebuffer, error)) (*pendingPicture, error) {
 	p := &pendingPicture{r: r, dst: dst, opaque: opaque}
-	err := r.ctx.Do(func(gs *gls.GLS) error {
+	job := func(gs *gls.GLS) error {
 		fb, err := draw(gs)
 		if err != nil {
 			return err
@@ -103,13 +135,29 @@ func (r *Renderer) startPicture(dst []byte, opaque bool, draw func(gs *gls.GLS) 
 		if p.read, err = fb.StartRead(gs); err != nil {
 			return err
 		}
-		if p.read.Size() != len(dst) {
+		if n := p.read.Size(); n != len(dst) {
 			p.read.Drop(gs)
-			return fmt.Errorf("sensors: a read of %d bytes into %d", p.read.Size(), len(dst))
+			p.read = nil
+			return fmt.Errorf("sensors: a read of %d bytes into %d", n, len(dst))
 		}
 		return nil
-	})
-	if err != nil {
+	}
+	if q != nil {
+		p.queue = q
+		q.jobs = append(q.jobs, func(gs *gls.GLS) {
+			p.queue = nil
+			defer func() {
+				if x := recover(); x != nil {
+					p.err = fmt.Errorf("drawing failed: %v (a bug: please report it with the scene)", x)
+					p.done.Store(true)
+				}
+			}()
+			if err := job(gs); err != nil {
+				p.err = err
+				p.done.Store(true)
+			}
+		})
+	} else if err := r.ctx.Do(job); err != nil {
 		return nil, err
 	}
 	r.pictures.Lock()
@@ -124,16 +172,24 @@ func (r *Renderer) startPicture(dst []byte, opaque bool, draw func(gs *gls.GLS) 
 // failed): at once where collectPictures finished it.
 func (p *pendingPicture) wait() error {
 	if !p.done.Load() {
-		if err := p.r.ctx.Do(func(gs *gls.GLS) error { p.finishOn(gs); return nil }); err != nil {
+		err := p.r.ctx.Do(func(gs *gls.GLS) error {
+			if p.queue != nil { // not drawn yet: its queue is this goroutine's
+				p.queue.runOn(gs)
+			}
+			p.finishOn(gs)
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 	}
 	return p.err
 }
 
-// finishOn finishes the read, on the GL thread (which serializes it).
+// finishOn finishes the read, on the GL thread (which serializes it); it
+// leaves a picture not yet drawn as it is.
 func (p *pendingPicture) finishOn(gs *gls.GLS) {
-	if p.done.Load() {
+	if p.done.Load() || p.read == nil {
 		return
 	}
 	if p.opaque {
@@ -156,8 +212,17 @@ func (r *Renderer) collectPictures() {
 	}
 	// An error here (the context closed) is each picture's own wait's.
 	_ = r.ctx.Do(func(gs *gls.GLS) error {
+		var undrawn []*pendingPicture // in another goroutine's queue
 		for _, p := range list {
 			p.finishOn(gs)
+			if !p.done.Load() {
+				undrawn = append(undrawn, p)
+			}
+		}
+		if len(undrawn) > 0 {
+			r.pictures.Lock()
+			r.pictures.list = append(r.pictures.list, undrawn...)
+			r.pictures.Unlock()
 		}
 		return nil
 	})

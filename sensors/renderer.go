@@ -163,7 +163,7 @@ func (v View) camera() *glCamera {
 
 // RenderRGBA draws the scene as seen from v into an RGBA image.
 func (r *Renderer) RenderRGBA(s *scene.Scene, v View) (*image.RGBA, error) {
-	p, img, err := r.startRGBA(s, v)
+	p, img, err := r.startRGBA(s, v, nil)
 	if err == nil {
 		err = p.wait()
 	}
@@ -178,7 +178,7 @@ func (r *Renderer) RenderRGBA(s *scene.Scene, v View) (*image.RGBA, error) {
 // radiance the shading computes, not clamped at 1 (the background is its
 // color). Alpha is what blending left.
 func (r *Renderer) RenderRadiance(s *scene.Scene, v View) ([]float32, error) {
-	p, pix, err := r.startRadiance(s, v)
+	p, pix, err := r.startRadiance(s, v, nil)
 	if err == nil {
 		err = p.wait()
 	}

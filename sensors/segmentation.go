@@ -194,17 +194,18 @@ func (sg *Segmentation) number(s *scene.Scene) error {
 
 // Segment renders a frame at the scene's current state.
 func (sg *Segmentation) Segment(r *Renderer, s *scene.Scene) (*SegmentationImage, error) {
-	finish, err := sg.startSegment(r, s)
+	finish, err := sg.startSegment(r, s, nil)
 	if err != nil {
 		return nil, err
 	}
 	return finish()
 }
 
-// startSegment draws the ids and starts reading them back; finish waits
-// for them and makes the image (RenderFrames draws every camera before it
-// finishes the first). finish must be called once, before the next start.
-func (sg *Segmentation) startSegment(r *Renderer, s *scene.Scene) (finish func() (*SegmentationImage, error), err error) {
+// startSegment draws the ids (when q is flushed, where q is not nil) and
+// starts reading them back; finish waits for them and makes the image
+// (RenderFrames draws every camera before it finishes the first). finish
+// must be called once, before the next start.
+func (sg *Segmentation) startSegment(r *Renderer, s *scene.Scene, q *drawQueue) (finish func() (*SegmentationImage, error), err error) {
 	if err := s.Update(); err != nil {
 		return nil, err
 	}
@@ -219,7 +220,7 @@ func (sg *Segmentation) startSegment(r *Renderer, s *scene.Scene) (finish func()
 	if n := 4 * sg.sv.w * sg.sv.h; len(sg.pixels) != n {
 		sg.pixels = make([]float32, n)
 	}
-	p, err := r.renderIDs(world, sg.sv, sg.meshes, sg.ids, sg.pixels)
+	p, err := r.renderIDs(world, sg.sv, sg.meshes, sg.ids, sg.pixels, q)
 	if err != nil {
 		return nil, err
 	}
@@ -292,9 +293,9 @@ func (sg *Segmentation) image(s *scene.Scene, world mgl64.Mat4) *SegmentationIma
 // reading them back into pixels. It reuses the range sensors' ID shader and
 // uploaded geometry, with filled triangles only: a pixel belongs to what
 // covers its center.
-func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.MeshInstance, ids map[string]int, pixels []float32) (*pendingPicture, error) {
+func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.MeshInstance, ids map[string]int, pixels []float32, q *drawQueue) (*pendingPicture, error) {
 	sensorFromWorld := world.Inv()
-	return r.startPicture(floatBytes(pixels), false, func(gs *gls.GLS) (*gpu.Framebuffer, error) {
+	return r.startPicture(floatBytes(pixels), false, q, func(gs *gls.GLS) (*gpu.Framebuffer, error) {
 		st, restore, err := r.beginSurfacePass(gs, idProgram)
 		if err != nil {
 			return nil, err
