@@ -13,11 +13,11 @@ import (
 	"github.com/simvis/simvis/scene"
 )
 
-// pendingPicture is a picture drawn whose read-back is under way
-// (gpu.Framebuffer.StartRead): a cycle's cameras are all drawn before the
-// first is waited for, so that no sensor stalls the GPU on its own, and
-// their reads are then finished in one trip to the GL thread
-// (collectPictures) instead of one each.
+// pendingPicture is a picture whose drawing is queued (drawQueue) or whose
+// read-back is under way (gpu.Framebuffer.StartRead): a cycle's cameras are
+// all drawn before the first is waited for, so that no sensor stalls the
+// GPU on its own, and their reads are then finished in one trip to the GL
+// thread (collectPictures) instead of one each.
 type pendingPicture struct {
 	r      *Renderer
 	queue  *drawQueue // where it waits to be drawn; nil once drawn
