@@ -455,9 +455,10 @@ GLOBL lanebit4<>(SB), RODATA|NOPTR, $128
 // triangle.hit's. A node's four children are tested lane by lane
 // (PACKET_LANE), four children to a register: the planes less the shared
 // origin once per node, no branch per child, and where the lanes share
-// their signs (PACKET_SIGNS) no per-lane choice of planes either; the
-// child to go on with is then found by predicted branches, so that the
-// next node's loads need not wait for this node's test. A child is
+// their signs (PACKET_SIGNS) no per-lane choice of planes either; a
+// lone child to go on with is then found by predicted branches, so that
+// the next node's loads need not wait for this node's test, and two are
+// ordered without the general insertion sort. A child is
 // entered by the lanes at hand that enter its box; it is ordered, and
 // skipped when popped, by the least entry distance of the lanes that
 // enter it (at hand or not, as this traversal always took it). A leaf's
@@ -564,7 +565,7 @@ ptested:
 	VMOVDQU Y10, 32(SP)
 	POPCNTL R9, R10
 	CMPL R10, $1
-	JNE psort
+	JNE ptwo
 	// One child: found by branches rather than by its bit's index, so
 	// that a predicted branch lets the next node's loads start before
 	// this node's test is done.
@@ -591,6 +592,42 @@ pone1:
 pone2:
 	MOVL 48(SP), R12
 	MOVLQSX 200(R8), CX
+	JMP ploop
+
+ptwo:
+	// Two children, a before b: b first where it is nearer, as the
+	// insertion sort orders them; the other pushed.
+	CMPL R10, $2
+	JNE psort
+	CMPQ DX, depth+40(FP)
+	JAE poverflow
+	BSFL R9, R10
+	BSRL R9, R11
+	VMOVUPD Y9, 0(SP)
+	VMOVSD 0(SP)(R10*8), X7
+	VMOVSD 0(SP)(R11*8), X8
+	MOVQ DX, R13
+	SHLQ $4, R13
+	INCQ DX
+	VUCOMISD X8, X7
+	JHI ptwoswap
+	MOVL 192(R8)(R11*4), CX
+	MOVL CX, 0(DI)(R13*1)
+	MOVL 32(SP)(R11*8), CX
+	MOVL CX, 4(DI)(R13*1)
+	VMOVSD X8, 8(DI)(R13*1)
+	MOVL 32(SP)(R10*8), R12
+	MOVLQSX 192(R8)(R10*4), CX
+	JMP ploop
+
+ptwoswap:
+	MOVL 192(R8)(R10*4), CX
+	MOVL CX, 0(DI)(R13*1)
+	MOVL 32(SP)(R10*8), CX
+	MOVL CX, 4(DI)(R13*1)
+	VMOVSD X7, 8(DI)(R13*1)
+	MOVL 32(SP)(R11*8), R12
+	MOVLQSX 192(R8)(R11*4), CX
 	JMP ploop
 
 psort:
@@ -994,7 +1031,7 @@ ttested:
 	VMOVDQU Y10, 32(SP)
 	POPCNTL R9, R10
 	CMPL R10, $1
-	JNE tsort
+	JNE ttwo
 	// One child: found by branches rather than by its bit's index, so
 	// that a predicted branch lets the next node's loads start before
 	// this node's test is done.
@@ -1021,6 +1058,40 @@ tone1:
 tone2:
 	MOVL 48(SP), R12
 	MOVLQSX 200(R8), CX
+	JMP tnext
+
+ttwo:
+	CMPL R10, $2
+	JNE tsort
+	CMPQ DX, depth+24(FP)
+	JAE toverflow
+	BSFL R9, R10
+	BSRL R9, R11
+	VMOVUPD Y9, 0(SP)
+	VMOVSD 0(SP)(R10*8), X7
+	VMOVSD 0(SP)(R11*8), X8
+	MOVQ DX, R13
+	SHLQ $4, R13
+	INCQ DX
+	VUCOMISD X8, X7
+	JHI ttwoswap
+	MOVL 192(R8)(R11*4), CX
+	MOVL CX, 0(DI)(R13*1)
+	MOVL 32(SP)(R11*8), CX
+	MOVL CX, 4(DI)(R13*1)
+	VMOVSD X8, 8(DI)(R13*1)
+	MOVL 32(SP)(R10*8), R12
+	MOVLQSX 192(R8)(R10*4), CX
+	JMP tnext
+
+ttwoswap:
+	MOVL 192(R8)(R10*4), CX
+	MOVL CX, 0(DI)(R13*1)
+	MOVL 32(SP)(R10*8), CX
+	MOVL CX, 4(DI)(R13*1)
+	VMOVSD X7, 8(DI)(R13*1)
+	MOVL 32(SP)(R11*8), R12
+	MOVLQSX 192(R8)(R11*4), CX
 	JMP tnext
 
 tsort:
