@@ -25,7 +25,9 @@
 // contexts (New, NewExternal); offscreen targets (Framebuffer: a color
 // texture and a depth buffer; DepthTarget: a depth texture for shadow
 // maps), made by one builder; readback into the caller's buffers
-// (Framebuffer.Read*, ReadBackBuffer); meshes (Mesh: positions, texture
+// (Framebuffer.Read*, ReadBackBuffer), or started behind a fence and
+// finished later (Framebuffer.StartRead, PendingRead), so that many
+// pictures are drawn before the first is waited for; meshes (Mesh: positions, texture
 // coordinates, triangle and edge indices, drawn as triangles, lines or
 // points); textures uploaded from memory (Texture); and pass state
 // (SetSolidState, SetZeroToOneDepth). Programs, shaders and uniforms stay

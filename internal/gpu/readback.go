@@ -26,7 +26,7 @@ type PendingRead struct {
 var AsyncReads = true
 
 // StartRead starts reading f's color attachment in its own format: 4 bytes
-// per pixel for ColorRGBA8, 4 floats per channel otherwise. Where the
+// per pixel for ColorRGBA8, a float per channel otherwise. Where the
 // context lacks pixel-pack buffers or fences (OpenGL 3.2) it reads at once.
 func (f *Framebuffer) StartRead(gs *gls.GLS) (*PendingRead, error) {
 	if f.fbo == 0 {
