@@ -78,7 +78,7 @@ func RenderFrames(r *Renderer, s *scene.Scene, entries []*scene.SensorEntry, sta
 	)
 	queue := &drawQueue{r: r}
 	for i, se := range entries {
-		begin := func() (pendingFrame, error) { return pendingFrame{}, nil }
+		var begin func() (pendingFrame, error)
 		switch b := se.Sensor.(type) {
 		case pictureBeginner:
 			begin = func() (pendingFrame, error) { return b.beginPicture(r, s, stamps[i], queue) }
