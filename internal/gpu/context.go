@@ -144,14 +144,28 @@ func (c *Context) setup() error {
 }
 
 func (c *Context) run(j *job) {
+	returned := false
 	defer func() {
 		if r := recover(); r != nil {
 			j.panic = r
 			j.stack = debug.Stack()
+			return
+		}
+		if !returned {
+			// f called runtime.Goexit (t.Fatal in a test's f): the render
+			// thread ends with it. The caller gets an error instead of
+			// waiting for ever, and later calls get ErrClosed.
+			j.err = errGoexit
+			c.closeOnce.Do(func() { close(c.quit) })
+			j.done <- struct{}{}
 		}
 	}()
 	j.err = j.f(c.gs)
+	returned = true
 }
+
+// errGoexit is Do's error where its function called runtime.Goexit.
+var errGoexit = errors.New("gpu: the function given to Do called runtime.Goexit (t.Fatal in it?); the context is closed")
 
 // Do runs f on the render thread with the context current and waits for it.
 // It is safe to call from any goroutine; calls are executed one at a time.

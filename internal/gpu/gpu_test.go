@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -599,5 +600,31 @@ func TestColorFormat(t *testing.T) {
 		if f.String() != want[0] || f.Channels() != want[1] {
 			t.Errorf("%d: %s %d", int(f), f.String(), f.Channels())
 		}
+	}
+}
+
+// A function given to Do that calls runtime.Goexit (t.Fatal inside Do)
+// ends the render thread: Do returns an error instead of waiting for ever,
+// later calls return ErrClosed, and Close returns.
+func TestDoSurvivesGoexit(t *testing.T) {
+	ctx, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- ctx.Do(func(*gls.GLS) error { runtime.Goexit(); return nil }) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "Goexit") {
+			t.Errorf("Do of a Goexit: %v, want an error naming it", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Do of a Goexit did not return")
+	}
+	if err := ctx.Do(func(*gls.GLS) error { return nil }); !errors.Is(err, ErrClosed) {
+		t.Errorf("Do after it: %v, want ErrClosed", err)
+	}
+	if err := ctx.Close(); err != nil {
+		t.Errorf("Close: %v", err)
 	}
 }
