@@ -19,6 +19,8 @@
 #   camera ring   DIR/marvin50/cameras.xml, MARVIN with 16 640x480 cameras,
 #                 the cycle only, on the first backend (cameras are drawn
 #                 on the GPU whatever the backend): frames/s = 16 x cycles/s;
+#                 then again with each picture's read waited for as it is
+#                 started (SIMVIS_WAIT_READS=1) instead of behind a fence;
 # and prints, per sensor or cycle, frames (or cycles) per second on each
 # backend, their ratio and the GPU backend's agreement with the exact caster.
 # Cameras are drawn on the GPU whatever --backend says: their two figures are
@@ -159,6 +161,7 @@ for backend in $BACKENDS; do
 	bench "RAVON lidar" scenes/ravon/lidar128.xml "$backend"
 	if [ "$backend" = "${BACKENDS%% *}" ]; then
 		bench "camera ring" "$SCENES/marvin50/cameras.xml" "$backend" --cycles
+		SIMVIS_WAIT_READS=1 bench "ring, waiting" "$SCENES/marvin50/cameras.xml" "$backend" --cycles
 	fi
 done
 elapsed=$(awk "BEGIN { print $(date +%s.%N) - $start }")
@@ -190,8 +193,9 @@ awk -F'\t' -v backends="$BACKENDS" '
 		}
 	}
 ' "$rows"
-awk -F'\t' '$1 == "camera ring" && $3 == "cycle" && $5 + 0 > 0 {
-	printf "camera ring: %.0f frames/s (16 cameras of 640x480 a cycle, %s cycles/s on the %s backend)\n", 16 * $5, $5, $4
+awk -F'\t' '($1 == "camera ring" || $1 == "ring, waiting") && $3 == "cycle" && $5 + 0 > 0 {
+	how = $1 == "camera ring" ? "reads behind fences" : "each read waited for"
+	printf "%s: %.0f frames/s (16 cameras of 640x480 a cycle, %s cycles/s on the %s backend, %s)\n", $1, 16 * $5, $5, $4, how
 }' "$rows"
 
 # The compute caster (sensors/gpucast): its tests (every distance bit for bit

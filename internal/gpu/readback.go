@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/g3n/engine/gls"
 )
@@ -21,9 +22,15 @@ type PendingRead struct {
 	data           []byte // the pixels already read, where reads run synchronously
 }
 
-// AsyncReads is false to make StartRead read at once, as the other reads
-// do; tests use it to compare both ways.
-var AsyncReads = true
+// WaitReadsEnv, set to 1, makes StartRead read at once, as the other
+// reads do: to compare both ways on a GPU (scripts/gpu-check.sh), or where
+// a driver's fences misbehave.
+const WaitReadsEnv = "SIMVIS_WAIT_READS"
+
+// AsyncReads is false to make StartRead read at once; tests and
+// benchmarks set it to compare both ways. It starts true unless
+// WaitReadsEnv is 1.
+var AsyncReads = os.Getenv(WaitReadsEnv) != "1"
 
 // StartRead starts reading f's color attachment in its own format: 4 bytes
 // per pixel for ColorRGBA8, a float per channel otherwise. Where the
