@@ -16,6 +16,7 @@ import (
 // each started, top row first, bit for bit what the waiting reads give;
 // buffers are reused; a dropped read leaves the others right.
 func TestStartReadKeepsOrder(t *testing.T) {
+	defer func(v bool) { AsyncReads = v }(AsyncReads)
 	for _, async := range []bool{true, false} {
 		AsyncReads = async
 		ctx := shared(t)
@@ -80,7 +81,6 @@ func TestStartReadKeepsOrder(t *testing.T) {
 			}
 			return nil
 		})
-		AsyncReads = true
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,6 +113,7 @@ func readNow(gs *gls.GLS, fb *Framebuffer) ([]byte, error) {
 // FinishOpaque gives Finish's colors with alpha 255, on both ways of
 // reading, and refuses float targets.
 func TestFinishOpaque(t *testing.T) {
+	defer func(v bool) { AsyncReads = v }(AsyncReads)
 	for _, async := range []bool{true, false} {
 		AsyncReads = async
 		err := shared(t).Do(func(gs *gls.GLS) error {
@@ -164,7 +165,6 @@ func TestFinishOpaque(t *testing.T) {
 			}
 			return nil
 		})
-		AsyncReads = true
 		if err != nil {
 			t.Fatalf("async %v: %v", async, err)
 		}
