@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/ipc/natsipc"
@@ -24,26 +23,10 @@ func TestViewerCannotPileUpConsumers(t *testing.T) {
 	natsipc.SweepEvery = time.Second
 	srv := startServer(t, natsipc.ServerOptions{})
 	serve(t, srv, natsipc.Limits{Consumers: 16}, nil)
-	nc, err := nats.Connect(srv.URLFor(natsipc.RoleViewer), inboxOf(srv.URLFor(natsipc.RoleViewer)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := jetStreamOf(t, srv.URLFor(natsipc.RoleViewer))
 	// The server's consumers are looked at with the host's rights: a
 	// viewer may not list them.
-	hc, err := nats.Connect(srv.URLFor(natsipc.RoleHost))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hc.Close()
-	hjs, err := jetstream.New(hc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hjs := jetStreamOf(t, srv.URLFor(natsipc.RoleHost))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	durables := func() (int, error) {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/ipc"
@@ -168,15 +167,7 @@ func TestMirrorRefusesHostileFileList(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer m.Close()
-			nc, err := nats.Connect(srv.URL())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer nc.Close()
-			js, err := jetstream.New(nc)
-			if err != nil {
-				t.Fatal(err)
-			}
+			js := jetStreamOf(t, srv.URL())
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			msg := nats.NewMsg("simvis.test.log")

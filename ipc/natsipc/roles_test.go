@@ -51,6 +51,18 @@ func roleConn(t *testing.T, url string) (*nats.Conn, *violations) {
 	return nc, v
 }
 
+// jetStreamOf is JetStream over a connection of roleConn's (closed when
+// the test ends).
+func jetStreamOf(t *testing.T, url string) jetstream.JetStream {
+	t.Helper()
+	nc, _ := roleConn(t, url)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
 // inboxOf is the inbox prefix option of the role a URL's user name is
 // (the servers name their users after the roles), as every client library
 // must set it to get replies (NATS.md, "Roles").
