@@ -58,6 +58,35 @@ func serve(t *testing.T, srv *natsipc.Server, limits natsipc.Limits, warnings *s
 // (with the host role's credentials).
 func serveAt(t *testing.T, serverURL, name string, limits natsipc.Limits, warnings *syncBuffer) *served {
 	t.Helper()
+	return serveConn(t, hostConn(t, serverURL), name, limits, warnings)
+}
+
+// serveFile publishes a host of sceneFile as scene "test" through srv.
+func serveFile(t *testing.T, srv *natsipc.Server, sceneFile string) *served {
+	t.Helper()
+	return serveSceneConn(t, hostConn(t, srv.URL()), sceneFile, "test", natsipc.Limits{}, nil)
+}
+
+// fetchingMirror dials scene "test" through srv and mirrors it, fetching
+// the host's files; both close when the test ends.
+func fetchingMirror(t *testing.T, srv *natsipc.Server) (*ipc.Client, *ipc.Mirror) {
+	t.Helper()
+	c, err := ipc.Dial(srv.URL() + "/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	m, err := ipc.NewMirrorWith(c, ipc.MirrorOptions{FetchFiles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return c, m
+}
+
+// hostConn connects to serverURL as a host does: reconnecting for ever.
+func hostConn(t *testing.T, serverURL string) *nats.Conn {
+	t.Helper()
 	var tlsOpts []nats.Option
 	if ca := os.Getenv("SIMVIS_NATS_CA"); ca != "" {
 		tlsOpts = append(tlsOpts, nats.RootCAs(ca))
@@ -66,18 +95,24 @@ func serveAt(t *testing.T, serverURL, name string, limits natsipc.Limits, warnin
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serveConn(t, nc, name, limits, warnings)
+	return nc
 }
 
-// serveConn publishes a host as scene name over connection nc, which it
-// closes at the end.
+// serveConn publishes a host of the quickstart scene as scene name over
+// connection nc, which it closes at the end.
 func serveConn(t *testing.T, nc *nats.Conn, name string, limits natsipc.Limits, warnings *syncBuffer) *served {
+	t.Helper()
+	return serveSceneConn(t, nc, quickstartCopy(t), name, limits, warnings)
+}
+
+// serveSceneConn is serveConn of sceneFile.
+func serveSceneConn(t *testing.T, nc *nats.Conn, sceneFile, name string, limits natsipc.Limits, warnings *syncBuffer) *served {
 	t.Helper()
 	opts := ipc.HostOptions{Sizes: sizes, Rate: 500}
 	if warnings != nil {
 		opts.Warnings = warnings
 	}
-	h, err := ipc.NewHost(filepath.Join(t.TempDir(), "region"), quickstartCopy(t), opts)
+	h, err := ipc.NewHost(filepath.Join(t.TempDir(), "region"), sceneFile, opts)
 	if err != nil {
 		nc.Close()
 		t.Fatal(err)
@@ -349,16 +384,7 @@ func TestMirrorFetchesFiles(t *testing.T) {
 	os.WriteFile(filepath.Join(outside, "secret"), []byte("no"), 0o644)
 	os.Symlink(outside, filepath.Join(hostDir, "out"))
 
-	c, err := ipc.Dial(srv.URL() + "/test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	m, err := ipc.NewMirrorWith(c, ipc.MirrorOptions{FetchFiles: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	_, m := fetchingMirror(t, srv)
 	for _, p := range m.Scene().Parts() {
 		if strings.HasPrefix(p.File, hostDir) {
 			t.Errorf("part %s read from the host's directory %s", p.Name, p.File)

@@ -16,24 +16,10 @@ import (
 	"github.com/simvis/simvis/ipc/natsipc"
 )
 
-// copyTree copies the regular files under src to dst.
+// copyTree copies the files under src to dst.
 func copyTree(t *testing.T, src, dst string) {
 	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -60,23 +46,8 @@ func TestMirrorFetchesFilesAboveTheScene(t *testing.T) {
   <part file="../quickstart/world.gltf" name="WORLD"/>
   <part file="../arm/urdf/arm.urdf" name="ARM" insert_at="WORLD" pose_offset="0.5 0.5 0 0 0 -20"/>
 </scene>`), 0o644)
-	h, err := ipc.NewHost(filepath.Join(t.TempDir(), "region"), sceneFile, ipc.HostOptions{Sizes: sizes, Rate: 500})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	nc, err := nats.Connect(srv.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	pub, err := natsipc.Publish(h, nc, "test", natsipc.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pub.Close()
-	pause := testkit.Loop(t, h.Cycle, 2*time.Millisecond)
-	defer pause()
+	s := serveFile(t, srv, sceneFile)
+	h, pause := s.host, s.pause
 
 	var cur ipc.LogCursor
 	recs, err := h.Region.ReadLog(&cur)
@@ -91,16 +62,7 @@ func TestMirrorFetchesFilesAboveTheScene(t *testing.T) {
 		t.Errorf("the URDF's record lists %q", got)
 	}
 
-	c, err := ipc.Dial(srv.URL() + "/test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	m, err := ipc.NewMirrorWith(c, ipc.MirrorOptions{FetchFiles: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	c, m := fetchingMirror(t, srv)
 	if _, err := c.Request(`<part file="../quickstart/world.gltf" name="WORLD2"/>`); err == nil || !strings.Contains(err.Error(), "leaves the scene's directory") {
 		t.Errorf("a request naming ../quickstart/world.gltf: %v", err)
 	}
@@ -157,16 +119,7 @@ func TestMirrorRefusesHostileFileList(t *testing.T) {
 		t.Run(tc.want, func(t *testing.T) {
 			srv := startServer(t, natsipc.ServerOptions{})
 			serve(t, srv, natsipc.Limits{}, nil)
-			c, err := ipc.Dial(srv.URL() + "/test")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			m, err := ipc.NewMirrorWith(c, ipc.MirrorOptions{FetchFiles: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
+			c, m := fetchingMirror(t, srv)
 			js := jetStreamOf(t, srv.URL())
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()

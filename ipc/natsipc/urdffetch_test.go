@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/ipc"
 	"github.com/simvis/simvis/ipc/natsipc"
@@ -70,23 +68,8 @@ func TestMirrorFetchesURDF(t *testing.T) {
 	srv := startServer(t, natsipc.ServerOptions{})
 	sceneFile := urdfPackage(t)
 	hostDir := filepath.Dir(sceneFile)
-	h, err := ipc.NewHost(filepath.Join(t.TempDir(), "region"), sceneFile, ipc.HostOptions{Sizes: sizes, Rate: 500})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	nc, err := nats.Connect(srv.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	pub, err := natsipc.Publish(h, nc, "test", natsipc.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pub.Close()
-	pause := testkit.Loop(t, h.Cycle, 2*time.Millisecond)
-	defer pause()
+	s := serveFile(t, srv, sceneFile)
+	h, pause := s.host, s.pause
 
 	var cur ipc.LogCursor
 	recs, err := h.Region.ReadLog(&cur)
@@ -101,16 +84,7 @@ func TestMirrorFetchesURDF(t *testing.T) {
 		t.Errorf("files listed %q, want %q", got, want)
 	}
 
-	c, err := ipc.Dial(srv.URL() + "/test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	m, err := ipc.NewMirrorWith(c, ipc.MirrorOptions{FetchFiles: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	c, m := fetchingMirror(t, srv)
 	// A request loading the same robot again, confined to the scene's
 	// directory: its files are listed and fetched the same way.
 	if _, err := c.Request(`<part file="urdf/bot.urdf" name="BOT2" insert_at="ROOT" pose_offset="-1 0 0 0 0 0"/>`); err != nil {
