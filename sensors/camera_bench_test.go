@@ -2,7 +2,6 @@ package sensors_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/simvis/simvis/internal/gpu"
 	"github.com/simvis/simvis/internal/testkit"
@@ -33,11 +32,8 @@ func BenchmarkCameraRing(b *testing.B) {
 			}
 			cycle() // shaders, textures, buffers
 			b.ResetTimer()
-			start := time.Now()
-			for b.Loop() {
-				cycle()
-			}
-			b.ReportMetric(float64(b.N*len(entries))/time.Since(start).Seconds(), "frames/s")
+			testkit.LoopCycles(b, 0, cycle)
+			b.ReportMetric(float64(b.N*len(entries))/b.Elapsed().Seconds(), "frames/s")
 		})
 	}
 }

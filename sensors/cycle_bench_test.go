@@ -4,10 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/scene"
 	"github.com/simvis/simvis/sensors"
 )
@@ -74,25 +73,8 @@ func runCycle(b *testing.B, s *scene.Scene, backend string, types ...string) {
 	}
 	one() // hierarchies, shaders
 	b.ResetTimer()
-	faults := loopCycles(b, one)
+	faults := testkit.LoopCycles(b, 0, one)
 	b.ReportMetric(float64(faults)/float64(b.N), "faults/cycle")
-}
-
-// loopCycles runs one cycle per iteration of b's loop and reports cycles/s
-// and the process's CPU time per cycle (user and system, all threads: on
-// a machine shared with other work it moves less than the wall time); it
-// returns the page faults over the loop.
-func loopCycles(b *testing.B, one func()) (faults int64) {
-	var r0, r1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
-	for b.Loop() {
-		one()
-	}
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
-	cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cycles/s")
-	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/cycle")
-	return r1.Minflt - r0.Minflt
 }
 
 func BenchmarkMarvinScannersCPU(b *testing.B) {
@@ -149,5 +131,5 @@ func BenchmarkMarvins50Cycle(b *testing.B) {
 		}
 	}
 	one()
-	loopCycles(b, one)
+	testkit.LoopCycles(b, 0, one)
 }

@@ -3,6 +3,7 @@ package sensors_test
 import (
 	"testing"
 
+	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/sensors"
 )
 
@@ -40,5 +41,5 @@ func BenchmarkMarvins50CPUMoving(b *testing.B) {
 	}
 	one()
 	b.ResetTimer()
-	loopCycles(b, one)
+	testkit.LoopCycles(b, 0, one)
 }

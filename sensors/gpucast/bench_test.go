@@ -2,10 +2,9 @@ package gpucast_test
 
 import (
 	"math"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/simvis/simvis/internal/testkit"
 	"github.com/simvis/simvis/sensors/gpucast"
 	"github.com/simvis/simvis/sensors/raycast"
 )
@@ -49,7 +48,7 @@ func BenchmarkCycle(b *testing.B) {
 			if err := g.Sync(w.c); err != nil {
 				b.Fatal(err)
 			}
-			loopCycles(b, rays, func() {
+			testkit.LoopCycles(b, rays, func() {
 				if err := g.CastBatch(sets); err != nil {
 					b.Fatal(err)
 				}
@@ -57,23 +56,7 @@ func BenchmarkCycle(b *testing.B) {
 		})
 		b.Run(name+"/CastBatch", func(b *testing.B) {
 			load(b)
-			loopCycles(b, rays, func() { w.c.CastBatch(sets) })
+			testkit.LoopCycles(b, rays, func() { w.c.CastBatch(sets) })
 		})
 	}
-}
-
-// loopCycles runs one cycle per iteration of b's loop and reports
-// cycles/s, rays/s and the process's CPU time per cycle (user and system,
-// all threads, llvmpipe's included).
-func loopCycles(b *testing.B, rays int, one func()) {
-	var r0, r1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
-	for b.Loop() {
-		one()
-	}
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
-	cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cycles/s")
-	b.ReportMetric(float64(b.N*rays)/b.Elapsed().Seconds(), "rays/s")
-	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/cycle")
 }
