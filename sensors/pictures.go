@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/g3n/engine/gls"
 	"github.com/simvis/simvis/internal/gpu"
@@ -84,13 +83,8 @@ func (r *Renderer) startRadiance(s *scene.Scene, v View, q *drawQueue) (*pending
 		return nil, nil, fmt.Errorf("sensors: image size %dx%d", v.Width, v.Height)
 	}
 	pix := make([]float32, 4*v.Width*v.Height)
-	p, err := r.startRender(s, v, gpu.ColorRGBA32F, floatBytes(pix), false, q)
+	p, err := r.startRender(s, v, gpu.ColorRGBA32F, gpu.FloatBytes(pix), false, q)
 	return p, pix, err
-}
-
-// floatBytes views s as bytes (native byte order, which is what GL writes).
-func floatBytes(s []float32) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*len(s))
 }
 
 // startRender draws the scene as seen from v into a cached target of the

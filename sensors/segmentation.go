@@ -295,7 +295,7 @@ func (sg *Segmentation) image(s *scene.Scene, world mgl64.Mat4) *SegmentationIma
 // covers its center.
 func (r *Renderer) renderIDs(world mgl64.Mat4, v surfaceView, meshes []scene.MeshInstance, ids map[string]int, pixels []float32, q *drawQueue) (*pendingPicture, error) {
 	sensorFromWorld := world.Inv()
-	return r.startPicture(floatBytes(pixels), false, q, func(gs *gls.GLS) (*gpu.Framebuffer, error) {
+	return r.startPicture(gpu.FloatBytes(pixels), false, q, func(gs *gls.GLS) (*gpu.Framebuffer, error) {
 		st, restore, err := r.beginSurfacePass(gs, idProgram)
 		if err != nil {
 			return nil, err

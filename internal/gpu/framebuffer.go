@@ -188,7 +188,7 @@ func (f *Framebuffer) ReadDepth(gs *gls.GLS, dst []float32) error {
 	if len(dst) != f.Width*f.Height {
 		return fmt.Errorf("gpu: ReadDepth: len(dst) = %d, want %d", len(dst), f.Width*f.Height)
 	}
-	return f.read(floatBytes(dst), gls.DEPTH_COMPONENT, gls.FLOAT, 4*f.Width, "ReadDepth")
+	return f.read(FloatBytes(dst), gls.DEPTH_COMPONENT, gls.FLOAT, 4*f.Width, "ReadDepth")
 }
 
 // ReadFloat reads a float color attachment into dst, top row first: one
@@ -205,7 +205,7 @@ func (f *Framebuffer) ReadFloat(gs *gls.GLS, dst []float32) error {
 	if want := f.Width * f.Height * fi.channels; len(dst) != want {
 		return fmt.Errorf("gpu: ReadFloat: len(dst) = %d, want %d", len(dst), want)
 	}
-	return f.read(floatBytes(dst), fi.format, gls.FLOAT, 4*fi.channels*f.Width, "ReadFloat")
+	return f.read(FloatBytes(dst), fi.format, gls.FLOAT, 4*fi.channels*f.Width, "ReadFloat")
 }
 
 // read fills dst (exactly Height rows of rowBytes) and flips it in place to
@@ -254,8 +254,9 @@ func flipRows(buf []byte, rowBytes, rows int, tmp []byte) {
 	}
 }
 
-// floatBytes views s as bytes (native byte order, which is what GL writes).
-func floatBytes(s []float32) []byte {
+// FloatBytes views s as bytes (native byte order, which is what GL
+// writes): the destination of a float target's PendingRead.
+func FloatBytes(s []float32) []byte {
 	if len(s) == 0 {
 		return nil
 	}

@@ -6,7 +6,6 @@ import (
 	"image"
 	"math"
 	"testing"
-	"unsafe"
 
 	"github.com/g3n/engine/gls"
 )
@@ -107,7 +106,7 @@ func readNow(gs *gls.GLS, fb *Framebuffer) ([]byte, error) {
 	if fb.Format() == ColorR32F && math.Abs(float64(px[0])) > 0 {
 		return nil, fmt.Errorf("R32F's top row holds red %v, want 0 (green cleared)", px[0])
 	}
-	return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(&px[0])), 4*len(px))...), nil
+	return append([]byte(nil), FloatBytes(px)...), nil
 }
 
 // FinishOpaque gives Finish's colors with alpha 255, on both ways of
