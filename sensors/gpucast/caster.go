@@ -287,7 +287,8 @@ func (g *Caster) CastBatch(sets []raycast.Rays) error {
 		if err := gpu.Upload(gs, g.bufs[bufRayI], g.rayI); err != nil {
 			return err
 		}
-		if err := gpu.Upload(gs, g.bufs[bufOut], g.out); err != nil { // room for the results
+		// Room for the results, not sent: the shader writes every ray's.
+		if _, err := g.bufs[bufOut].Reserve(gs, 8*n); err != nil {
 			return err
 		}
 		err := g.prog.Dispatch(gs, (n+groupSize-1)/groupSize, g.bufs, g.texs,
