@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/g3n/engine/core"
 	"github.com/g3n/engine/gls"
 	"github.com/simvis/simvis/internal/gpu"
 	"github.com/simvis/simvis/scene"
@@ -49,10 +50,44 @@ func (q *drawQueue) flush() {
 func (q *drawQueue) runOn(gs *gls.GLS) {
 	jobs := q.jobs
 	q.jobs = nil
+	q.r.worlds = placedWorlds{batch: true}
+	defer func() { q.r.worlds = placedWorlds{} }()
 	for _, job := range jobs {
 		job(gs)
 	}
 }
+
+// placedWorlds says, on the GL thread, whose g3n world matrices are up to
+// date, as of which version of the scene.
+type placedWorlds struct {
+	s       *scene.Scene
+	version uint64
+	// batch is true while a drawQueue's pictures are drawn, back to back:
+	// between two of them only their own drawing runs, and it moves no
+	// node without changing the scene's version (scene.Scene.Version).
+	batch bool
+}
+
+// updateWorlds brings the world matrices of s's g3n graph up to date for a
+// picture. g3n's Render walks the whole graph for every camera it draws
+// (twice with shadows); in a batch the pictures after the first skip the
+// walk while the scene's version says nothing moved: one walk for a
+// cycle's cameras instead of one or two each.
+func (r *Renderer) updateWorlds(s *scene.Scene) {
+	w := &r.worlds
+	if w.batch && w.s == s && w.version == s.Version() {
+		return
+	}
+	s.G3N().UpdateMatrixWorld()
+	w.s, w.version = s, s.Version()
+}
+
+// placedRoot is a scene's g3n root whose world matrices updateWorlds keeps,
+// in place of g3n's Render.
+type placedRoot struct{ *core.Node }
+
+// UpdateMatrixWorld does nothing: updateWorlds did it where it was needed.
+func (placedRoot) UpdateMatrixWorld() {}
 
 // pictureList is a renderer's reads started and not yet finished.
 type pictureList struct {
@@ -100,6 +135,7 @@ func (r *Renderer) startRender(s *scene.Scene, v View, format gpu.ColorFormat, d
 		if err := s.PrepareRender(v.Viewer); err != nil {
 			return nil, err
 		}
+		r.updateWorlds(s)
 		s.SetAnisotropy(r.anisotropy)
 		if err := r.prepareShadows(gs, s, v.Shadows, camView); err != nil {
 			return nil, err
@@ -110,7 +146,7 @@ func (r *Renderer) startRender(s *scene.Scene, v View, format gpu.ColorFormat, d
 		}
 		fb.Bind(gs)
 		fb.Clear(gs, v.Background[0], v.Background[1], v.Background[2], 1)
-		if err := r.g3n.Render(s.G3N(), cam); err != nil {
+		if err := r.g3n.Render(placedRoot{s.G3N()}, cam); err != nil {
 			return nil, fmt.Errorf("sensors: render: %w", err)
 		}
 		return fb, nil

@@ -36,6 +36,7 @@ type Renderer struct {
 	caster    casterState  // the CPU backend of range sensors
 	compute   computeState // the GPU backend's compute caster (under caster's lock)
 	pictures  pictureList  // reads started and not yet finished
+	worlds    placedWorlds // whose g3n world matrices are up to date (GL thread)
 }
 
 type fboKey struct {

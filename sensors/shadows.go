@@ -149,13 +149,12 @@ func casts(p *models.Primitive) bool {
 // prepareShadows brings the shadow maps up to date for a camera render and
 // binds them with the parameters for the camera's view (world -> camera
 // coordinates). With on false it binds parameters saying no shadows. It
-// runs on the GL thread, after the scene's PrepareRender.
+// runs on the GL thread, after the scene's PrepareRender and updateWorlds.
 func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on bool, camView mgl64.Mat4) error {
 	st := r.shadowState(gs)
 	var lights []shadowLight
 	var dirSlots, spotSlots []int
 	if on {
-		s.G3N().UpdateMatrixWorld()
 		lights, dirSlots, spotSlots = findShadowLights(s.G3N())
 	}
 	if len(lights) == 0 {
