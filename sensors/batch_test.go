@@ -236,3 +236,39 @@ func TestRenderFramesCamerasKeepTheirPictures(t *testing.T) {
 		}
 	}
 }
+
+// A cycle's cameras share one walk of the scene's graph and one search for
+// its shadow-casting lights (updateWorlds): pictures drawn together, with
+// shadows, from cameras at other places, are those drawn alone, while the
+// sun and a box move between cycles.
+func TestRenderFramesShadowsFollowTheScene(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteBox(t, dir, "box.glb", 1, 1, 1, [4]float32{1, 1, 1, 1})
+	testkit.WriteBox(t, dir, "plate.glb", 12, 12, 0.02, [4]float32{0.5, 0.5, 0.5, 1})
+	xml := `<scene>
+  <part file="plate.glb" name="PLATE" pose_offset="0 0 -0.01 0 0 0"/>
+  <part file="box.glb" name="BOX" pose_offset="0 0 0.5 0 0 0"/>
+  <element type="pose" name="SLIDE" insert_at="BOX" x="0"/>
+  <element type="light" name="AMB" kind="ambient" intensity="0.3"/>
+  <element type="light" name="SUN" kind="sun" azimuth="0" elevation="45"/>
+  <sensor type="camera" name="DOWN" width="48" height="48" fov="70" pose_offset="0 0 6 0 90 0"/>
+  <sensor type="camera" name="SIDE" width="48" height="32" fov="60" pose_offset="-5 -1 3 0 25 10"/>
+  <sensor type="camera" name="FAR" width="32" height="32" fov="50" pose_offset="4 4 4 0 30 -135"/>
+</scene>`
+	a, b := testkit.LoadXML(t, dir, xml), testkit.LoadXML(t, dir, xml)
+	for c, step := range [][3]float64{{0, 45, 0}, {90, 30, 0}, {90, 30, 1.5}, {200, 60, -1}} {
+		for _, s := range []*scene.Scene{a, b} {
+			for _, set := range []struct {
+				element, param string
+				v              float64
+			}{{"SUN", "azimuth", step[0]}, {"SUN", "elevation", step[1]}, {"SLIDE", "x", step[2]}} {
+				if err := s.Set(set.element, set.param, set.v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if n := sameCycles(t, a, b, 1); n != 3 {
+			t.Fatalf("step %d: %d frames, want 3", c, n)
+		}
+	}
+}

@@ -66,6 +66,12 @@ type placedWorlds struct {
 	// between two of them only their own drawing runs, and it moves no
 	// node without changing the scene's version (scene.Scene.Version).
 	batch bool
+	// The shadow-casting lights found since the last walk, for pictures
+	// for people or for sensors (which see different lights: Viewer).
+	lights       []shadowLight
+	lightSlots   [2][]int // the directional and the spot lights' slots
+	lightsViewer bool
+	lightsFound  bool
 }
 
 // updateWorlds brings the world matrices of s's g3n graph up to date for a
@@ -79,7 +85,20 @@ func (r *Renderer) updateWorlds(s *scene.Scene) {
 		return
 	}
 	s.G3N().UpdateMatrixWorld()
-	w.s, w.version = s, s.Version()
+	w.s, w.version, w.lightsFound = s, s.Version(), false
+}
+
+// shadowLights returns the lights of s that cast shadows (findShadowLights)
+// in a picture for people (viewer) or for sensors, found again only after
+// updateWorlds walked the graph. Must follow updateWorlds and the scene's
+// PrepareRender(viewer).
+func (r *Renderer) shadowLights(s *scene.Scene, viewer bool) (lights []shadowLight, dirSlots, spotSlots []int) {
+	w := &r.worlds
+	if !w.lightsFound || w.lightsViewer != viewer {
+		w.lights, w.lightSlots[0], w.lightSlots[1] = findShadowLights(s.G3N())
+		w.lightsViewer, w.lightsFound = viewer, true
+	}
+	return w.lights, w.lightSlots[0], w.lightSlots[1]
 }
 
 // placedRoot is a scene's g3n root whose world matrices updateWorlds keeps,
@@ -137,7 +156,7 @@ func (r *Renderer) startRender(s *scene.Scene, v View, format gpu.ColorFormat, d
 		}
 		r.updateWorlds(s)
 		s.SetAnisotropy(r.anisotropy)
-		if err := r.prepareShadows(gs, s, v.Shadows, camView); err != nil {
+		if err := r.prepareShadows(gs, s, v.Shadows, v.Viewer, camView); err != nil {
 			return nil, err
 		}
 		fb, err := r.framebuffer(gs, v.Width, v.Height, format)

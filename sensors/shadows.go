@@ -150,12 +150,12 @@ func casts(p *models.Primitive) bool {
 // binds them with the parameters for the camera's view (world -> camera
 // coordinates). With on false it binds parameters saying no shadows. It
 // runs on the GL thread, after the scene's PrepareRender and updateWorlds.
-func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on bool, camView mgl64.Mat4) error {
+func (r *Renderer) prepareShadows(gs *gls.GLS, s *scene.Scene, on, viewer bool, camView mgl64.Mat4) error {
 	st := r.shadowState(gs)
 	var lights []shadowLight
 	var dirSlots, spotSlots []int
 	if on {
-		lights, dirSlots, spotSlots = findShadowLights(s.G3N())
+		lights, dirSlots, spotSlots = r.shadowLights(s, viewer)
 	}
 	if len(lights) == 0 {
 		s.SetShadowMaps(0, nil, nil)

@@ -19,6 +19,12 @@ import (
 // seen straight down by CAM from 6 m above (0, 0).
 func shadowScene(t *testing.T, az, el float64, camAttrs string) *scene.Scene {
 	t.Helper()
+	return shadowSceneWith(t, az, el, camAttrs, "")
+}
+
+// shadowSceneWith is shadowScene with more sensors, before CAM.
+func shadowSceneWith(t *testing.T, az, el float64, camAttrs, sensorsBefore string) *scene.Scene {
+	t.Helper()
 	dir := t.TempDir()
 	testkit.WriteBox(t, dir, "box.glb", 1, 1, 1, [4]float32{1, 1, 1, 1})
 	testkit.WriteBox(t, dir, "plate.glb", 12, 12, 0.02, [4]float32{0.5, 0.5, 0.5, 1})
@@ -27,8 +33,9 @@ func shadowScene(t *testing.T, az, el float64, camAttrs string) *scene.Scene {
   <part file="box.glb" name="BOX" pose_offset="0 0 0.5 0 0 0"/>
   <element type="light" name="AMB" kind="ambient" intensity="0.3"/>
   <element type="light" name="SUN" kind="sun" azimuth="%g" elevation="%g"/>
+  %s
   <sensor type="camera" name="CAM" width="320" height="320" fov="70" pose_offset="0 0 6 0 90 0" %s/>
-</scene>`, az, el, camAttrs))
+</scene>`, az, el, sensorsBefore, camAttrs))
 }
 
 // pixelOf projects a world point into the camera's image (pixel centers at
@@ -91,7 +98,15 @@ func TestShadowOfABox(t *testing.T) {
 // Moving the sun moves the shadow: its far edge lies at 0.5 + 1/tan(el)
 // from the box's center, away from the sun's azimuth, within 2 pixels.
 func TestSunMovesTheShadow(t *testing.T) {
-	s := shadowScene(t, 0, 45, "")
+	// Alone, and drawn in a cycle after another camera, which shares the
+	// walk of the scene and the search for its lights (RenderFrames).
+	for _, inCycle := range []bool{false, true} {
+		sunMovesTheShadow(t, inCycle)
+	}
+}
+
+func sunMovesTheShadow(t *testing.T, inCycle bool) {
+	s := shadowSceneWith(t, 0, 45, "", `<sensor type="camera" name="SIDE" width="32" height="32" fov="60" pose_offset="-5 0 3 0 30 0"/>`)
 	cam := camera(t, s, "CAM")
 	r := testkit.Renderer(t)
 	for _, sun := range [][2]float64{{0, 45}, {0, 30}, {90, 40}, {180, 60}, {-90, 35}} {
@@ -102,7 +117,20 @@ func TestSunMovesTheShadow(t *testing.T) {
 		}
 		set("azimuth", sun[0])
 		set("elevation", sun[1])
-		img, err := cam.Image(r, s)
+		var img *image.RGBA
+		var err error
+		if !inCycle {
+			img, err = cam.Image(r, s)
+		} else {
+			entries := s.Sensors()
+			frames, errs := sensors.RenderFrames(r, s, entries, make([]*sensors.Stamp, len(entries)))
+			if entries[1].Name != "CAM" {
+				t.Fatalf("the sensors are %s, %s: want CAM second", entries[0].Name, entries[1].Name)
+			}
+			if err = errs[1]; err == nil {
+				img = frames[1].Payload().(*sensors.CameraImage).Image
+			}
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,8 +152,8 @@ func TestSunMovesTheShadow(t *testing.T) {
 		// Pixel size on the plate: 6 m · 2 tan(35°) / 320.
 		px := 6 * 2 * math.Tan(mgl64.DegToRad(35)) / 320
 		if math.Abs(found-edge) > 2*px {
-			t.Errorf("sun at azimuth %g, elevation %g: shadow ends %.3f m from the box center, want %.3f (±%.3f)",
-				sun[0], sun[1], found, edge, 2*px)
+			t.Errorf("in a cycle %v, sun at azimuth %g, elevation %g: shadow ends %.3f m from the box center, want %.3f (±%.3f)",
+				inCycle, sun[0], sun[1], found, edge, 2*px)
 		}
 	}
 }
