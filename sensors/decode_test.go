@@ -122,3 +122,41 @@ func TestDecodeFrameHostileSizes(t *testing.T) {
 		t.Errorf("a 2x3 picture decoded as %v", img)
 	}
 }
+
+// DecodeFrame reads recordings, which are hostile: whatever a frame's
+// header and data hold, it returns a frame or an error, never panics, and
+// a frame it returns encodes and decodes again as the same kind.
+func FuzzDecodeFrame(f *testing.F) {
+	sc := &sensors.Scan{Sensor: "S", AngleMin: -0.1, AngleMax: 0.2, AngleIncrement: 0.1, RangeMin: 0.1, RangeMax: 5,
+		Ranges: []float64{1, math.Inf(1), math.Inf(-1), 2.5}, Pose: scene.Pose{X: 1, Yaw: math.NaN()}}
+	info, data, err := sensors.NewFrame("S", sc, nil).Encode()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(sensors.KindScan, info, data)
+	f.Add(sensors.KindImage, []byte(`{"sensor":"C","width":2,"height":3}`), make([]byte, 18))
+	f.Add(sensors.KindImage, []byte(`{"sensor":"C","width":4294967296,"height":4294967296}`), []byte{})
+	f.Add(sensors.KindCloud, []byte(`{"sensor":"L","width":2,"height":1,"origin":[0,0,1]}`), make([]byte, 24))
+	f.Add(sensors.KindCloud, []byte(`{"sensor":"L","width":1537228672809129302,"height":1}`), make([]byte, 8))
+	f.Add(sensors.KindPSD, []byte(`{"sensor":"P","range":1.5,"range_max":2}`), []byte{})
+	f.Add(sensors.KindDepth, []byte(`{}`), []byte{})
+	f.Fuzz(func(t *testing.T, kind string, info, data []byte) {
+		fr, err := sensors.DecodeFrame("S", kind, info, data)
+		if err != nil {
+			return
+		}
+		fr.Returns()
+		fr.ImageData()
+		info2, data2, err := fr.Encode()
+		if err != nil {
+			t.Fatalf("a decoded %s frame does not encode: %v", kind, err)
+		}
+		again, err := sensors.DecodeFrame("S", fr.Kind, info2, data2)
+		if err != nil {
+			t.Fatalf("a decoded %s frame, encoded, does not decode: %v\n%.300s", kind, err, info2)
+		}
+		if again.Kind != fr.Kind {
+			t.Fatalf("decoded as %q, then as %q", fr.Kind, again.Kind)
+		}
+	})
+}
