@@ -466,7 +466,10 @@ func TestViewerReadsNoDriverReplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := dc.SetConfirmed([]ipc.ValueWrite{{Index: yaw, Value: 12}}, 5*time.Second, nil); err != nil {
+	// Over NATS only the Conn's Flush waits for the cycle that took the
+	// write (without it, values of cycles before it can pass for it).
+	flush := dc.Conn().(interface{ Flush() error }).Flush
+	if err := dc.SetConfirmed([]ipc.ValueWrite{{Index: yaw, Value: 12}}, 5*time.Second, flush); err != nil {
 		t.Fatalf("the driver's confirmed write: %v", err)
 	}
 	spy.Flush()
