@@ -385,12 +385,9 @@ func setCommand() *command {
 				writes = append(writes, ipc.ValueWrite{Index: i, Value: v})
 			}
 			// Over NATS the server may refuse the writes (a viewer's
-			// credentials): wait for its word rather than succeed.
-			var flush func() error
-			if fl, ok := c.Conn().(interface{ Flush() error }); ok {
-				flush = fl.Flush
-			}
-			err = c.SetConfirmed(writes, setTimeout, flush)
+			// credentials): SetConfirmed waits for its word (the Conn's
+			// Flush) rather than succeed.
+			err = c.SetConfirmed(writes, setTimeout, nil)
 			var refused *ipc.RefusedError
 			if errors.As(err, &refused) {
 				for k, x := range writes {

@@ -240,12 +240,17 @@ type Confirmer interface {
 // has completed a cycle that started after them, then returns a
 // *RefusedError for the first one it did not take, with the host's reason
 // where the host's last refusal covers it. A value another client
-// overwrote in between reads as not taken. flush, if not nil, runs after
-// the writes (a network transport's wait for its server).
+// overwrote in between reads as not taken. flush runs after the writes:
+// nil means the Conn's own Flush where it has one (a network transport's
+// wait until its host took the writes: without it, the values of cycles
+// before they arrived could pass for their confirmation or refusal).
 func (c *Client) SetConfirmed(writes []ValueWrite, timeout time.Duration, flush func() error) error {
 	cf, ok := c.conn.(Confirmer)
 	if !ok {
 		return fmt.Errorf("ipc: %T cannot confirm values", c.conn)
+	}
+	if fl, ok := c.conn.(interface{ Flush() error }); ok && flush == nil {
+		flush = fl.Flush
 	}
 	start := cf.HostCycles()
 	for _, w := range writes {

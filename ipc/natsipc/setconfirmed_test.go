@@ -34,11 +34,11 @@ func TestSetConfirmedOverNATS(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	flush := c.Conn().(interface{ Flush() error }).Flush
-	if err := c.SetConfirmed([]ipc.ValueWrite{{Index: i, Value: 30}}, 5*time.Second, flush); err != nil {
+	// No flush given: SetConfirmed waits through the Conn's own.
+	if err := c.SetConfirmed([]ipc.ValueWrite{{Index: i, Value: 30}}, 5*time.Second, nil); err != nil {
 		t.Fatalf("a value in range: %v", err)
 	}
-	err = c.SetConfirmed([]ipc.ValueWrite{{Index: i, Value: 90}}, 5*time.Second, flush)
+	err = c.SetConfirmed([]ipc.ValueWrite{{Index: i, Value: 90}}, 5*time.Second, nil)
 	var refused *ipc.RefusedError
 	if !errors.As(err, &refused) || refused.Now != 30 || !strings.Contains(err.Error(), "outside the joint's limits [-45, 45]") {
 		t.Fatalf("a value beyond the joint's range: %v", err)
