@@ -30,10 +30,9 @@ func TestRemoveOverNATS(t *testing.T) {
 		}
 	}
 	yaw, _ := c.Param("R_POSE", "yaw")
-	// Over NATS only the Conn's Flush waits for the cycle that took the
-	// write (without it, values of cycles before it can pass for it).
-	flush := c.Conn().(interface{ Flush() error }).Flush
-	if err := c.SetConfirmed([]ipc.ValueWrite{{Index: yaw, Value: 44}}, 5*time.Second, flush); err != nil {
+	// nil: SetConfirmed waits through the Conn's Flush, for the cycle
+	// that took the write (values of earlier cycles must not pass for it).
+	if err := c.SetConfirmed([]ipc.ValueWrite{{Index: yaw, Value: 44}}, 5*time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
 	mc, err := ipc.Dial(srv.URLFor(natsipc.RoleViewer) + "/" + name)

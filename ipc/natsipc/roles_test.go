@@ -466,10 +466,9 @@ func TestViewerReadsNoDriverReplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Over NATS only the Conn's Flush waits for the cycle that took the
-	// write (without it, values of cycles before it can pass for it).
-	flush := dc.Conn().(interface{ Flush() error }).Flush
-	if err := dc.SetConfirmed([]ipc.ValueWrite{{Index: yaw, Value: 12}}, 5*time.Second, flush); err != nil {
+	// nil: SetConfirmed waits through the Conn's Flush, for the cycle
+	// that took the write (values of earlier cycles must not pass for it).
+	if err := dc.SetConfirmed([]ipc.ValueWrite{{Index: yaw, Value: 12}}, 5*time.Second, nil); err != nil {
 		t.Fatalf("the driver's confirmed write: %v", err)
 	}
 	spy.Flush()
