@@ -37,10 +37,12 @@ demo: deps build
 	./bin/simvis inspect $(SCENE)
 	./bin/simvis capture $(SCENE) -o $(OUT)
 
+# -timeout: the cli package's end-to-end tests take 6-8 minutes on a busy
+# 2-core machine, too close to go test's default of 10 per package.
 test: deps web-assets
 	$(COLD_NOTE)
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 20m ./...
 
 # Code-health gates (CI runs them before the tests): gofmt leaves every file
 # as it is, go vet and staticcheck find nothing, and no non-test Go file is
