@@ -158,7 +158,8 @@ func TestWebPageFollowsAndDrives(t *testing.T) {
 		t.Fatalf("simvis set: exit %d", code)
 	}
 	b.WaitFor(`JSON.parse(simvisState()).values["R_POSE.x"] === 1.5`, 20*time.Second)
-	time.Sleep(300 * time.Millisecond) // a frame drawn after the value
+	// A picture drawn after the value came (it moved the robot: one is).
+	b.WaitFor(fmt.Sprintf(`JSON.parse(simvisState()).drawn > %d`, state(t, b).Drawn), 20*time.Second)
 	if d := meanDiff(t, before, b.Screenshot()); d < 0.2 {
 		t.Errorf("the picture did not change when the robot moved (mean difference %.3f)", d)
 	}
