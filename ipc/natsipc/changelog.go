@@ -99,7 +99,8 @@ func (p *Publisher) makeStream(timeout time.Duration, drop bool) (streamMade, er
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if drop {
-		if err := p.js.DeleteStream(ctx, streamName(p.name)); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		err := jsCall(ctx, func(c context.Context) error { return p.js.DeleteStream(c, streamName(p.name)) })
+		if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
 			return streamMade{}, fmt.Errorf("natsipc: removing the previous change log: %w", err)
 		}
 	}
@@ -124,7 +125,10 @@ func (p *Publisher) makeStream(timeout time.Duration, drop bool) (streamMade, er
 		cfg.Storage = jetstream.MemoryStorage // the server lives and dies with this process
 	}
 	var made streamMade
-	_, err := p.js.CreateStream(ctx, cfg)
+	create := func() error {
+		return jsCall(ctx, func(c context.Context) error { _, err := p.js.CreateStream(c, cfg); return err })
+	}
+	err := create()
 	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 		// Not dropped, and there after all (with another configuration):
 		// the caller looks at it again.
@@ -136,24 +140,43 @@ func (p *Publisher) makeStream(timeout time.Duration, drop bool) (streamMade, er
 	// Asked again for half the time given before settling for one.
 	for err != nil && auto && cfg.Replicas > 1 && ctx.Err() == nil && time.Since(start) < timeout/2 {
 		time.Sleep(250 * time.Millisecond)
-		_, err = p.js.CreateStream(ctx, cfg)
+		err = create()
 	}
 	if err != nil && auto && cfg.Replicas > 1 && ctx.Err() == nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 		why := err
 		cfg.Replicas = 1
-		if _, err = p.js.CreateStream(ctx, cfg); err == nil {
+		if err = create(); err == nil {
 			made.why1 = why
 		}
 	}
 	if err != nil && ctx.Err() == nil && cfg.Storage == jetstream.FileStorage {
 		cfg.Storage = jetstream.MemoryStorage
-		_, err = p.js.CreateStream(ctx, cfg)
+		err = create()
 	}
 	if err != nil {
 		return streamMade{}, fmt.Errorf("natsipc: creating the change-log stream (%d replicas): %w", cfg.Replicas, err)
 	}
 	made.storage, made.replicas = cfg.Storage, cfg.Replicas
 	return made, nil
+}
+
+// jsAttempt is how long one JetStream API request of the change log's
+// setup waits for its answer before it is sent again.
+const jsAttempt = 2 * time.Second
+
+// jsCall runs a JetStream API call, sent again after jsAttempt without an
+// answer while ctx allows: a cluster electing its meta leader (a server
+// just restarted) answers a request sent meanwhile never, and one such
+// request must not spend all the time a host has to start.
+func jsCall(ctx context.Context, call func(context.Context) error) error {
+	for {
+		try, cancel := context.WithTimeout(ctx, jsAttempt)
+		err := call(try)
+		cancel()
+		if err == nil || !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			return err
+		}
+	}
 }
 
 // ClusterSize is how many servers the server nc is connected to knows in
