@@ -215,12 +215,18 @@ func (p *PSD) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error
 	return NewFrame(p.name, rd, st), nil
 }
 
-func (c *Camera) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
-	p, err := c.beginPicture(r, s, st, nil)
+// drawAlone draws a picture sensor's frame on its own, its read waited
+// for at once.
+func drawAlone(b pictureBeginner, r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
+	p, err := b.beginPicture(r, s, st, nil)
 	if err != nil {
 		return nil, err
 	}
 	return p.finish(0)
+}
+
+func (c *Camera) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
+	return drawAlone(c, r, s, st)
 }
 
 // beginPicture draws the camera's picture (when q is flushed, where q is
@@ -244,11 +250,7 @@ func (c *Camera) beginPicture(r *Renderer, s *scene.Scene, st *Stamp, q *drawQue
 }
 
 func (sg *Segmentation) renderFrame(r *Renderer, s *scene.Scene, st *Stamp) (*Frame, error) {
-	p, err := sg.beginPicture(r, s, st, nil)
-	if err != nil {
-		return nil, err
-	}
-	return p.finish(0)
+	return drawAlone(sg, r, s, st)
 }
 
 // beginPicture draws the ids and starts reading them back, as a camera's.
