@@ -68,15 +68,23 @@ func TestDecodeFrameRoundTrip(t *testing.T) {
 	}
 }
 
-// Beams without a return and beams too close stay so (JSON's nulls), and
-// a pose that is not finite comes back NaN.
-func TestDecodeFrameNonFinite(t *testing.T) {
+// nonFiniteScan is the encoding of a scan with a beam without a return,
+// one too close and a pose that is not finite.
+func nonFiniteScan(tb testing.TB) (info, data []byte) {
+	tb.Helper()
 	sc := &sensors.Scan{Sensor: "S", AngleMin: -0.1, AngleMax: 0.2, AngleIncrement: 0.1, RangeMin: 0.1, RangeMax: 5,
 		Ranges: []float64{1, math.Inf(1), math.Inf(-1), 2.5}, Pose: scene.Pose{X: 1, Yaw: math.NaN()}}
 	info, data, err := sensors.NewFrame("S", sc, nil).Encode()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return info, data
+}
+
+// Beams without a return and beams too close stay so (JSON's nulls), and
+// a pose that is not finite comes back NaN.
+func TestDecodeFrameNonFinite(t *testing.T) {
+	info, data := nonFiniteScan(t)
 	f, err := sensors.DecodeFrame("S", sensors.KindScan, info, data)
 	if err != nil {
 		t.Fatal(err)
@@ -127,12 +135,7 @@ func TestDecodeFrameHostileSizes(t *testing.T) {
 // header and data hold, it returns a frame or an error, never panics, and
 // a frame it returns encodes and decodes again as the same kind.
 func FuzzDecodeFrame(f *testing.F) {
-	sc := &sensors.Scan{Sensor: "S", AngleMin: -0.1, AngleMax: 0.2, AngleIncrement: 0.1, RangeMin: 0.1, RangeMax: 5,
-		Ranges: []float64{1, math.Inf(1), math.Inf(-1), 2.5}, Pose: scene.Pose{X: 1, Yaw: math.NaN()}}
-	info, data, err := sensors.NewFrame("S", sc, nil).Encode()
-	if err != nil {
-		f.Fatal(err)
-	}
+	info, data := nonFiniteScan(f)
 	f.Add(sensors.KindScan, info, data)
 	f.Add(sensors.KindImage, []byte(`{"sensor":"C","width":2,"height":3}`), make([]byte, 18))
 	f.Add(sensors.KindImage, []byte(`{"sensor":"C","width":4294967296,"height":4294967296}`), []byte{})
