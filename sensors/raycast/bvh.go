@@ -50,7 +50,10 @@ type buildNode struct {
 
 // bvh is a bounding volume hierarchy over items given by their boxes.
 type bvh struct {
-	nodes  []node4 // as traversed
+	nodes []node4 // as traversed
+	// nodes8 is the same hierarchy collapsed 8-wide in float32, where
+	// buildBVH was asked for it.
+	nodes8 []node8f
 	items  []int32 // item indices in leaf order
 	bounds box     // around every item
 	build  []buildNode
@@ -65,9 +68,17 @@ const (
 	maxLeafSize = 4
 )
 
+// wideMinTriangles is the least a geometry holds to get the 8-wide
+// hierarchy for packets (node8f): below it a packet meets few levels, and
+// the float32 test's preparation per geometry it enters costs more than
+// the levels save (a scene of many small placed parts). A variable for
+// the tests, which give small geometries the 8-wide one too.
+var wideMinTriangles = 4096
+
 // buildBVH builds a hierarchy with the binned surface area heuristic, with
-// at most leafSize items per leaf where the items can be told apart.
-func buildBVH(boxes []box, leafSize int) *bvh {
+// at most leafSize items per leaf where the items can be told apart; with
+// wide, its nodes8 too.
+func buildBVH(boxes []box, leafSize int, wide bool) *bvh {
 	b := &bvh{items: make([]int32, len(boxes))}
 	bl := builder{refs: make([]buildRef, len(boxes)), bins: make([]uint8, len(boxes)), leafSize: leafSize, b: b}
 	if runtime.GOMAXPROCS(0) > 1 {
@@ -89,6 +100,9 @@ func buildBVH(boxes []box, leafSize int) *bvh {
 		b.items[i] = r.item
 	}
 	b.nodes = collapse(b.build)
+	if wide {
+		b.nodes8 = collapse8(b.build)
+	}
 	b.bounds = b.build[0].bounds
 	b.build = nil
 	return b

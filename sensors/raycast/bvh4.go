@@ -17,6 +17,39 @@ type node4 struct {
 	n     int32 // children in use
 }
 
+// node8f is a node of the 8-wide hierarchy that packets traverse in
+// large geometries (intersectPacket8AVX2): eight children's boxes rounded
+// outward to float32, a plane of all eight in one 8-lane register, so a
+// ray tests eight boxes in the operations a node4 takes for four, and
+// meets about two thirds of the levels. Its test is conservative
+// (traverse_amd64.s says how): it enters every box the float64 test would
+// enter, so a packet still finds the nearest of all hits, to the bit.
+// 256 bytes, four cache lines; the planes lie at node4's offsets.
+type node8f struct {
+	lo, hi [3][8]float32
+	child  [8]int32
+	n      int32
+	_      [7]int32
+}
+
+// roundDown32 is the largest float32 at most x; roundUp32 the smallest at
+// least x (a conversion rounds to nearest).
+func roundDown32(x float64) float32 {
+	f := float32(x)
+	if float64(f) > x {
+		f = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	return f
+}
+
+func roundUp32(x float64) float32 {
+	f := float32(x)
+	if float64(f) < x {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
+}
+
 // leafRef encodes a leaf of count (at most 7) items from first.
 func leafRef(first, count int32) int32 { return ^(first<<3 | count) }
 
@@ -26,31 +59,72 @@ func leafRef(first, count int32) int32 { return ^(first<<3 | count) }
 // build's splits are kept, only the levels in between go).
 func collapse(build []buildNode) []node4 {
 	out := make([]node4, 0, len(build)/3+1)
+	collapseWide(build, 4, func() int32 {
+		out = append(out, node4{})
+		return int32(len(out) - 1)
+	}, func(i, k int32, b box, ref int32) {
+		out[i].setChild(int(k), b, ref)
+		out[i].n = k + 1
+	})
+	return out
+}
+
+// collapse8 is collapse to 8-wide nodes with float32 boxes rounded
+// outward, for the packet traversal of large geometries
+// (intersectPacket8AVX2).
+func collapse8(build []buildNode) []node8f {
+	// A node of eight takes seven binary nodes (a tree of n leaves has
+	// n - 1 inner ones, len(build) = 2n - 1): room for partly full ones.
+	out := make([]node8f, 0, len(build)/7+1)
+	collapseWide(build, 8, func() int32 {
+		// Children not in use get empty boxes (+Inf to -Inf), which the
+		// test never enters: the traversal reads no count.
+		var nd node8f
+		for a := 0; a < 3; a++ {
+			for k := 0; k < 8; k++ {
+				nd.lo[a][k], nd.hi[a][k] = float32(math.Inf(1)), float32(math.Inf(-1))
+			}
+		}
+		out = append(out, nd)
+		return int32(len(out) - 1)
+	}, func(i, k int32, b box, ref int32) {
+		nd := &out[i]
+		for a := 0; a < 3; a++ {
+			nd.lo[a][k], nd.hi[a][k] = roundDown32(b.min[a]), roundUp32(b.max[a])
+		}
+		nd.child[k], nd.n = ref, k+1
+	})
+	return out
+}
+
+// collapseWide collapses build into nodes of up to width children, made by
+// add (which returns the new node's index) and filled child by child, in
+// order, by set; the root is node 0, and the nodes come in depth-first
+// order. A leaf root (or an empty hierarchy: count 0 and no children)
+// becomes one node with that leaf as its only child (or none).
+func collapseWide(build []buildNode, width int, add func() int32, set func(node, k int32, b box, ref int32)) {
 	if len(build) == 0 {
-		return append(out, node4{})
+		add()
+		return
 	}
 	root := build[0]
 	if root.count > 0 || root.first == 0 {
-		// A leaf root (or an empty hierarchy, count 0 and no children):
-		// one wide node with that leaf as its only child.
-		var nd node4
+		i := add()
 		if root.count > 0 {
-			nd.setChild(0, root.bounds, leafRef(root.first, root.count))
-			nd.n = 1
+			set(i, 0, root.bounds, leafRef(root.first, root.count))
 		}
-		return append(out, nd)
+		return
 	}
 	var rec func(bi int32) int32
 	rec = func(bi int32) int32 {
-		idx := int32(len(out))
-		out = append(out, node4{})
-		kids := [4]int32{build[bi].first, build[bi].first + 1}
-		nk := 2
-		for nk < 4 {
+		idx := add()
+		var room [8]int32
+		kids := append(room[:0:width], build[bi].first, build[bi].first+1)
+		for len(kids) < width {
 			best, bestA := -1, -1.0
-			for k := 0; k < nk; k++ {
-				if c := &build[kids[k]]; c.count == 0 {
-					if a := c.bounds.area(); a > bestA {
+			for k, c := range kids {
+				if build[c].count == 0 {
+					if a := build[c].bounds.area(); a > bestA {
 						best, bestA = k, a
 					}
 				}
@@ -59,24 +133,19 @@ func collapse(build []buildNode) []node4 {
 				break
 			}
 			c := kids[best]
-			kids[best], kids[nk] = build[c].first, build[c].first+1
-			nk++
+			kids[best] = build[c].first
+			kids = append(kids, build[c].first+1)
 		}
-		var nd node4
-		nd.n = int32(nk)
-		for k := 0; k < nk; k++ {
-			c := &build[kids[k]]
-			ref := leafRef(c.first, c.count)
-			if c.count == 0 {
-				ref = rec(kids[k])
+		for k, c := range kids {
+			ref := leafRef(build[c].first, build[c].count)
+			if build[c].count == 0 {
+				ref = rec(c)
 			}
-			nd.setChild(k, c.bounds, ref)
+			set(idx, int32(k), build[c].bounds, ref)
 		}
-		out[idx] = nd
 		return idx
 	}
 	rec(0)
-	return out
 }
 
 func (nd *node4) setChild(k int, b box, ref int32) {

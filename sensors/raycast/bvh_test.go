@@ -22,9 +22,9 @@ func TestParallelBuildIsSerialBuild(t *testing.T) {
 		b.grow([3]float64{p[0] + rng.Float64()*0.1, p[1] + rng.Float64()*0.1, p[2] + rng.Float64()*0.1})
 		boxes[i] = b
 	}
-	par := buildBVH(boxes, maxLeafSize)
+	par := buildBVH(boxes, maxLeafSize, true)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	ser := buildBVH(boxes, maxLeafSize)
+	ser := buildBVH(boxes, maxLeafSize, true)
 	if len(par.nodes) < len(boxes)/8 || !reflect.DeepEqual(par, ser) {
 		t.Fatalf("parallel build: %d nodes, serial: %d, equal %v", len(par.nodes), len(ser.nodes), reflect.DeepEqual(par, ser))
 	}
@@ -48,7 +48,7 @@ func TestEmptyBinsKeepTheSAHSplit(t *testing.T) {
 		y := float64(i/2) * 0.1
 		boxes[i] = box{[3]float64{x, y, 0}, [3]float64{x + 1, y + 0.05, 1}}
 	}
-	b := buildBVH(boxes, maxLeafSize)
+	b := buildBVH(boxes, maxLeafSize, true)
 	root := &b.nodes[0]
 	if root.n < 2 {
 		t.Fatalf("root has %d children", root.n)

@@ -107,7 +107,11 @@ func (g *Geometry) intersectPacket(p *packet, mask int32, st *traversal) {
 	if len(g.packs) == 0 {
 		return
 	}
-	if g.cut == nil && intersectPacketAVX2(&g.nodes[0], &g.packs[0], p, uint64(mask), &st.pgeom[0], len(st.pgeom)) {
+	if g.nodes8 != nil {
+		if intersectPacket8AVX2(&g.nodes8[0], &g.packs[0], p, uint64(mask), &st.pgeom[0], len(st.pgeom)) {
+			return
+		}
+	} else if g.cut == nil && intersectPacketAVX2(&g.nodes[0], &g.packs[0], p, uint64(mask), &st.pgeom[0], len(st.pgeom)) {
 		return
 	}
 	// Cut-outs, which the assembly does not know, or deeper than the

@@ -47,7 +47,8 @@ func randomPrimitive(rng *rand.Rand, n int) *models.Primitive {
 // lane with Cast: the same hit or miss, and the same distance to float64
 // rounding (where triangles meet a ray at one point, the one found first
 // may differ in the last bits). Directions include zero components, so
-// that rays run along box planes.
+// that rays run along box planes. Half the scenes traverse their
+// geometries' 8-wide float32 hierarchies.
 func TestCastPacketMatchesCast(t *testing.T) {
 	if !useAVX2 {
 		t.Skip("no AVX2: casts go ray by ray")
@@ -55,11 +56,23 @@ func TestCastPacketMatchesCast(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	var st traversal
 	hits, rays := 0, 0
+	defer func(m int) { wideMinTriangles = m }(wideMinTriangles)
 	for s := 0; s < 300; s++ {
 		c := New()
 		var ps []Placement
+		// Every other scene's geometries take the 8-wide hierarchy
+		// (intersectPacket8AVX2), whatever their size; every tenth has
+		// one of 5,000 triangles, which takes it anyway.
+		wideMinTriangles = []int{4096, 0}[s%2]
 		for i := 0; i < 1+rng.Intn(6); i++ {
-			g := NewGeometry(randomPrimitive(rng, 1+rng.Intn(60)))
+			ntri := 1 + rng.Intn(60)
+			if s%10 == 9 && i == 0 {
+				ntri = 5000
+			}
+			g := NewGeometry(randomPrimitive(rng, ntri))
+			if (g.nodes8 != nil) != (s%2 == 1 || ntri >= 4096) {
+				t.Fatalf("scene %d: %d triangles, the 8-wide hierarchy %v", s, ntri, g.nodes8 != nil)
+			}
 			m := mgl64.Translate3D(rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()).
 				Mul4(mgl64.HomogRotate3D(rng.Float64()*6, mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize())).
 				Mul4(mgl64.Scale3D(0.5+rng.Float64(), 0.5+rng.Float64(), 0.5+rng.Float64()))
@@ -115,8 +128,9 @@ func TestCastPacketMatchesCast(t *testing.T) {
 	}
 }
 
-// TestIntersectPacketMatchesHit runs the packet traversal of one geometry
-// (intersectPacketAVX2) on random geometries and checks each lane against
+// TestIntersectPacketMatchesHit runs the packet traversals of one geometry
+// (intersectPacketAVX2, and for every other geometry the 8-wide
+// intersectPacket8AVX2) on random geometries and checks each lane against
 // the scalar test: a lane's distance is the one triangle.hit gives for the
 // triangle it names, to the bit (the lanes run the same arithmetic), and
 // the same hit or miss as the one-ray traversal. With a stack too small
@@ -130,10 +144,19 @@ func TestIntersectPacketMatchesHit(t *testing.T) {
 	var st traversal
 	stack := make([]packetEntry, fixedStack)
 	hits, overflows := 0, 0
+	defer func(m int) { wideMinTriangles = m }(wideMinTriangles)
 	for i := 0; i < 2000; i++ {
+		// Every other geometry traversed by the 8-wide kernel.
+		wideMinTriangles = []int{1 << 30, 0}[i%2]
 		g := NewGeometry(randomPrimitive(rng, 1+rng.Intn(80)))
 		if len(g.packs) == 0 {
 			continue
+		}
+		kernel := func(p *packet, mask uint64, stack *packetEntry, depth int) bool {
+			if g.nodes8 != nil {
+				return intersectPacket8AVX2(&g.nodes8[0], &g.packs[0], p, mask, stack, depth)
+			}
+			return intersectPacketAVX2(&g.nodes[0], &g.packs[0], p, mask, stack, depth)
 		}
 		for j := 0; j < 20; j++ {
 			o := [3]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
@@ -152,7 +175,7 @@ func TestIntersectPacketMatchesHit(t *testing.T) {
 			p.tmax = [packLanes]float64{tmax, tmax, tmax, tmax}
 			p.tri = [packLanes]int64{-1, -1, -1, -1}
 			depth := []int{fixedStack, 0, 1}[rng.Intn(3)]
-			if !intersectPacketAVX2(&g.nodes[0], &g.packs[0], &p, uint64(mask), &stack[0], depth) {
+			if !kernel(&p, uint64(mask), &stack[0], depth) {
 				if depth == fixedStack {
 					t.Fatalf("geometry %d: overflow with %d entries", i, depth)
 				}
@@ -227,18 +250,20 @@ func TestIntersectAVX2Overflow(t *testing.T) {
 // TestCastAllBothKernels casts scans with CastAll and CastBatch with the
 // vector kernels and without (the scalar loop with its hint), on random
 // placed scenes, one with a geometry of only flat triangles (no packets,
-// an empty box), and an empty one, for scans of one beam to many: every
-// beam as Cast finds it.
+// an empty box), and an empty one, for scans of one beam to many, half the
+// scenes' geometries with 8-wide hierarchies: every beam as Cast finds it.
 func TestCastAllBothKernels(t *testing.T) {
 	has := useAVX2
 	defer func() { useAVX2 = has }()
 	rng := rand.New(rand.NewSource(17))
 	flat := &models.Primitive{Positions: []mgl32.Vec3{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}}, Indices: []uint32{0, 1, 2}}
 	flat.UpdateKey()
+	defer func(m int) { wideMinTriangles = m }(wideMinTriangles)
 	for _, avx := range []bool{false, true} {
 		useAVX2 = avx && has
 		hits, beams := 0, 0
 		for s := 0; s < 40; s++ {
+			wideMinTriangles = []int{4096, 0}[s%2]
 			c := New()
 			var ps []Placement
 			if s > 0 {

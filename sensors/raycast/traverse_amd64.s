@@ -95,6 +95,438 @@ GLOBL lowbits<>(SB), RODATA|NOPTR, $8
 	VMOVUPD 192(AX), Y5; \
 	VMOVUPD 224(AX), Y13
 
+// The 8-wide packet traversal (intersectPacket8AVX2) tests a lane
+// against a node8f's eight children in one 8-lane float32 register. The
+// test is conservative: every child that visitScalar's float64 test
+// would enter for a lane, this one enters for it too, and the entry it
+// keeps is at most that test's, so a packet finds the nearest of all
+// hits, to the bit, as before (more boxes entered cost time, never a
+// hit). How:
+//   - Boxes are the float64 ones rounded outward (collapse8). The origin
+//     o is bracketed by float32 o_lo <= o <= o_hi (o rounded, then moved
+//     by 2^-22 of itself and 2^-120): lo planes take o_hi and hi planes
+//     o_lo, so that b - o rounds from a box at least as large.
+//   - A distance is (b - o') * inv in float32: at most three roundings,
+//     each within 2^-24 of its result. Exits use inv rounded and widened
+//     by 1 + 2^-19 (and no smaller than 2^-126), and the lane's tmax
+//     rounded up and widened alike; 2^-120 is added to the smallest exit
+//     for results in the subnormal range. Entries use inv rounded, no
+//     larger than the largest float32 (an infinite inverse, from a zero
+//     direction, gives 0 * inf = NaN in exits only, where NaN leaves the
+//     interval as it is), and 0 under 2^-126.
+//   - Entered where entry <= exit; the entries kept for the order and for
+//     the skip when popped are lowered by 1 - 2^-19 and 2^-120, and kept
+//     finite.
+//   32 units of rounding against the 3 or 4 a distance takes leave the
+//   float64 test's own rounding (its exits widened by 1 + 2 gamma(3))
+//   far inside the margin; TestVisitPacket8Conservative checks it on
+//   random and edge cases, child by child.
+//
+// Frame (from SP): 0 the children's entries (8 float32) and 32 their
+// lanes (8 int32); 64, 96 and 160 the entered children sorted: entries,
+// refs and lanes; 128 the leaf's lanes at hand (as intersectPacketAVX2's);
+// 192-383 the origin by plane: o_hi (x, y, z) for the lo planes at 192,
+// 224, 256 and o_lo for the hi planes at 288, 320, 352, each in eight
+// lanes (a plane at byte k of a node8f has its origin at 192 + k); 384
+// the four lanes' entry inverses (x, y, z rows of four float32), 432
+// their exit inverses, 480 their widened tmax; 496-527 scratch.
+
+// Constants of the 8-wide test, in eight lanes (a 16-byte operand reads
+// the first four).
+#define C32x8(name, v) \
+	DATA name+0(SB)/4, v; \
+	DATA name+4(SB)/4, v; \
+	DATA name+8(SB)/4, v; \
+	DATA name+12(SB)/4, v; \
+	DATA name+16(SB)/4, v; \
+	DATA name+20(SB)/4, v; \
+	DATA name+24(SB)/4, v; \
+	DATA name+28(SB)/4, v; \
+	GLOBL name(SB), RODATA|NOPTR, $32
+
+C32x8(abs32<>, $0x7fffffff)
+C32x8(sign32<>, $0x80000000)
+C32x8(inf32<>, $0x7f800000)
+// The largest float32, and the least normal one (2^-126).
+C32x8(fmax32<>, $0x7f7fffff)
+C32x8(fmin32<>, $0x00800000)
+// 2^-22: the origin's bracket, relative to itself.
+C32x8(rel32<>, $0x34800000)
+// 2^-120: above every rounding error of a subnormal result (2^-150).
+C32x8(tiny32<>, $0x03800000)
+// 1 + 2^-19 widens exits, 1 - 2^-19 lowers entries.
+C32x8(robust32<>, $0x3f800010)
+C32x8(shrink32<>, $0x3f7fffe0)
+// Lane l's bit, in row l.
+DATA lanebit8<>+0(SB)/4, $1
+DATA lanebit8<>+4(SB)/4, $1
+DATA lanebit8<>+8(SB)/4, $1
+DATA lanebit8<>+12(SB)/4, $1
+DATA lanebit8<>+16(SB)/4, $1
+DATA lanebit8<>+20(SB)/4, $1
+DATA lanebit8<>+24(SB)/4, $1
+DATA lanebit8<>+28(SB)/4, $1
+DATA lanebit8<>+32(SB)/4, $2
+DATA lanebit8<>+36(SB)/4, $2
+DATA lanebit8<>+40(SB)/4, $2
+DATA lanebit8<>+44(SB)/4, $2
+DATA lanebit8<>+48(SB)/4, $2
+DATA lanebit8<>+52(SB)/4, $2
+DATA lanebit8<>+56(SB)/4, $2
+DATA lanebit8<>+60(SB)/4, $2
+DATA lanebit8<>+64(SB)/4, $4
+DATA lanebit8<>+68(SB)/4, $4
+DATA lanebit8<>+72(SB)/4, $4
+DATA lanebit8<>+76(SB)/4, $4
+DATA lanebit8<>+80(SB)/4, $4
+DATA lanebit8<>+84(SB)/4, $4
+DATA lanebit8<>+88(SB)/4, $4
+DATA lanebit8<>+92(SB)/4, $4
+DATA lanebit8<>+96(SB)/4, $8
+DATA lanebit8<>+100(SB)/4, $8
+DATA lanebit8<>+104(SB)/4, $8
+DATA lanebit8<>+108(SB)/4, $8
+DATA lanebit8<>+112(SB)/4, $8
+DATA lanebit8<>+116(SB)/4, $8
+DATA lanebit8<>+120(SB)/4, $8
+DATA lanebit8<>+124(SB)/4, $8
+GLOBL lanebit8<>(SB), RODATA|NOPTR, $128
+// 1 + 2^-23 in float64: tmax times it rounds to a float32 at least tmax.
+DATA up23<>+0(SB)/8, $0x3ff0000020000000
+DATA up23<>+8(SB)/8, $0x3ff0000020000000
+DATA up23<>+16(SB)/8, $0x3ff0000020000000
+DATA up23<>+24(SB)/8, $0x3ff0000020000000
+GLOBL up23<>(SB), RODATA|NOPTR, $32
+
+// INV8(row, n, f) sets the four lanes' entry and exit inverses of the
+// axis whose float64 inverses are at row(AX), at n(SP) and f(SP).
+#define INV8(row, n, f) \
+	VCVTPD2PSY row(AX), X14; \
+	VANDPS sign32<>(SB), X14, X15; \
+	VANDPS abs32<>(SB), X14, X14; \
+	VCMPPS $0x1d, fmin32<>(SB), X14, X12; \
+	VMINPS fmax32<>(SB), X14, X11; \
+	VANDPS X12, X11, X11; \
+	VORPS X15, X11, X11; \
+	VMOVUPS X11, n(SP); \
+	VMAXPS fmin32<>(SB), X14, X14; \
+	VMULPS robust32<>(SB), X14, X14; \
+	VORPS X15, X14, X14; \
+	VMOVUPS X14, f(SP)
+
+// TMAX8 sets the lanes' widened tmax from their tmax in Y13 (Y14
+// scratch).
+#define TMAX8 \
+	VMULPD up23<>(SB), Y13, Y14; \
+	VCVTPD2PSY Y14, X14; \
+	VMULPS robust32<>(SB), X14, X14; \
+	VMOVUPS X14, 480(SP)
+
+// ORIGIN8(src, dst) broadcasts the float32 at src(SP) to dst(SP).
+#define ORIGIN8(src, dst) \
+	VBROADCASTSS src(SP), Y12; \
+	VMOVUPS Y12, dst(SP)
+
+// PREP8 fills the frame for the packet at AX, its tmax in Y13 (scratch:
+// Y11, Y12, Y14, Y15).
+#define PREP8 \
+	VCVTPD2PSY 0(AX), X14; \
+	VANDPS abs32<>(SB), X14, X15; \
+	VMULPS rel32<>(SB), X15, X15; \
+	VADDPS tiny32<>(SB), X15, X15; \
+	VADDPS X15, X14, X12; \
+	VSUBPS X15, X14, X11; \
+	VMOVUPS X12, 496(SP); \
+	VMOVUPS X11, 512(SP); \
+	ORIGIN8(496, 192); \
+	ORIGIN8(500, 224); \
+	ORIGIN8(504, 256); \
+	ORIGIN8(512, 288); \
+	ORIGIN8(516, 320); \
+	ORIGIN8(520, 352); \
+	INV8(128, 384, 432); \
+	INV8(160, 400, 448); \
+	INV8(192, 416, 464); \
+	TMAX8
+
+// ENTER8(l) ends lane l's test (entry t0 in Y11, exit t1 in Y12): its
+// entries lower the children's least entries Y9 where it enters, and its
+// bit is set in their lanes Y10 (Y15 scratch).
+#define ENTER8(l) \
+	VADDPS tiny32<>(SB), Y12, Y12; \
+	VCMPPS $0x1e, Y12, Y11, Y15; \
+	VBLENDVPS Y15, inf32<>(SB), Y11, Y12; \
+	VMINPS Y12, Y9, Y9; \
+	VANDNPS lanebit8<>+(32*l)(SB), Y15, Y15; \
+	VORPS Y15, Y10, Y10
+
+// LANE8_UNIFORM(l) tests lane l against the near planes less the origin
+// in Y3-Y5 and the far ones in Y6-Y8. VMAXPS T0, X, T0 keeps t0 where x
+// is NaN, as in PACKET_LANE; likewise VMINPS.
+#define LANE8_UNIFORM(l) \
+	VXORPS Y11, Y11, Y11; \
+	VBROADCASTSS (384+4*l)(SP), Y15; \
+	VMULPS Y15, Y3, Y15; \
+	VMAXPS Y11, Y15, Y11; \
+	VBROADCASTSS (400+4*l)(SP), Y15; \
+	VMULPS Y15, Y4, Y15; \
+	VMAXPS Y11, Y15, Y11; \
+	VBROADCASTSS (416+4*l)(SP), Y15; \
+	VMULPS Y15, Y5, Y15; \
+	VMAXPS Y11, Y15, Y11; \
+	VBROADCASTSS (480+4*l)(SP), Y12; \
+	VBROADCASTSS (432+4*l)(SP), Y15; \
+	VMULPS Y15, Y6, Y15; \
+	VMINPS Y12, Y15, Y12; \
+	VBROADCASTSS (448+4*l)(SP), Y15; \
+	VMULPS Y15, Y7, Y15; \
+	VMINPS Y12, Y15, Y12; \
+	VBROADCASTSS (464+4*l)(SP), Y15; \
+	VMULPS Y15, Y8, Y15; \
+	VMINPS Y12, Y15, Y12; \
+	ENTER8(l)
+
+// AXIS8_MIXED(lo, hi, n, f) is one axis of LANE8_MIXED: the lane picks
+// its far and near planes by the sign of its exit inverse at f(SP).
+#define AXIS8_MIXED(lo, hi, n, f) \
+	VBROADCASTSS f(SP), Y14; \
+	VBLENDVPS Y14, lo, hi, Y15; \
+	VMULPS Y14, Y15, Y15; \
+	VMINPS Y12, Y15, Y12; \
+	VBLENDVPS Y14, hi, lo, Y15; \
+	VBROADCASTSS n(SP), Y14; \
+	VMULPS Y14, Y15, Y15; \
+	VMAXPS Y11, Y15, Y11
+
+// LANE8_MIXED(l) is LANE8_UNIFORM where lanes differ in sign: the lo
+// planes less the origin in Y3-Y5, the hi ones in Y6-Y8.
+#define LANE8_MIXED(l) \
+	VXORPS Y11, Y11, Y11; \
+	VBROADCASTSS (480+4*l)(SP), Y12; \
+	AXIS8_MIXED(Y3, Y6, (384+4*l), (432+4*l)); \
+	AXIS8_MIXED(Y4, Y7, (400+4*l), (448+4*l)); \
+	AXIS8_MIXED(Y5, Y8, (416+4*l), (464+4*l)); \
+	ENTER8(l)
+
+// PLANE8(k, y) loads the eight children's plane at byte k of the node8f
+// at R8 into y, less its origin.
+#define PLANE8(k, y) \
+	VMOVUPS k(R8), y; \
+	VSUBPS (192+k)(SP), y, y
+
+// UPLANE8(off, y) is PLANE8 for the plane whose offset is at off(AX)
+// (the packet's near and far offsets, node4's and node8f's alike).
+#define UPLANE8(off, y) \
+	MOVQ off(AX), R9; \
+	VMOVUPS (R8)(R9*1), y; \
+	VSUBPS 192(SP)(R9*1), y, y
+
+// NODE8_MIXED and NODE8_UNIFORM test the four lanes of the packet at AX
+// (frame by PREP8) against the node8f at R8: the children's least entries
+// in Y9 (+Inf where none enters), their lanes' bits in Y10.
+#define NODE8_MIXED \
+	PLANE8(0, Y3); \
+	PLANE8(32, Y4); \
+	PLANE8(64, Y5); \
+	PLANE8(96, Y6); \
+	PLANE8(128, Y7); \
+	PLANE8(160, Y8); \
+	VMOVUPS inf32<>(SB), Y9; \
+	VXORPS Y10, Y10, Y10; \
+	LANE8_MIXED(0); \
+	LANE8_MIXED(1); \
+	LANE8_MIXED(2); \
+	LANE8_MIXED(3)
+
+#define NODE8_UNIFORM \
+	UPLANE8(296, Y3); \
+	UPLANE8(304, Y4); \
+	UPLANE8(312, Y5); \
+	UPLANE8(320, Y6); \
+	UPLANE8(328, Y7); \
+	UPLANE8(336, Y8); \
+	VMOVUPS inf32<>(SB), Y9; \
+	VXORPS Y10, Y10, Y10; \
+	LANE8_UNIFORM(0); \
+	LANE8_UNIFORM(1); \
+	LANE8_UNIFORM(2); \
+	LANE8_UNIFORM(3)
+
+// LOWER8 lowers the entries Y9 to the bounds kept (finite).
+#define LOWER8 \
+	VMULPS shrink32<>(SB), Y9, Y9; \
+	VSUBPS tiny32<>(SB), Y9, Y9; \
+	VMINPS fmax32<>(SB), Y9, Y9
+
+// PACKET_LEAF(tri, lane1, lane2, lane3, next, hook) is the leaf of the
+// packet traversals (intersectPacketAVX2, intersectPacket8AVX2), entered
+// with the leaf's ref in CX (< 0): the lanes at hand (R12) as a mask at
+// 128(SP); each triangle in use tested against the four lanes with
+// triangle.hit's operations in its order (p = d x e2 per lane, det = e1 .
+// p, s = o - v0 and q = s x e1 once per triangle, un = s . p, vn = d . q;
+// the barycentric tests first, as most triangles tested are missed there,
+// and only lanes that pass them divide for t = e2 . q / det, the same
+// bits); a hit lowers the lane's tmax in Y13 and sets its p.tri, then
+// runs hook(0). Falls through when the leaf is done. The labels are the
+// caller's.
+#define PACKET_LEAF(tri, lane1, lane2, lane3, next, hook) \
+	NOTQ CX; \
+	MOVL CX, R9; \
+	ANDL $7, R9; \
+	SHRQ $3, CX; \
+	IMUL3Q $288, CX, R8; \
+	ADDQ SI, R8; \
+	VMOVQ R12, X6; \
+	VPBROADCASTQ X6, Y6; \
+	VPAND lanebits<>(SB), Y6, Y6; \
+	VPCMPEQQ lanebits<>(SB), Y6, Y6; \
+	VMOVDQU Y6, 128(SP); \
+	XORL R10, R10; \
+tri: \
+	VBROADCASTSD 192(R8)(R10*8), Y6; \
+	VBROADCASTSD 224(R8)(R10*8), Y7; \
+	VBROADCASTSD 256(R8)(R10*8), Y8; \
+	VMULPD 64(AX), Y8, Y9; \
+	VMULPD 96(AX), Y7, Y10; \
+	VSUBPD Y10, Y9, Y9; \
+	VMULPD 96(AX), Y6, Y10; \
+	VMULPD 32(AX), Y8, Y11; \
+	VSUBPD Y11, Y10, Y10; \
+	VMULPD 32(AX), Y7, Y11; \
+	VMULPD 64(AX), Y6, Y14; \
+	VSUBPD Y14, Y11, Y11; \
+	VBROADCASTSD 96(R8)(R10*8), Y12; \
+	VMULPD Y9, Y12, Y12; \
+	VBROADCASTSD 128(R8)(R10*8), Y14; \
+	VMULPD Y10, Y14, Y14; \
+	VADDPD Y14, Y12, Y12; \
+	VBROADCASTSD 160(R8)(R10*8), Y14; \
+	VMULPD Y11, Y14, Y14; \
+	VADDPD Y14, Y12, Y12; \
+	VBROADCASTSD 0(R8)(R10*8), Y6; \
+	VSUBPD Y6, Y0, Y6; \
+	VBROADCASTSD 32(R8)(R10*8), Y7; \
+	VSUBPD Y7, Y1, Y7; \
+	VBROADCASTSD 64(R8)(R10*8), Y8; \
+	VSUBPD Y8, Y2, Y8; \
+	VMULPD Y6, Y9, Y9; \
+	VMULPD Y7, Y10, Y10; \
+	VADDPD Y10, Y9, Y9; \
+	VMULPD Y8, Y11, Y11; \
+	VADDPD Y11, Y9, Y9; \
+	VBROADCASTSD 160(R8)(R10*8), Y3; \
+	VMULPD Y3, Y7, Y10; \
+	VBROADCASTSD 128(R8)(R10*8), Y4; \
+	VMULPD Y4, Y8, Y11; \
+	VSUBPD Y11, Y10, Y10; \
+	VBROADCASTSD 96(R8)(R10*8), Y5; \
+	VMULPD Y5, Y8, Y11; \
+	VMULPD Y3, Y6, Y14; \
+	VSUBPD Y14, Y11, Y11; \
+	VMULPD Y4, Y6, Y14; \
+	VMULPD Y5, Y7, Y3; \
+	VSUBPD Y3, Y14, Y14; \
+	VMULPD 32(AX), Y10, Y3; \
+	VMULPD 64(AX), Y11, Y4; \
+	VADDPD Y4, Y3, Y3; \
+	VMULPD 96(AX), Y14, Y4; \
+	VADDPD Y4, Y3, Y3; \
+	VMOVUPD sign4<>(SB), Y5; \
+	VANDPD Y5, Y12, Y6; \
+	VANDNPD Y12, Y5, Y7; \
+	VXORPD Y6, Y9, Y9; \
+	VXORPD Y6, Y3, Y3; \
+	VXORPD Y15, Y15, Y15; \
+	VCMPPD $0x0c, Y15, Y12, Y8; \
+	VCMPPD $0x1d, Y15, Y9, Y6; \
+	VANDPD Y6, Y8, Y8; \
+	VCMPPD $0x12, Y7, Y9, Y6; \
+	VANDPD Y6, Y8, Y8; \
+	VCMPPD $0x1d, Y15, Y3, Y6; \
+	VANDPD Y6, Y8, Y8; \
+	VADDPD Y3, Y9, Y9; \
+	VCMPPD $0x12, Y7, Y9, Y6; \
+	VANDPD Y6, Y8, Y8; \
+	VANDPD 128(SP), Y8, Y8; \
+	VMOVMSKPD Y8, R11; \
+	TESTL R11, R11; \
+	JZ next; \
+	VBROADCASTSD 192(R8)(R10*8), Y4; \
+	VMULPD Y10, Y4, Y4; \
+	VBROADCASTSD 224(R8)(R10*8), Y5; \
+	VMULPD Y11, Y5, Y5; \
+	VADDPD Y5, Y4, Y4; \
+	VBROADCASTSD 256(R8)(R10*8), Y5; \
+	VMULPD Y14, Y5, Y5; \
+	VADDPD Y5, Y4, Y4; \
+	VDIVPD Y12, Y4, Y4; \
+	VCMPPD $0x1e, Y15, Y4, Y6; \
+	VANDPD Y6, Y8, Y8; \
+	VCMPPD $0x11, Y13, Y4, Y6; \
+	VANDPD Y6, Y8, Y8; \
+	VMOVMSKPD Y8, R11; \
+	TESTL R11, R11; \
+	JZ next; \
+	VBLENDVPD Y8, Y4, Y13, Y13; \
+	hook(0); \
+	MOVQ CX, R13; \
+	SHLQ $2, R13; \
+	ADDQ R10, R13; \
+	BTL $0, R11; \
+	JCC lane1; \
+	MOVQ R13, 256(AX); \
+lane1: \
+	BTL $1, R11; \
+	JCC lane2; \
+	MOVQ R13, 264(AX); \
+lane2: \
+	BTL $2, R11; \
+	JCC lane3; \
+	MOVQ R13, 272(AX); \
+lane3: \
+	BTL $3, R11; \
+	JCC next; \
+	MOVQ R13, 280(AX); \
+next: \
+	INCL R10; \
+	CMPL R10, R9; \
+	JLT tri
+
+// PACKET_POP(pop, done, overflow, loop) ends the packet traversals:
+// pop takes the nearest entry left on the stack (DI, DX entries) and goes
+// on at loop with the lanes whose tmax is at or beyond its entry, skipping
+// those behind every such lane's hit; done writes the lanes' tmax back and
+// returns true; overflow returns false, tmax as it was.
+#define PACKET_POP(pop, done, overflow, loop) \
+pop: \
+	TESTQ DX, DX; \
+	JZ done; \
+	DECQ DX; \
+	MOVQ DX, R8; \
+	SHLQ $4, R8; \
+	VBROADCASTSD 8(DI)(R8*1), Y6; \
+	VCMPPD $2, Y13, Y6, Y7; \
+	VMOVMSKPD Y7, R9; \
+	ANDL 4(DI)(R8*1), R9; \
+	JZ pop; \
+	MOVL R9, R12; \
+	MOVLQSX 0(DI)(R8*1), CX; \
+	JMP loop; \
+done: \
+	VMOVUPD Y13, 224(AX); \
+	VZEROUPPER; \
+	MOVB $1, ok+48(FP); \
+	RET; \
+overflow: \
+	VZEROUPPER; \
+	MOVB $0, ok+48(FP); \
+	RET
+
+// NOHOOK is PACKET_LEAF's hook where a hit needs nothing more; TMAX8HOOK
+// keeps intersectPacket8AVX2's float32 tmax up to date.
+#define NOHOOK(x)
+#define TMAX8HOOK(x) TMAX8
+
 // func intersectAVX2(nodes *node4, packs *triPack, r *ray, tmax float64, stack *stackEntry, depth int) (t float64, tri int32, ok bool)
 //
 // Geometry.intersectGo's loop: NODE_TEST for the four children of a node,
@@ -697,176 +1129,204 @@ ppushed:
 	JMP ploop
 
 pleaf:
-	NOTQ CX
-	MOVL CX, R9
-	ANDL $7, R9                        // triangles in the leaf
-	SHRQ $3, CX
-	IMUL3Q $288, CX, R8
-	ADDQ SI, R8
-	// The lanes at hand as a mask, in the frame.
-	VMOVQ R12, X6
-	VPBROADCASTQ X6, Y6
-	VPAND lanebits<>(SB), Y6, Y6
-	VPCMPEQQ lanebits<>(SB), Y6, Y6
-	VMOVDQU Y6, 128(SP)
-	XORL R10, R10                      // triangle (lane of the packet)
+	PACKET_LEAF(ptri, plane1, plane2, plane3, ptrinext, NOHOOK)
 
-ptri:
-	// p = d x e2, d per ray lane, e2 of this triangle in every lane.
-	VBROADCASTSD 192(R8)(R10*8), Y6
-	VBROADCASTSD 224(R8)(R10*8), Y7
-	VBROADCASTSD 256(R8)(R10*8), Y8
-	VMULPD 64(AX), Y8, Y9
-	VMULPD 96(AX), Y7, Y10
-	VSUBPD Y10, Y9, Y9                 // px = dy*e2z - dz*e2y
-	VMULPD 96(AX), Y6, Y10
-	VMULPD 32(AX), Y8, Y11
-	VSUBPD Y11, Y10, Y10               // py = dz*e2x - dx*e2z
-	VMULPD 32(AX), Y7, Y11
-	VMULPD 64(AX), Y6, Y14
-	VSUBPD Y14, Y11, Y11               // pz = dx*e2y - dy*e2x
+	PACKET_POP(ppop, pdone, poverflow, ploop)
 
-	// det = e1 . p
-	VBROADCASTSD 96(R8)(R10*8), Y12
-	VMULPD Y9, Y12, Y12
-	VBROADCASTSD 128(R8)(R10*8), Y14
-	VMULPD Y10, Y14, Y14
-	VADDPD Y14, Y12, Y12
-	VBROADCASTSD 160(R8)(R10*8), Y14
-	VMULPD Y11, Y14, Y14
-	VADDPD Y14, Y12, Y12
+// func intersectPacket8AVX2(nodes *node8f, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool)
+//
+// intersectPacketAVX2 on a large geometry's 8-wide float32 hierarchy: a
+// node's eight children tested lane by lane with the conservative float32
+// test above (NODE8_*), eight children to a register; a lone child
+// entered is gone on with, two are ordered by one comparison, more by an
+// insertion sort; the leaves, the stack and the pops are
+// intersectPacketAVX2's, the entries pushed as float64. The same hits at
+// the very same distances: every box the float64 test enters is entered.
+//
+// Registers as intersectPacketAVX2's; frame above (INV8 and the rest).
+TEXT ·intersectPacket8AVX2(SB), $528-49
+	MOVQ nodes+0(FP), BX
+	MOVQ packs+8(FP), SI
+	MOVQ p+16(FP), AX
+	MOVQ mask+24(FP), R12
+	MOVQ stack+32(FP), DI
+	LOAD_PACKET
+	PREP8
+	XORQ DX, DX
+	XORQ CX, CX
+	MOVQ 288(AX), R14
 
-	// s = o - v0
-	VBROADCASTSD 0(R8)(R10*8), Y6
-	VSUBPD Y6, Y0, Y6
-	VBROADCASTSD 32(R8)(R10*8), Y7
-	VSUBPD Y7, Y1, Y7
-	VBROADCASTSD 64(R8)(R10*8), Y8
-	VSUBPD Y8, Y2, Y8
+qloop:
+	TESTQ CX, CX
+	JS qleaf
+	MOVQ CX, R8
+	SHLQ $8, R8
+	ADDQ BX, R8
+	TESTL R14, R14
+	JZ quniform
+	NODE8_MIXED
+	JMP qtested
 
-	// un = s . p
-	VMULPD Y6, Y9, Y9
-	VMULPD Y7, Y10, Y10
-	VADDPD Y10, Y9, Y9
-	VMULPD Y8, Y11, Y11
-	VADDPD Y11, Y9, Y9
+quniform:
+	NODE8_UNIFORM
 
-	// q = s x e1
-	VBROADCASTSD 160(R8)(R10*8), Y3    // e1z
-	VMULPD Y3, Y7, Y10                 // sy*e1z
-	VBROADCASTSD 128(R8)(R10*8), Y4    // e1y
-	VMULPD Y4, Y8, Y11                 // sz*e1y
-	VSUBPD Y11, Y10, Y10               // qx
-	VBROADCASTSD 96(R8)(R10*8), Y5     // e1x
-	VMULPD Y5, Y8, Y11                 // sz*e1x
-	VMULPD Y3, Y6, Y14                 // sx*e1z
-	VSUBPD Y14, Y11, Y11               // qy
-	VMULPD Y4, Y6, Y14                 // sx*e1y
-	VMULPD Y5, Y7, Y3                  // sy*e1x
-	VSUBPD Y3, Y14, Y14                // qz
+qtested:
+	// The children entered by lanes at hand (those not in use have empty
+	// boxes, never entered).
+	VMOVQ R12, X15
+	VPBROADCASTD X15, Y15
+	VPAND Y15, Y10, Y10
+	VPXOR Y15, Y15, Y15
+	VPCMPEQD Y15, Y10, Y15
+	VMOVMSKPS Y15, R9
+	XORL $0xff, R9
+	JZ qpop
+	VMOVDQU Y10, 32(SP)
+	POPCNTL R9, R10
+	CMPL R10, $1
+	JNE qtwo
+	BSFL R9, R10
+	MOVL 32(SP)(R10*4), R12
+	MOVLQSX 192(R8)(R10*4), CX
+	JMP qloop
 
-	// d . q
-	VMULPD 32(AX), Y10, Y3
-	VMULPD 64(AX), Y11, Y4
-	VADDPD Y4, Y3, Y3
-	VMULPD 96(AX), Y14, Y4
-	VADDPD Y4, Y3, Y3
+qtwo:
+	LOWER8
+	VMOVUPS Y9, 0(SP)
+	CMPL R10, $2
+	JNE qsort
+	// Two children, a before b: b first where it is nearer; the other
+	// pushed.
+	CMPQ DX, depth+40(FP)
+	JAE qoverflow
+	BSFL R9, R10
+	BSRL R9, R11
+	VMOVSS 0(SP)(R10*4), X7
+	VMOVSS 0(SP)(R11*4), X8
+	MOVQ DX, R13
+	SHLQ $4, R13
+	INCQ DX
+	VUCOMISS X8, X7
+	JHI qtwoswap
+	MOVL 192(R8)(R11*4), CX
+	MOVL CX, 0(DI)(R13*1)
+	MOVL 32(SP)(R11*4), CX
+	MOVL CX, 4(DI)(R13*1)
+	VCVTSS2SD X8, X8, X8
+	VMOVSD X8, 8(DI)(R13*1)
+	MOVL 32(SP)(R10*4), R12
+	MOVLQSX 192(R8)(R10*4), CX
+	JMP qloop
 
-	// The barycentric tests first: most triangles tested are missed
-	// there, and then neither t nor its division is needed. A lane that
-	// passes them gets t = e2 . q / det as before, the same bits.
-	VMOVUPD sign4<>(SB), Y5
-	VANDPD Y5, Y12, Y6                 // det's sign
-	VANDNPD Y12, Y5, Y7                // adet
-	VXORPD Y6, Y9, Y9                  // un
-	VXORPD Y6, Y3, Y3                  // vn
+qtwoswap:
+	MOVL 192(R8)(R10*4), CX
+	MOVL CX, 0(DI)(R13*1)
+	MOVL 32(SP)(R10*4), CX
+	MOVL CX, 4(DI)(R13*1)
+	VCVTSS2SD X7, X7, X7
+	VMOVSD X7, 8(DI)(R13*1)
+	MOVL 32(SP)(R11*4), R12
+	MOVLQSX 192(R8)(R11*4), CX
+	JMP qloop
 
-	VXORPD Y15, Y15, Y15
-	VCMPPD $0x0c, Y15, Y12, Y8         // det != 0
-	VCMPPD $0x1d, Y15, Y9, Y6          // un >= 0
-	VANDPD Y6, Y8, Y8
-	VCMPPD $0x12, Y7, Y9, Y6           // un <= adet
-	VANDPD Y6, Y8, Y8
-	VCMPPD $0x1d, Y15, Y3, Y6          // vn >= 0
-	VANDPD Y6, Y8, Y8
-	VADDPD Y3, Y9, Y9
-	VCMPPD $0x12, Y7, Y9, Y6           // un+vn <= adet
-	VANDPD Y6, Y8, Y8
-	VANDPD 128(SP), Y8, Y8             // lanes at hand
-	VMOVMSKPD Y8, R11
-	TESTL R11, R11
-	JZ ptrinext
+qsort:
+	// Insertion sort of the entered children by entry, the earlier child
+	// first among equals: entries at 64(SP), refs at 96(SP), lanes at
+	// 160(SP).
+	XORL R10, R10                      // child
+	XORL R11, R11                      // children sorted
 
-	// t = e2 . q / det
-	VBROADCASTSD 192(R8)(R10*8), Y4
-	VMULPD Y10, Y4, Y4
-	VBROADCASTSD 224(R8)(R10*8), Y5
-	VMULPD Y11, Y5, Y5
-	VADDPD Y5, Y4, Y4
-	VBROADCASTSD 256(R8)(R10*8), Y5
-	VMULPD Y14, Y5, Y5
-	VADDPD Y5, Y4, Y4
-	VDIVPD Y12, Y4, Y4
+qsortk:
+	BTL R10, R9
+	JCC qsortnext
+	VMOVSS 0(SP)(R10*4), X7
+	MOVL R11, R13
 
-	VCMPPD $0x1e, Y15, Y4, Y6          // t > 0
-	VANDPD Y6, Y8, Y8
-	VCMPPD $0x11, Y13, Y4, Y6          // t < tmax
-	VANDPD Y6, Y8, Y8
-	VMOVMSKPD Y8, R11
-	TESTL R11, R11
-	JZ ptrinext
-	VBLENDVPD Y8, Y4, Y13, Y13         // tmax = t where hit
-	MOVQ CX, R13
-	SHLQ $2, R13
-	ADDQ R10, R13
-	BTL $0, R11
-	JCC plane1
-	MOVQ R13, 256(AX)
+qins:
+	TESTL R13, R13
+	JZ qput
+	VMOVSS 60(SP)(R13*4), X8
+	VUCOMISS X7, X8
+	JLS qput
+	VMOVSS X8, 64(SP)(R13*4)
+	MOVL 92(SP)(R13*4), CX
+	MOVL CX, 96(SP)(R13*4)
+	MOVL 156(SP)(R13*4), CX
+	MOVL CX, 160(SP)(R13*4)
+	DECL R13
+	JMP qins
 
-plane1:
-	BTL $1, R11
-	JCC plane2
-	MOVQ R13, 264(AX)
+qput:
+	VMOVSS X7, 64(SP)(R13*4)
+	MOVL 192(R8)(R10*4), CX
+	MOVL CX, 96(SP)(R13*4)
+	MOVL 32(SP)(R10*4), CX
+	MOVL CX, 160(SP)(R13*4)
+	INCL R11
 
-plane2:
-	BTL $2, R11
-	JCC plane3
-	MOVQ R13, 272(AX)
-
-plane3:
-	BTL $3, R11
-	JCC ptrinext
-	MOVQ R13, 280(AX)
-
-ptrinext:
+qsortnext:
 	INCL R10
-	CMPL R10, R9
-	JLT ptri
+	CMPL R10, $8
+	JLT qsortk
 
-ppop:
-	TESTQ DX, DX
-	JZ pdone
-	DECQ DX
-	MOVQ DX, R8
-	SHLQ $4, R8
-	VBROADCASTSD 8(DI)(R8*1), Y6
-	VCMPPD $2, Y13, Y6, Y7             // entry <= tmax, lane by lane
-	VMOVMSKPD Y7, R9
-	ANDL 4(DI)(R8*1), R9
-	JZ ppop
-	MOVL R9, R12
-	MOVLQSX 0(DI)(R8*1), CX
-	JMP ploop
+	// Push all but the nearest, farthest first; go on with the nearest.
+	DECL R11
 
-pdone:
-	VMOVUPD Y13, 224(AX)
+qpush:
+	TESTL R11, R11
+	JZ qpushed
+	CMPQ DX, depth+40(FP)
+	JAE qoverflow
+	MOVQ DX, R13
+	SHLQ $4, R13
+	MOVL 96(SP)(R11*4), CX
+	MOVL CX, 0(DI)(R13*1)
+	MOVL 160(SP)(R11*4), CX
+	MOVL CX, 4(DI)(R13*1)
+	VMOVSS 64(SP)(R11*4), X7
+	VCVTSS2SD X7, X7, X7
+	VMOVSD X7, 8(DI)(R13*1)
+	INCQ DX
+	DECL R11
+	JMP qpush
+
+qpushed:
+	MOVLQSX 96(SP), CX
+	MOVL 160(SP), R12
+	JMP qloop
+
+qleaf:
+	PACKET_LEAF(qtri, qlane1, qlane2, qlane3, qtrinext, TMAX8HOOK)
+
+	PACKET_POP(qpop, qdone, qoverflow, qloop)
+
+// func visitPacket8AVX2(nd *node8f, p *packet, lanes *[8]uint32, entry *[8]float32)
+//
+// intersectPacket8AVX2's node test on its own, for tests: lanes[k] is the
+// set of the four lanes that enter child k before their p.tmax (children
+// not in use included), entry[k] the lowered entry kept for it (read only
+// where lanes[k] is not 0).
+TEXT ·visitPacket8AVX2(SB), $528-32
+	MOVQ nd+0(FP), R8
+	MOVQ p+8(FP), AX
+	MOVQ lanes+16(FP), SI
+	MOVQ entry+24(FP), DI
+	VMOVUPD 224(AX), Y13
+	PREP8
+	MOVQ 288(AX), R14
+	TESTL R14, R14
+	JZ v8uniform
+	NODE8_MIXED
+	JMP v8done
+
+v8uniform:
+	NODE8_UNIFORM
+
+v8done:
+	LOWER8
+	VMOVDQU Y10, (SI)
+	VMOVUPS Y9, (DI)
 	VZEROUPPER
-	MOVB $1, ok+48(FP)
-	RET
-
-poverflow:
-	VZEROUPPER
-	MOVB $0, ok+48(FP)
 	RET
 
 // lowmask<> row n (32 bytes) has the children in use of a node of n.

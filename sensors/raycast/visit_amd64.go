@@ -42,6 +42,21 @@ func intersectAVX2(nodes *node4, packs *triPack, r *ray, tmax float64, stack *st
 //go:noescape
 func intersectPacketAVX2(nodes *node4, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool)
 
+// intersectPacket8AVX2 is intersectPacketAVX2 on the 8-wide float32
+// hierarchy of a large geometry (node8f; see traverse_amd64.s): the same
+// hits, to the bit.
+//
+//go:noescape
+func intersectPacket8AVX2(nodes *node8f, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool)
+
+// visitPacket8AVX2 is intersectPacket8AVX2's node test on its own, for
+// tests: lanes[k] is the set of the four lanes of p that enter child k of
+// nd before their p.tmax (children not in use included), entry[k] a lower
+// bound of their least entry distance.
+//
+//go:noescape
+func visitPacket8AVX2(nd *node8f, p *packet, lanes *[8]uint32, entry *[8]float32)
+
 // visitPacketAVX2 tests the lanes in mask of a packet against the
 // children of nd: lanes[k] is the set of lanes that enter child k before
 // their tmax, entry[k] the least of their entry distances.

@@ -31,6 +31,14 @@ func mapPacketAVX2(a *affine, src, dst *packet) {}
 // invPacketAVX2 is never called where useAVX2 is false.
 func invPacketAVX2(p *packet) {}
 
+// intersectPacket8AVX2 is never called: no geometry has nodes8 here.
+func intersectPacket8AVX2(nodes *node8f, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool) {
+	return false
+}
+
+// visitPacket8AVX2 is never called where useAVX2 is false.
+func visitPacket8AVX2(nd *node8f, p *packet, lanes *[8]uint32, entry *[8]float32) {}
+
 // walkTopAVX2 is never called where useAVX2 is false.
 func walkTopAVX2(nodes *node4, p *packet, stack *packetEntry, depth int, wk *topWalk) (status int) {
 	return 0
