@@ -215,8 +215,11 @@ func (f FoxgloveOptions) startHost(h *ipc.Host, name string, clock func() time.D
 // Update publishes the transforms (/tf every call, /tf_static when it
 // changed), the joint states (ros2.JointStates, every call), each URDF
 // robot's description (ros2.RobotParts) when the robot appears, and the
-// scene's state.
+// scene's state. The parameters are read first: a client that sets a
+// joint as soon as its joint states arrive finds it listed, even in the
+// first cycle.
 func (l *Foxglove) Update(s *scene.Scene, t time.Duration) {
+	l.srv.UpdateParams(s)
 	l.last = int64(t)
 	stamp := ros2.TimeFromNanos(int64(t))
 	ts := uint64(stamp.Nanos())

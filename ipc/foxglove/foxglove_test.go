@@ -557,6 +557,45 @@ func TestNewSceneReplacesParameters(t *testing.T) {
 	}
 }
 
+// UpdateParams lists the scene's parameters before anything else of the
+// cycle goes out (a client setting a joint on its first joint states
+// finds it), and the Update after it does not read them again: settling a
+// write counts cycles by those reads.
+func TestUpdateParamsFirst(t *testing.T) {
+	s, err := Listen(Options{Addr: "127.0.0.1:0"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sc, err := scene.Load(hostScene(t), scene.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := dial(t, s.URL(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.UpdateParams(sc)
+	c.send(map[string]any{"op": "getParameters", "parameterNames": []string{"JOINT.angle"}, "id": "early"})
+	got := params(c.until("parameterValues", func(m map[string]any) bool { return m["id"] == "early" }))
+	if v, ok := got["JOINT.angle"]; !ok || v != 10 {
+		t.Errorf("after UpdateParams, before the cycle's Update: %v", got)
+	}
+	reads := func() uint64 {
+		s.params.mu.Lock()
+		defer s.params.mu.Unlock()
+		return s.params.gen
+	}
+	s.Update(sc, 1)
+	if n := reads(); n != 1 {
+		t.Errorf("UpdateParams then Update read the parameters %d times, want 1", n)
+	}
+	s.Update(sc, 2)
+	if n := reads(); n != 2 {
+		t.Errorf("a cycle of Update alone: %d reads in all, want 2", n)
+	}
+}
+
 // With certificate and key files the server speaks wss://.
 func TestTLS(t *testing.T) {
 	dir := t.TempDir()

@@ -149,6 +149,9 @@ type sceneState struct {
 	values                 []float64
 	valuesSent, sceneFresh bool
 	last                   *scene.Scene // the scene of the last Update
+	// paramsRead: UpdateParams has read this cycle's parameters, and
+	// Update does not read them again.
+	paramsRead bool
 }
 
 // Update publishes what changed in the scene since the last call: the
@@ -171,6 +174,25 @@ func (s *Server) Update(sc *scene.Scene, ts uint64) {
 		}
 		st.modelNodes = map[*scene.PartEntry]*scene.Node{}
 	}
+	if !st.paramsRead {
+		s.UpdateParams(sc)
+	}
+	st.paramsRead = false
+	s.publishParts(sc, ts)
+	s.publishOverlays(sc, ts)
+	s.publishValues(sc, ts)
+	s.reportDrops()
+}
+
+// UpdateParams reads the scene's parameters (their names and values, to
+// their subscribers, settling drivers' writes), the first part of Update.
+// A caller that publishes messages naming the scene's parameters (joint
+// states) calls it first in a cycle, so that a client acting on such a
+// message finds the parameter listed; Update then does not read them
+// again that cycle (a second read would count as a second cycle for the
+// writes being settled). Same goroutine as Update.
+func (s *Server) UpdateParams(sc *scene.Scene) {
+	st := &s.scene
 	if st.last != sc {
 		// A new scene (a mirror rebuilt after its host restarted): name
 		// its parameters and send its parts and overlays afresh.
@@ -183,10 +205,7 @@ func (s *Server) Update(sc *scene.Scene, ts uint64) {
 		s.params.mu.Unlock()
 	}
 	s.updateParams(sc)
-	s.publishParts(sc, ts)
-	s.publishOverlays(sc, ts)
-	s.publishValues(sc, ts)
-	s.reportDrops()
+	st.paramsRead = true
 }
 
 // look is how the scene shows a part's model: switched off or on, and
