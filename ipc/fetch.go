@@ -32,6 +32,11 @@ type FileFetcher interface {
 type fileCache struct {
 	root    string            // "" until the first fetch
 	hashes  map[string]string // SHA-256 of the files written into the cache, by path
+	// byHash names a file written into the cache with that SHA-256: a
+	// record of the same directory whose list climbs another number of
+	// "../" lays its files out in another copy (root/H), and takes them
+	// from here instead of from the host again.
+	byHash map[string]string
 	memo    fileMemo          // what this machine's copies of host directories hold
 	fetcher FileFetcher
 	always  bool          // fetch even where the host's directory exists here
@@ -82,7 +87,8 @@ func (fc *fileCache) store(path, rel string, data []byte) error {
 // every one of them with that hash (and fetching is not forced); else the
 // cache's copy of the directory, into which each file missing there or
 // different is copied from this machine's copy where that matches, or
-// fetched from the host and checked against its hash.
+// from a copy of it the cache holds already (under another number of
+// "../"), or fetched from the host and checked against its hash.
 func (fc *fileCache) resolve(rec LogRecord) (string, error) {
 	if fc.fetcher == nil {
 		return rec.Dir, nil
@@ -117,6 +123,13 @@ func (fc *fileCache) resolve(rec LogRecord) (string, error) {
 				data = d
 			}
 		}
+		if cached, ok := fc.byHash[f.SHA256]; ok && data == nil {
+			// Checked again: the cached path may have been written over
+			// since.
+			if d, err := models.ReadRegular(cached, fc.fileBytes()); err == nil && hashOf(d) == f.SHA256 {
+				data = d
+			}
+		}
 		if data == nil {
 			if data, err = fc.fetcher.FetchFile(rec.Dir, f.Path); err != nil {
 				return "", fmt.Errorf("fetching %s from the host: %w", f.Path, err)
@@ -132,9 +145,9 @@ func (fc *fileCache) resolve(rec LogRecord) (string, error) {
 			return "", err
 		}
 		if fc.hashes == nil {
-			fc.hashes = map[string]string{}
+			fc.hashes, fc.byHash = map[string]string{}, map[string]string{}
 		}
-		fc.hashes[path] = f.SHA256
+		fc.hashes[path], fc.byHash[f.SHA256] = f.SHA256, path
 	}
 	return local, nil
 }

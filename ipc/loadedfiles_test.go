@@ -162,3 +162,46 @@ func TestStaleFileRefetched(t *testing.T) {
 		t.Errorf("changed on the host: %v", err)
 	}
 }
+
+// Records of one directory whose file lists climb different numbers of
+// "../" are laid out in different copies of the host's directories; a file
+// both list is fetched from the host once and copied from the cache the
+// second time.
+func TestSharedFileFetchedOnce(t *testing.T) {
+	root := t.TempDir()
+	scn := filepath.Join(root, "scn")
+	nestedModels(t, scn)
+	os.MkdirAll(filepath.Join(root, "shared"), 0o755)
+	os.WriteFile(filepath.Join(root, "shared", "extra.bin"), []byte("only here"), 0o644)
+	files := loadedFiles(scn, `<part file="outer.gltf" name="P" insert_at="ROOT"/>`, loadOpts{}, &fileMemo{})
+	if len(files) != 3 {
+		t.Fatalf("files %v", files)
+	}
+	f := &dirFetcher{dir: scn}
+	fc := fileCache{fetcher: f, always: true}
+	defer fc.close()
+	first, err := fc.resolve(LogRecord{Seq: 1, Dir: scn, Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.asked) != 3 {
+		t.Fatalf("first record fetched %v", f.asked)
+	}
+	f.asked = nil
+	climbing := append(slices.Clone(files), FileHash{Path: "../shared/extra.bin", SHA256: sha256sum(t, filepath.Join(root, "shared", "extra.bin"))})
+	second, err := fc.resolve(LogRecord{Seq: 2, Dir: scn, Files: climbing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second == first {
+		t.Fatalf("both records resolved in %s: the test needs two copies", first)
+	}
+	if want := []string{"../shared/extra.bin"}; !slices.Equal(f.asked, want) {
+		t.Errorf("second record fetched %v, want %v", f.asked, want)
+	}
+	for _, fh := range files {
+		if got := sha256sum(t, filepath.Join(second, filepath.FromSlash(fh.Path))); got != fh.SHA256 {
+			t.Errorf("%s in the second copy: %s, listed %s", fh.Path, got, fh.SHA256)
+		}
+	}
+}
