@@ -30,14 +30,14 @@ type FileFetcher interface {
 // a "../" path may name them (scenes/arm's ../arm/x); the host sends them
 // already, as the record's directory.
 type fileCache struct {
-	root    string            // "" until the first fetch
-	hashes  map[string]string // SHA-256 of the files written into the cache, by path
+	root   string            // "" until the first fetch
+	hashes map[string]string // SHA-256 of the files written into the cache, by path
 	// byHash names a file written into the cache with that SHA-256: a
 	// record of the same directory whose list climbs another number of
 	// "../" lays its files out in another copy (root/H), and takes them
 	// from here instead of from the host again.
-	byHash map[string]string
-	memo    fileMemo          // what this machine's copies of host directories hold
+	byHash  map[string]string
+	memo    fileMemo // what this machine's copies of host directories hold
 	fetcher FileFetcher
 	always  bool          // fetch even where the host's directory exists here
 	confine bool          // run commands from the cache confined to it (see command)

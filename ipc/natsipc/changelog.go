@@ -160,6 +160,10 @@ func (p *Publisher) makeStream(timeout time.Duration, drop bool) (streamMade, er
 	return made, nil
 }
 
+// jsLeaderWait spaces the first record's tries while a stream just made
+// has no leader.
+const jsLeaderWait = 100 * time.Millisecond
+
 // jsAttempt is how long one JetStream API request of the change log's
 // setup waits for its answer before it is sent again.
 const jsAttempt = 2 * time.Second
@@ -205,11 +209,14 @@ func (p *Publisher) Replicas() int { return p.replicas }
 func (p *Publisher) Storage() jetstream.StorageType { return p.storage }
 
 // publishLog copies the shared-memory change log's new records into the
-// stream, in order, each stored before the next. At attach time a failure
-// is an error; later, records that could not be stored (the server is
+// stream, in order, each stored before the next. At attach time (fresh:
+// the stream was just made) a failure is an error, but a stream that
+// answers nothing yet is sent to again until the timeout: on a cluster a
+// stream just made elects its leader a moment after its creation was
+// acknowledged. Later, records that could not be stored (the server is
 // unreachable) wait for the next cycle, with a warning, so that the host's
 // cycle is held up by at most a short timeout and no record is skipped.
-func (p *Publisher) publishLog(timeout time.Duration) error {
+func (p *Publisher) publishLog(timeout time.Duration, fresh bool) error {
 	if err := p.readLog(); err != nil {
 		return err
 	}
@@ -223,8 +230,16 @@ func (p *Publisher) publishLog(timeout time.Duration) error {
 		// died after storing it) carries the same Nats-Msg-Id: the stream
 		// acknowledges it again without storing it twice.
 		ack, err := p.js.PublishMsg(ctx, m, noRetry)
+		unanswered := errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders)
+		if unanswered && fresh {
+			select {
+			case <-ctx.Done():
+			case <-time.After(jsLeaderWait):
+				continue // the same Nats-Msg-Id: stored once
+			}
+		}
 		if err != nil {
-			if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
+			if unanswered {
 				p.recheck.Store(true) // the stream is gone
 			}
 			return fmt.Errorf("natsipc: publishing change %d: %w", rec.Seq, err)
@@ -281,7 +296,7 @@ const probeEvery = 250 * time.Millisecond
 // follow as before. A record sent twice is stored once (Nats-Msg-Id).
 func (p *Publisher) storeLog() error {
 	if p.logDown.IsZero() {
-		return p.publishLog(200 * time.Millisecond)
+		return p.publishLog(200*time.Millisecond, false)
 	}
 	if err := p.readLog(); err != nil {
 		return err
@@ -299,7 +314,7 @@ func (p *Publisher) storeLog() error {
 			p.published++
 			p.unpublished = p.unpublished[1:]
 			p.storedInPlace()
-			return p.publishLog(200 * time.Millisecond)
+			return p.publishLog(200*time.Millisecond, false)
 		case err := <-p.probe.Err():
 			p.probe = nil
 			if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {

@@ -127,6 +127,10 @@ func TestClusterHostCyclesWithoutLeader(t *testing.T) {
 func TestClusterReplicasWhileForming(t *testing.T) {
 	cl := startCluster(t, 3)
 	cl.stop(2, syscall.SIGTERM)
+	// The two others have their meta leader (server 2 may have been it):
+	// on a loaded machine their election once outlasted the host's 10 s
+	// start, which is not what this test is about.
+	cl.waitReady(0, 2)
 	name := uniqueName("form")
 	var warnings syncBuffer
 	// The host knows the three servers from its URL list; one is down.

@@ -131,7 +131,7 @@ func Publish(h *ipc.Host, nc *nats.Conn, name string, limits Limits) (*Publisher
 	if err := p.createStream(10 * time.Second); err != nil {
 		return nil, err
 	}
-	if err := p.publishLog(10 * time.Second); err != nil {
+	if err := p.publishLog(10*time.Second, true); err != nil {
 		return nil, err
 	}
 	// The server going away and coming back is reported on the host's
