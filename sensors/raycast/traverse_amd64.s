@@ -522,6 +522,199 @@ overflow: \
 	MOVB $0, ok+48(FP); \
 	RET
 
+// PACKET4_NODE tests the packet at AX against the four children of the
+// node4 at R8 (intersectPacketAVX2, walkTopAVX2), lane by lane
+// (PACKET_LANE): where the lanes differ in sign (R14 not 0) each axis' lo
+// and hi planes less the origin, the lanes picking theirs; where they
+// share their signs, the near planes less the origin in Y3-Y5 and the far
+// ones in Y6-Y8, at the packet's offsets. Leaves each child's least entry
+// distance over the lanes that enter it in Y9, and those lanes as bits in
+// Y10. Its labels are its own (labels are a function's).
+#define PACKET4_NODE \
+	TESTL R14, R14; \
+	JZ n4uniform; \
+	VMOVUPD 0(R8), Y3; \
+	VSUBPD Y0, Y3, Y3; \
+	VMOVUPD 32(R8), Y4; \
+	VSUBPD Y1, Y4, Y4; \
+	VMOVUPD 64(R8), Y5; \
+	VSUBPD Y2, Y5, Y5; \
+	VMOVUPD 96(R8), Y6; \
+	VSUBPD Y0, Y6, Y6; \
+	VMOVUPD 128(R8), Y7; \
+	VSUBPD Y1, Y7, Y7; \
+	VMOVUPD 160(R8), Y8; \
+	VSUBPD Y2, Y8, Y8; \
+	VMOVUPD inf4<>(SB), Y9; \
+	VXORPD Y10, Y10, Y10; \
+	PACKET_LANE(0, PACKET_MIXED); \
+	PACKET_LANE(1, PACKET_MIXED); \
+	PACKET_LANE(2, PACKET_MIXED); \
+	PACKET_LANE(3, PACKET_MIXED); \
+	JMP n4tested; \
+n4uniform: \
+	MOVQ 296(AX), R9; \
+	VMOVUPD (R8)(R9*1), Y3; \
+	VSUBPD Y0, Y3, Y3; \
+	MOVQ 304(AX), R9; \
+	VMOVUPD (R8)(R9*1), Y4; \
+	VSUBPD Y1, Y4, Y4; \
+	MOVQ 312(AX), R9; \
+	VMOVUPD (R8)(R9*1), Y5; \
+	VSUBPD Y2, Y5, Y5; \
+	MOVQ 320(AX), R9; \
+	VMOVUPD (R8)(R9*1), Y6; \
+	VSUBPD Y0, Y6, Y6; \
+	MOVQ 328(AX), R9; \
+	VMOVUPD (R8)(R9*1), Y7; \
+	VSUBPD Y1, Y7, Y7; \
+	MOVQ 336(AX), R9; \
+	VMOVUPD (R8)(R9*1), Y8; \
+	VSUBPD Y2, Y8, Y8; \
+	VMOVUPD inf4<>(SB), Y9; \
+	VXORPD Y10, Y10, Y10; \
+	PACKET_LANE(0, PACKET_UNIFORM); \
+	PACKET_LANE(1, PACKET_UNIFORM); \
+	PACKET_LANE(2, PACKET_UNIFORM); \
+	PACKET_LANE(3, PACKET_UNIFORM); \
+n4tested:
+
+// PACKET4_CHILDREN(next, pop, overflow, depth) goes on from PACKET4_NODE:
+// a child is entered by the lanes at hand (R12) that enter it, if it is in
+// use. None: to pop. One: gone on with at next (CX the child, R12 its
+// lanes), found by predicted branches rather than by its bit's index, so
+// that the next node's loads start before this node's test is done. Two:
+// ordered by one comparison, the farther pushed. More: an insertion sort
+// by entry distance, the earlier child first among equals (distances at
+// 64(SP), refs at 96(SP), lanes at 112(SP)), all but the nearest pushed,
+// farthest first. Where the stack of depth entries would not hold what is
+// to be pushed: to overflow, nothing pushed.
+#define PACKET4_CHILDREN(next, pop, overflow, depth) \
+	VMOVQ R12, X15; \
+	VPBROADCASTQ X15, Y15; \
+	VPAND Y15, Y10, Y10; \
+	VPXOR Y15, Y15, Y15; \
+	VPCMPEQQ Y15, Y10, Y15; \
+	VMOVMSKPD Y15, R9; \
+	XORL $15, R9; \
+	MOVL 208(R8), R10; \
+	LEAQ lowbits<>(SB), R11; \
+	MOVBLZX (R11)(R10*1), R10; \
+	ANDL R10, R9; \
+	JZ pop; \
+	VMOVDQU Y10, 32(SP); \
+	POPCNTL R9, R10; \
+	CMPL R10, $1; \
+	JNE c4two; \
+	TESTL $1, R9; \
+	JNZ c4one0; \
+	TESTL $2, R9; \
+	JNZ c4one1; \
+	TESTL $4, R9; \
+	JNZ c4one2; \
+	MOVL 56(SP), R12; \
+	MOVLQSX 204(R8), CX; \
+	JMP next; \
+c4one0: \
+	MOVL 32(SP), R12; \
+	MOVLQSX 192(R8), CX; \
+	JMP next; \
+c4one1: \
+	MOVL 40(SP), R12; \
+	MOVLQSX 196(R8), CX; \
+	JMP next; \
+c4one2: \
+	MOVL 48(SP), R12; \
+	MOVLQSX 200(R8), CX; \
+	JMP next; \
+c4two: \
+	CMPL R10, $2; \
+	JNE c4sort; \
+	CMPQ DX, depth; \
+	JAE overflow; \
+	BSFL R9, R10; \
+	BSRL R9, R11; \
+	VMOVUPD Y9, 0(SP); \
+	VMOVSD 0(SP)(R10*8), X7; \
+	VMOVSD 0(SP)(R11*8), X8; \
+	MOVQ DX, R13; \
+	SHLQ $4, R13; \
+	INCQ DX; \
+	VUCOMISD X8, X7; \
+	JHI c4twoswap; \
+	MOVL 192(R8)(R11*4), CX; \
+	MOVL CX, 0(DI)(R13*1); \
+	MOVL 32(SP)(R11*8), CX; \
+	MOVL CX, 4(DI)(R13*1); \
+	VMOVSD X8, 8(DI)(R13*1); \
+	MOVL 32(SP)(R10*8), R12; \
+	MOVLQSX 192(R8)(R10*4), CX; \
+	JMP next; \
+c4twoswap: \
+	MOVL 192(R8)(R10*4), CX; \
+	MOVL CX, 0(DI)(R13*1); \
+	MOVL 32(SP)(R10*8), CX; \
+	MOVL CX, 4(DI)(R13*1); \
+	VMOVSD X7, 8(DI)(R13*1); \
+	MOVL 32(SP)(R11*8), R12; \
+	MOVLQSX 192(R8)(R11*4), CX; \
+	JMP next; \
+c4sort: \
+	LEAQ -1(DX)(R10*1), R11; \
+	CMPQ R11, depth; \
+	JA overflow; \
+	VMOVUPD Y9, 0(SP); \
+	XORL R10, R10; \
+	XORL R11, R11; \
+c4sortk: \
+	BTL R10, R9; \
+	JCC c4sortnext; \
+	VMOVSD 0(SP)(R10*8), X7; \
+	MOVL R11, R13; \
+c4ins: \
+	TESTL R13, R13; \
+	JZ c4put; \
+	VMOVSD 56(SP)(R13*8), X8; \
+	VUCOMISD X7, X8; \
+	JLS c4put; \
+	VMOVSD X8, 64(SP)(R13*8); \
+	MOVL 92(SP)(R13*4), CX; \
+	MOVL CX, 96(SP)(R13*4); \
+	MOVL 108(SP)(R13*4), CX; \
+	MOVL CX, 112(SP)(R13*4); \
+	DECL R13; \
+	JMP c4ins; \
+c4put: \
+	VMOVSD X7, 64(SP)(R13*8); \
+	MOVL 192(R8)(R10*4), CX; \
+	MOVL CX, 96(SP)(R13*4); \
+	MOVL 32(SP)(R10*8), CX; \
+	MOVL CX, 112(SP)(R13*4); \
+	INCL R11; \
+c4sortnext: \
+	INCL R10; \
+	CMPL R10, $4; \
+	JLT c4sortk; \
+	DECL R11; \
+c4push: \
+	TESTL R11, R11; \
+	JZ c4pushed; \
+	MOVQ DX, R13; \
+	SHLQ $4, R13; \
+	MOVL 96(SP)(R11*4), CX; \
+	MOVL CX, 0(DI)(R13*1); \
+	MOVL 112(SP)(R11*4), CX; \
+	MOVL CX, 4(DI)(R13*1); \
+	VMOVSD 64(SP)(R11*8), X7; \
+	VMOVSD X7, 8(DI)(R13*1); \
+	INCQ DX; \
+	DECL R11; \
+	JMP c4push; \
+c4pushed: \
+	MOVLQSX 96(SP), CX; \
+	MOVL 112(SP), R12; \
+	JMP next
+
 // NOHOOK is PACKET_LEAF's hook where a hit needs nothing more; TMAX8HOOK
 // keeps intersectPacket8AVX2's float32 tmax up to date.
 #define NOHOOK(x)
@@ -927,206 +1120,8 @@ ploop:
 	JS pleaf
 	IMUL3Q $216, CX, R8
 	ADDQ BX, R8
-	TESTL R14, R14
-	JZ puniform
-	// Mixed signs: each axis' lo and hi planes less the origin, the
-	// lanes pick theirs.
-	VMOVUPD 0(R8), Y3
-	VSUBPD Y0, Y3, Y3
-	VMOVUPD 32(R8), Y4
-	VSUBPD Y1, Y4, Y4
-	VMOVUPD 64(R8), Y5
-	VSUBPD Y2, Y5, Y5
-	VMOVUPD 96(R8), Y6
-	VSUBPD Y0, Y6, Y6
-	VMOVUPD 128(R8), Y7
-	VSUBPD Y1, Y7, Y7
-	VMOVUPD 160(R8), Y8
-	VSUBPD Y2, Y8, Y8
-	VMOVUPD inf4<>(SB), Y9
-	VXORPD Y10, Y10, Y10
-	PACKET_LANE(0, PACKET_MIXED)
-	PACKET_LANE(1, PACKET_MIXED)
-	PACKET_LANE(2, PACKET_MIXED)
-	PACKET_LANE(3, PACKET_MIXED)
-	JMP ptested
-
-puniform:
-	// The same signs: near planes less the origin in Y3-Y5, far in Y6-Y8.
-	MOVQ 296(AX), R9
-	VMOVUPD (R8)(R9*1), Y3
-	VSUBPD Y0, Y3, Y3
-	MOVQ 304(AX), R9
-	VMOVUPD (R8)(R9*1), Y4
-	VSUBPD Y1, Y4, Y4
-	MOVQ 312(AX), R9
-	VMOVUPD (R8)(R9*1), Y5
-	VSUBPD Y2, Y5, Y5
-	MOVQ 320(AX), R9
-	VMOVUPD (R8)(R9*1), Y6
-	VSUBPD Y0, Y6, Y6
-	MOVQ 328(AX), R9
-	VMOVUPD (R8)(R9*1), Y7
-	VSUBPD Y1, Y7, Y7
-	MOVQ 336(AX), R9
-	VMOVUPD (R8)(R9*1), Y8
-	VSUBPD Y2, Y8, Y8
-	VMOVUPD inf4<>(SB), Y9
-	VXORPD Y10, Y10, Y10
-	PACKET_LANE(0, PACKET_UNIFORM)
-	PACKET_LANE(1, PACKET_UNIFORM)
-	PACKET_LANE(2, PACKET_UNIFORM)
-	PACKET_LANE(3, PACKET_UNIFORM)
-
-ptested:
-	// Y9: each child's least entry distance over the lanes that enter it;
-	// Y10: those lanes, as bits. A child is entered by the lanes at hand
-	// (R12) among them, if it is in use.
-	VMOVQ R12, X15
-	VPBROADCASTQ X15, Y15
-	VPAND Y15, Y10, Y10
-	VPXOR Y15, Y15, Y15
-	VPCMPEQQ Y15, Y10, Y15
-	VMOVMSKPD Y15, R9
-	XORL $15, R9
-	MOVL 208(R8), R10
-	LEAQ lowbits<>(SB), R11
-	MOVBLZX (R11)(R10*1), R10
-	ANDL R10, R9
-	JZ ppop
-	VMOVDQU Y10, 32(SP)
-	POPCNTL R9, R10
-	CMPL R10, $1
-	JNE ptwo
-	// One child: found by branches rather than by its bit's index, so
-	// that a predicted branch lets the next node's loads start before
-	// this node's test is done.
-	TESTL $1, R9
-	JNZ pone0
-	TESTL $2, R9
-	JNZ pone1
-	TESTL $4, R9
-	JNZ pone2
-	MOVL 56(SP), R12
-	MOVLQSX 204(R8), CX
-	JMP ploop
-
-pone0:
-	MOVL 32(SP), R12
-	MOVLQSX 192(R8), CX
-	JMP ploop
-
-pone1:
-	MOVL 40(SP), R12
-	MOVLQSX 196(R8), CX
-	JMP ploop
-
-pone2:
-	MOVL 48(SP), R12
-	MOVLQSX 200(R8), CX
-	JMP ploop
-
-ptwo:
-	// Two children, a before b: b first where it is nearer, as the
-	// insertion sort orders them; the other pushed.
-	CMPL R10, $2
-	JNE psort
-	CMPQ DX, depth+40(FP)
-	JAE poverflow
-	BSFL R9, R10
-	BSRL R9, R11
-	VMOVUPD Y9, 0(SP)
-	VMOVSD 0(SP)(R10*8), X7
-	VMOVSD 0(SP)(R11*8), X8
-	MOVQ DX, R13
-	SHLQ $4, R13
-	INCQ DX
-	VUCOMISD X8, X7
-	JHI ptwoswap
-	MOVL 192(R8)(R11*4), CX
-	MOVL CX, 0(DI)(R13*1)
-	MOVL 32(SP)(R11*8), CX
-	MOVL CX, 4(DI)(R13*1)
-	VMOVSD X8, 8(DI)(R13*1)
-	MOVL 32(SP)(R10*8), R12
-	MOVLQSX 192(R8)(R10*4), CX
-	JMP ploop
-
-ptwoswap:
-	MOVL 192(R8)(R10*4), CX
-	MOVL CX, 0(DI)(R13*1)
-	MOVL 32(SP)(R10*8), CX
-	MOVL CX, 4(DI)(R13*1)
-	VMOVSD X7, 8(DI)(R13*1)
-	MOVL 32(SP)(R11*8), R12
-	MOVLQSX 192(R8)(R11*4), CX
-	JMP ploop
-
-psort:
-	// Insertion sort of the entered children by entry distance, the
-	// earlier child first among equals: distances at 64(SP), refs at
-	// 96(SP), lanes at 112(SP).
-	VMOVUPD Y9, 0(SP)
-	XORL R10, R10                      // child
-	XORL R11, R11                      // children sorted
-
-psortk:
-	BTL R10, R9
-	JCC psortnext
-	VMOVSD 0(SP)(R10*8), X7
-	MOVL R11, R13
-
-pins:
-	TESTL R13, R13
-	JZ pput
-	VMOVSD 56(SP)(R13*8), X8
-	VUCOMISD X7, X8
-	JLS pput
-	VMOVSD X8, 64(SP)(R13*8)
-	MOVL 92(SP)(R13*4), CX
-	MOVL CX, 96(SP)(R13*4)
-	MOVL 108(SP)(R13*4), CX
-	MOVL CX, 112(SP)(R13*4)
-	DECL R13
-	JMP pins
-
-pput:
-	VMOVSD X7, 64(SP)(R13*8)
-	MOVL 192(R8)(R10*4), CX
-	MOVL CX, 96(SP)(R13*4)
-	MOVL 32(SP)(R10*8), CX
-	MOVL CX, 112(SP)(R13*4)
-	INCL R11
-
-psortnext:
-	INCL R10
-	CMPL R10, $4
-	JLT psortk
-
-	// Push all but the nearest, farthest first; go on with the nearest.
-	DECL R11
-
-ppush:
-	TESTL R11, R11
-	JZ ppushed
-	CMPQ DX, depth+40(FP)
-	JAE poverflow
-	MOVQ DX, R13
-	SHLQ $4, R13
-	MOVL 96(SP)(R11*4), CX
-	MOVL CX, 0(DI)(R13*1)
-	MOVL 112(SP)(R11*4), CX
-	MOVL CX, 4(DI)(R13*1)
-	VMOVSD 64(SP)(R11*8), X7
-	VMOVSD X7, 8(DI)(R13*1)
-	INCQ DX
-	DECL R11
-	JMP ppush
-
-ppushed:
-	MOVLQSX 96(SP), CX
-	MOVL 112(SP), R12
-	JMP ploop
+	PACKET4_NODE
+	PACKET4_CHILDREN(ploop, ppop, poverflow, depth+40(FP))
 
 pleaf:
 	PACKET_LEAF(ptri, plane1, plane2, plane3, ptrinext, NOHOOK)
@@ -1424,202 +1419,8 @@ TEXT ·walkTopAVX2(SB), NOSPLIT, $160-48
 tnode:
 	IMUL3Q $216, CX, R8
 	ADDQ BX, R8
-	TESTL R14, R14
-	JZ tuniform
-	VMOVUPD 0(R8), Y3
-	VSUBPD Y0, Y3, Y3
-	VMOVUPD 32(R8), Y4
-	VSUBPD Y1, Y4, Y4
-	VMOVUPD 64(R8), Y5
-	VSUBPD Y2, Y5, Y5
-	VMOVUPD 96(R8), Y6
-	VSUBPD Y0, Y6, Y6
-	VMOVUPD 128(R8), Y7
-	VSUBPD Y1, Y7, Y7
-	VMOVUPD 160(R8), Y8
-	VSUBPD Y2, Y8, Y8
-	VMOVUPD inf4<>(SB), Y9
-	VXORPD Y10, Y10, Y10
-	PACKET_LANE(0, PACKET_MIXED)
-	PACKET_LANE(1, PACKET_MIXED)
-	PACKET_LANE(2, PACKET_MIXED)
-	PACKET_LANE(3, PACKET_MIXED)
-	JMP ttested
-
-tuniform:
-	MOVQ 296(AX), R9
-	VMOVUPD (R8)(R9*1), Y3
-	VSUBPD Y0, Y3, Y3
-	MOVQ 304(AX), R9
-	VMOVUPD (R8)(R9*1), Y4
-	VSUBPD Y1, Y4, Y4
-	MOVQ 312(AX), R9
-	VMOVUPD (R8)(R9*1), Y5
-	VSUBPD Y2, Y5, Y5
-	MOVQ 320(AX), R9
-	VMOVUPD (R8)(R9*1), Y6
-	VSUBPD Y0, Y6, Y6
-	MOVQ 328(AX), R9
-	VMOVUPD (R8)(R9*1), Y7
-	VSUBPD Y1, Y7, Y7
-	MOVQ 336(AX), R9
-	VMOVUPD (R8)(R9*1), Y8
-	VSUBPD Y2, Y8, Y8
-	VMOVUPD inf4<>(SB), Y9
-	VXORPD Y10, Y10, Y10
-	PACKET_LANE(0, PACKET_UNIFORM)
-	PACKET_LANE(1, PACKET_UNIFORM)
-	PACKET_LANE(2, PACKET_UNIFORM)
-	PACKET_LANE(3, PACKET_UNIFORM)
-
-ttested:
-	// Y9: each child's least entry distance over the lanes that enter it;
-	// Y10: those lanes, as bits. A child is entered by the lanes at hand
-	// (R12) among them, if it is in use.
-	VMOVQ R12, X15
-	VPBROADCASTQ X15, Y15
-	VPAND Y15, Y10, Y10
-	VPXOR Y15, Y15, Y15
-	VPCMPEQQ Y15, Y10, Y15
-	VMOVMSKPD Y15, R9
-	XORL $15, R9
-	MOVL 208(R8), R10
-	LEAQ lowbits<>(SB), R11
-	MOVBLZX (R11)(R10*1), R10
-	ANDL R10, R9
-	JZ tpop
-	VMOVDQU Y10, 32(SP)
-	POPCNTL R9, R10
-	CMPL R10, $1
-	JNE ttwo
-	// One child: found by branches rather than by its bit's index, so
-	// that a predicted branch lets the next node's loads start before
-	// this node's test is done.
-	TESTL $1, R9
-	JNZ tone0
-	TESTL $2, R9
-	JNZ tone1
-	TESTL $4, R9
-	JNZ tone2
-	MOVL 56(SP), R12
-	MOVLQSX 204(R8), CX
-	JMP tnext
-
-tone0:
-	MOVL 32(SP), R12
-	MOVLQSX 192(R8), CX
-	JMP tnext
-
-tone1:
-	MOVL 40(SP), R12
-	MOVLQSX 196(R8), CX
-	JMP tnext
-
-tone2:
-	MOVL 48(SP), R12
-	MOVLQSX 200(R8), CX
-	JMP tnext
-
-ttwo:
-	CMPL R10, $2
-	JNE tsort
-	CMPQ DX, depth+24(FP)
-	JAE toverflow
-	BSFL R9, R10
-	BSRL R9, R11
-	VMOVUPD Y9, 0(SP)
-	VMOVSD 0(SP)(R10*8), X7
-	VMOVSD 0(SP)(R11*8), X8
-	MOVQ DX, R13
-	SHLQ $4, R13
-	INCQ DX
-	VUCOMISD X8, X7
-	JHI ttwoswap
-	MOVL 192(R8)(R11*4), CX
-	MOVL CX, 0(DI)(R13*1)
-	MOVL 32(SP)(R11*8), CX
-	MOVL CX, 4(DI)(R13*1)
-	VMOVSD X8, 8(DI)(R13*1)
-	MOVL 32(SP)(R10*8), R12
-	MOVLQSX 192(R8)(R10*4), CX
-	JMP tnext
-
-ttwoswap:
-	MOVL 192(R8)(R10*4), CX
-	MOVL CX, 0(DI)(R13*1)
-	MOVL 32(SP)(R10*8), CX
-	MOVL CX, 4(DI)(R13*1)
-	VMOVSD X7, 8(DI)(R13*1)
-	MOVL 32(SP)(R11*8), R12
-	MOVLQSX 192(R8)(R11*4), CX
-	JMP tnext
-
-tsort:
-	// Room for all but one on the stack, or Go takes this node.
-	LEAQ -1(DX)(R10*1), R11
-	CMPQ R11, depth+24(FP)
-	JA toverflow
-	// Insertion sort of the entered children by entry distance, the
-	// earlier child first among equals: distances at 64(SP), refs at
-	// 96(SP), lanes at 112(SP).
-	VMOVUPD Y9, 0(SP)
-	XORL R10, R10                      // child
-	XORL R11, R11                      // children sorted
-
-tsortk:
-	BTL R10, R9
-	JCC tsortnext
-	VMOVSD 0(SP)(R10*8), X7
-	MOVL R11, R13
-
-tins:
-	TESTL R13, R13
-	JZ tput
-	VMOVSD 56(SP)(R13*8), X8
-	VUCOMISD X7, X8
-	JLS tput
-	VMOVSD X8, 64(SP)(R13*8)
-	MOVL 92(SP)(R13*4), CX
-	MOVL CX, 96(SP)(R13*4)
-	MOVL 108(SP)(R13*4), CX
-	MOVL CX, 112(SP)(R13*4)
-	DECL R13
-	JMP tins
-
-tput:
-	VMOVSD X7, 64(SP)(R13*8)
-	MOVL 192(R8)(R10*4), CX
-	MOVL CX, 96(SP)(R13*4)
-	MOVL 32(SP)(R10*8), CX
-	MOVL CX, 112(SP)(R13*4)
-	INCL R11
-
-tsortnext:
-	INCL R10
-	CMPL R10, $4
-	JLT tsortk
-
-	// Push all but the nearest, farthest first; go on with the nearest.
-	DECL R11
-
-tpush:
-	TESTL R11, R11
-	JZ tpushed
-	MOVQ DX, R13
-	SHLQ $4, R13
-	MOVL 96(SP)(R11*4), CX
-	MOVL CX, 0(DI)(R13*1)
-	MOVL 112(SP)(R11*4), CX
-	MOVL CX, 4(DI)(R13*1)
-	VMOVSD 64(SP)(R11*8), X7
-	VMOVSD X7, 8(DI)(R13*1)
-	INCQ DX
-	DECL R11
-	JMP tpush
-
-tpushed:
-	MOVLQSX 96(SP), CX
-	MOVL 112(SP), R12
+	PACKET4_NODE
+	PACKET4_CHILDREN(tnext, tpop, toverflow, depth+24(FP))
 
 tnext:
 	TESTQ CX, CX
