@@ -19,6 +19,7 @@ import (
 func TestAssemblyLayout(t *testing.T) {
 	var r ray
 	var nd node4
+	var n8 node8f
 	var tp triPack
 	var p packet
 	var e packetEntry
@@ -36,6 +37,10 @@ func TestAssemblyLayout(t *testing.T) {
 		{"node4.child", unsafe.Offsetof(nd.child), 192},
 		{"node4.n", unsafe.Offsetof(nd.n), 208},
 		{"node4 size", unsafe.Sizeof(nd), 216},
+		{"node8f.lo", unsafe.Offsetof(n8.lo), nodeLoOffset},
+		{"node8f.hi", unsafe.Offsetof(n8.hi), nodeHiOffset},
+		{"node8f.child", unsafe.Offsetof(n8.child), 192},
+		{"node8f size", unsafe.Sizeof(n8), 256},
 		{"stackEntry.t", unsafe.Offsetof(stackEntry{}.t), 8},
 		{"stackEntry size", unsafe.Sizeof(stackEntry{}), 16},
 		{"triPack.e1", unsafe.Offsetof(tp.e1), 96},
