@@ -145,7 +145,10 @@ func (fc *fileCache) resolve(rec LogRecord) (string, error) {
 			return "", err
 		}
 		if fc.hashes == nil {
-			fc.hashes, fc.byHash = map[string]string{}, map[string]string{}
+			fc.hashes = map[string]string{}
+		}
+		if fc.byHash == nil {
+			fc.byHash = map[string]string{}
 		}
 		fc.hashes[path], fc.byHash[f.SHA256] = f.SHA256, path
 	}
