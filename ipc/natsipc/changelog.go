@@ -164,6 +164,14 @@ func (p *Publisher) makeStream(timeout time.Duration, drop bool) (streamMade, er
 // has no leader.
 const jsLeaderWait = 100 * time.Millisecond
 
+// leaderRetry has the NATS library send a record again every jsLeaderWait
+// for as long as timeout while no stream answers: a stream the host has
+// just made, with nothing in it that a copy could land behind, elects
+// its leader (the same Nats-Msg-Id keeps it stored once).
+func leaderRetry(timeout time.Duration) []jetstream.PublishOpt {
+	return []jetstream.PublishOpt{jetstream.WithRetryAttempts(int(timeout / jsLeaderWait)), jetstream.WithRetryWait(jsLeaderWait)}
+}
+
 // jsAttempt is how long one JetStream API request of the change log's
 // setup waits for its answer before it is sent again.
 const jsAttempt = 2 * time.Second
@@ -222,6 +230,10 @@ func (p *Publisher) publishLog(timeout time.Duration, fresh bool) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	retry := []jetstream.PublishOpt{noRetry}
+	if fresh {
+		retry = leaderRetry(timeout)
+	}
 	for len(p.unpublished) > 0 {
 		rec := p.unpublished[0]
 		p.serveFiles(rec)
@@ -229,17 +241,9 @@ func (p *Publisher) publishLog(timeout time.Duration, fresh bool) error {
 		// A retry of a record whose acknowledgement was lost (the server
 		// died after storing it) carries the same Nats-Msg-Id: the stream
 		// acknowledges it again without storing it twice.
-		ack, err := p.js.PublishMsg(ctx, m, noRetry)
-		unanswered := errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders)
-		if unanswered && fresh {
-			select {
-			case <-ctx.Done():
-			case <-time.After(jsLeaderWait):
-				continue // the same Nats-Msg-Id: stored once
-			}
-		}
+		ack, err := p.js.PublishMsg(ctx, m, retry...)
 		if err != nil {
-			if unanswered {
+			if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
 				p.recheck.Store(true) // the stream is gone
 			}
 			return fmt.Errorf("natsipc: publishing change %d: %w", rec.Seq, err)
