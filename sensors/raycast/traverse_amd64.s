@@ -124,7 +124,7 @@ GLOBL lowbits<>(SB), RODATA|NOPTR, $8
 //
 // Frame (from SP): 0 the children's entries (8 float32) and 32 their
 // lanes (8 int32); 64, 96 and 160 the entered children sorted: entries,
-// refs and lanes; 128 the leaf's lanes at hand (as intersectPacketAVX2's);
+// refs and lanes (in a leaf, 0 the lanes' tmax, as intersectPacketAVX2's);
 // 192-383 the origin by plane: o_hi (x, y, z) for the lo planes at 192,
 // 224, 256 and o_lo for the hi planes at 288, 320, 352, each in eight
 // lanes (a plane at byte k of a node8f has its origin at 192 + k); 384
@@ -358,139 +358,128 @@ GLOBL up23<>(SB), RODATA|NOPTR, $32
 	VSUBPS tiny32<>(SB), Y9, Y9; \
 	VMINPS fmax32<>(SB), Y9, Y9
 
-// PACKET_LEAF(tri, lane1, lane2, lane3, next, hook) is the leaf of the
-// packet traversals (intersectPacketAVX2, intersectPacket8AVX2), entered
-// with the leaf's ref in CX (< 0): the lanes at hand (R12) as a mask at
-// 128(SP); each triangle in use tested against the four lanes with
-// triangle.hit's operations in its order (p = d x e2 per lane, det = e1 .
-// p, s = o - v0 and q = s x e1 once per triangle, un = s . p, vn = d . q;
-// the barycentric tests first, as most triangles tested are missed there,
-// and only lanes that pass them divide for t = e2 . q / det, the same
-// bits); a hit lowers the lane's tmax in Y13 and sets its p.tri, then
-// runs hook(0). Falls through when the leaf is done. The labels are the
-// caller's.
-#define PACKET_LEAF(tri, lane1, lane2, lane3, next, hook) \
+// PACKET_LEAF(lane, lanenext, hook) is the leaf of the packet traversals
+// (intersectPacketAVX2, intersectPacket8AVX2), entered with the leaf's
+// ref in CX (< 0): lane by lane of those at hand (R12), intersectAVX2's
+// leaf test of one ray against the pack's four triangles at once (the
+// pack's empty lanes have a zero determinant), with triangle.hit's
+// operations in its order (so the same bits), dividing only where a
+// triangle passes the barycentric tests; the nearest hit before the
+// lane's tmax, the lower triangle first among equals, lowers the lane's
+// tmax in Y13 and sets its p.tri, then runs hook(0). Falls through when
+// the leaf is done. The labels are the caller's. A leaf is mostly
+// reached by one or two lanes of a scan's packet (its beams part on a
+// large mesh), where testing triangle by triangle against four lanes
+// wasted most of each test; where four lanes reach it, the two ways cost
+// the same. The lanes' tmax as the leaf began are at 0(SP), the node's
+// scratch; Y3-Y12 and Y14 scratch, R8-R11 and R13 too.
+#define PACKET_LEAF(lane, lanenext, hook) \
 	NOTQ CX; \
-	MOVL CX, R9; \
-	ANDL $7, R9; \
 	SHRQ $3, CX; \
 	IMUL3Q $288, CX, R8; \
 	ADDQ SI, R8; \
-	VMOVQ R12, X6; \
-	VPBROADCASTQ X6, Y6; \
-	VPAND lanebits<>(SB), Y6, Y6; \
-	VPCMPEQQ lanebits<>(SB), Y6, Y6; \
-	VMOVDQU Y6, 128(SP); \
-	XORL R10, R10; \
-tri: \
-	VBROADCASTSD 192(R8)(R10*8), Y6; \
-	VBROADCASTSD 224(R8)(R10*8), Y7; \
-	VBROADCASTSD 256(R8)(R10*8), Y8; \
-	VMULPD 64(AX), Y8, Y9; \
-	VMULPD 96(AX), Y7, Y10; \
+	VMOVUPD Y13, 0(SP); \
+	MOVL R12, R9; \
+lane: \
+	BSFL R9, R10; \
+	VBROADCASTSD 32(AX)(R10*8), Y6; \
+	VBROADCASTSD 64(AX)(R10*8), Y7; \
+	VBROADCASTSD 96(AX)(R10*8), Y8; \
+	VMULPD 256(R8), Y7, Y9; \
+	VMULPD 224(R8), Y8, Y10; \
 	VSUBPD Y10, Y9, Y9; \
-	VMULPD 96(AX), Y6, Y10; \
-	VMULPD 32(AX), Y8, Y11; \
+	VMULPD 192(R8), Y8, Y10; \
+	VMULPD 256(R8), Y6, Y11; \
 	VSUBPD Y11, Y10, Y10; \
-	VMULPD 32(AX), Y7, Y11; \
-	VMULPD 64(AX), Y6, Y14; \
-	VSUBPD Y14, Y11, Y11; \
-	VBROADCASTSD 96(R8)(R10*8), Y12; \
-	VMULPD Y9, Y12, Y12; \
-	VBROADCASTSD 128(R8)(R10*8), Y14; \
-	VMULPD Y10, Y14, Y14; \
+	VMULPD 224(R8), Y6, Y11; \
+	VMULPD 192(R8), Y7, Y12; \
+	VSUBPD Y12, Y11, Y11; \
+	VMULPD 96(R8), Y9, Y12; \
+	VMULPD 128(R8), Y10, Y14; \
 	VADDPD Y14, Y12, Y12; \
-	VBROADCASTSD 160(R8)(R10*8), Y14; \
-	VMULPD Y11, Y14, Y14; \
+	VMULPD 160(R8), Y11, Y14; \
 	VADDPD Y14, Y12, Y12; \
-	VBROADCASTSD 0(R8)(R10*8), Y6; \
-	VSUBPD Y6, Y0, Y6; \
-	VBROADCASTSD 32(R8)(R10*8), Y7; \
-	VSUBPD Y7, Y1, Y7; \
-	VBROADCASTSD 64(R8)(R10*8), Y8; \
-	VSUBPD Y8, Y2, Y8; \
+	VSUBPD 0(R8), Y0, Y6; \
+	VSUBPD 32(R8), Y1, Y7; \
+	VSUBPD 64(R8), Y2, Y8; \
 	VMULPD Y6, Y9, Y9; \
 	VMULPD Y7, Y10, Y10; \
 	VADDPD Y10, Y9, Y9; \
 	VMULPD Y8, Y11, Y11; \
 	VADDPD Y11, Y9, Y9; \
-	VBROADCASTSD 160(R8)(R10*8), Y3; \
-	VMULPD Y3, Y7, Y10; \
-	VBROADCASTSD 128(R8)(R10*8), Y4; \
-	VMULPD Y4, Y8, Y11; \
+	VMULPD 160(R8), Y7, Y10; \
+	VMULPD 128(R8), Y8, Y11; \
 	VSUBPD Y11, Y10, Y10; \
-	VBROADCASTSD 96(R8)(R10*8), Y5; \
-	VMULPD Y5, Y8, Y11; \
-	VMULPD Y3, Y6, Y14; \
+	VMULPD 96(R8), Y8, Y11; \
+	VMULPD 160(R8), Y6, Y14; \
 	VSUBPD Y14, Y11, Y11; \
-	VMULPD Y4, Y6, Y14; \
-	VMULPD Y5, Y7, Y3; \
-	VSUBPD Y3, Y14, Y14; \
-	VMULPD 32(AX), Y10, Y3; \
-	VMULPD 64(AX), Y11, Y4; \
-	VADDPD Y4, Y3, Y3; \
-	VMULPD 96(AX), Y14, Y4; \
-	VADDPD Y4, Y3, Y3; \
-	VMOVUPD sign4<>(SB), Y5; \
-	VANDPD Y5, Y12, Y6; \
-	VANDNPD Y12, Y5, Y7; \
-	VXORPD Y6, Y9, Y9; \
-	VXORPD Y6, Y3, Y3; \
-	VXORPD Y15, Y15, Y15; \
-	VCMPPD $0x0c, Y15, Y12, Y8; \
-	VCMPPD $0x1d, Y15, Y9, Y6; \
-	VANDPD Y6, Y8, Y8; \
-	VCMPPD $0x12, Y7, Y9, Y6; \
-	VANDPD Y6, Y8, Y8; \
-	VCMPPD $0x1d, Y15, Y3, Y6; \
-	VANDPD Y6, Y8, Y8; \
-	VADDPD Y3, Y9, Y9; \
-	VCMPPD $0x12, Y7, Y9, Y6; \
-	VANDPD Y6, Y8, Y8; \
-	VANDPD 128(SP), Y8, Y8; \
+	VMULPD 128(R8), Y6, Y14; \
+	VMULPD 96(R8), Y7, Y6; \
+	VSUBPD Y6, Y14, Y14; \
+	VBROADCASTSD 32(AX)(R10*8), Y6; \
+	VMULPD Y10, Y6, Y6; \
+	VBROADCASTSD 64(AX)(R10*8), Y7; \
+	VMULPD Y11, Y7, Y7; \
+	VADDPD Y7, Y6, Y6; \
+	VBROADCASTSD 96(AX)(R10*8), Y7; \
+	VMULPD Y14, Y7, Y7; \
+	VADDPD Y7, Y6, Y6; \
+	VMOVUPD sign4<>(SB), Y8; \
+	VANDPD Y8, Y12, Y3; \
+	VANDNPD Y12, Y8, Y4; \
+	VXORPD Y3, Y9, Y9; \
+	VXORPD Y3, Y6, Y6; \
+	VXORPD Y5, Y5, Y5; \
+	VCMPPD $0x0c, Y5, Y12, Y8; \
+	VCMPPD $0x1d, Y5, Y9, Y3; \
+	VANDPD Y3, Y8, Y8; \
+	VCMPPD $0x12, Y4, Y9, Y3; \
+	VANDPD Y3, Y8, Y8; \
+	VCMPPD $0x1d, Y5, Y6, Y3; \
+	VANDPD Y3, Y8, Y8; \
+	VADDPD Y6, Y9, Y9; \
+	VCMPPD $0x12, Y4, Y9, Y3; \
+	VANDPD Y3, Y8, Y8; \
 	VMOVMSKPD Y8, R11; \
 	TESTL R11, R11; \
-	JZ next; \
-	VBROADCASTSD 192(R8)(R10*8), Y4; \
-	VMULPD Y10, Y4, Y4; \
-	VBROADCASTSD 224(R8)(R10*8), Y5; \
-	VMULPD Y11, Y5, Y5; \
-	VADDPD Y5, Y4, Y4; \
-	VBROADCASTSD 256(R8)(R10*8), Y5; \
-	VMULPD Y14, Y5, Y5; \
-	VADDPD Y5, Y4, Y4; \
-	VDIVPD Y12, Y4, Y4; \
-	VCMPPD $0x1e, Y15, Y4, Y6; \
-	VANDPD Y6, Y8, Y8; \
-	VCMPPD $0x11, Y13, Y4, Y6; \
-	VANDPD Y6, Y8, Y8; \
+	JZ lanenext; \
+	VMULPD 192(R8), Y10, Y7; \
+	VMULPD 224(R8), Y11, Y6; \
+	VADDPD Y6, Y7, Y7; \
+	VMULPD 256(R8), Y14, Y6; \
+	VADDPD Y6, Y7, Y7; \
+	VDIVPD Y12, Y7, Y7; \
+	VCMPPD $0x1e, Y5, Y7, Y3; \
+	VANDPD Y3, Y8, Y8; \
+	VBROADCASTSD 0(SP)(R10*8), Y4; \
+	VCMPPD $0x11, Y4, Y7, Y3; \
+	VANDPD Y3, Y8, Y8; \
 	VMOVMSKPD Y8, R11; \
 	TESTL R11, R11; \
-	JZ next; \
-	VBLENDVPD Y8, Y4, Y13, Y13; \
-	hook(0); \
+	JZ lanenext; \
+	VMOVUPD inf4<>(SB), Y10; \
+	VBLENDVPD Y8, Y7, Y10, Y10; \
+	VPERM2F128 $1, Y10, Y10, Y11; \
+	VMINPD Y11, Y10, Y11; \
+	VPERMILPD $5, Y11, Y12; \
+	VMINPD Y12, Y11, Y11; \
+	VCMPPD $0, Y11, Y10, Y12; \
+	VMOVMSKPD Y12, R11; \
+	BSFL R11, R11; \
 	MOVQ CX, R13; \
 	SHLQ $2, R13; \
-	ADDQ R10, R13; \
-	BTL $0, R11; \
-	JCC lane1; \
-	MOVQ R13, 256(AX); \
-lane1: \
-	BTL $1, R11; \
-	JCC lane2; \
-	MOVQ R13, 264(AX); \
-lane2: \
-	BTL $2, R11; \
-	JCC lane3; \
-	MOVQ R13, 272(AX); \
-lane3: \
-	BTL $3, R11; \
-	JCC next; \
-	MOVQ R13, 280(AX); \
-next: \
-	INCL R10; \
-	CMPL R10, R9; \
-	JLT tri
+	ADDQ R11, R13; \
+	MOVQ R13, 256(AX)(R10*8); \
+	VMOVQ R10, X12; \
+	VPBROADCASTQ X12, Y12; \
+	VPCMPEQQ laneidx<>(SB), Y12, Y12; \
+	VBLENDVPD Y12, Y11, Y13, Y13; \
+	hook(0); \
+lanenext: \
+	LEAL -1(R9), R11; \
+	ANDL R11, R9; \
+	JNZ lane
+
 
 // PACKET_POP(pop, done, overflow, loop) ends the packet traversals:
 // pop takes the nearest entry left on the stack (DI, DX entries) and goes
@@ -965,13 +954,12 @@ overflow:
 	MOVB $0, ok+60(FP)
 	RET
 
-// lanebits<> is each lane's bit, for turning a bit set of lanes into a
-// mask of lanes.
-DATA lanebits<>+0(SB)/8, $1
-DATA lanebits<>+8(SB)/8, $2
-DATA lanebits<>+16(SB)/8, $4
-DATA lanebits<>+24(SB)/8, $8
-GLOBL lanebits<>(SB), RODATA|NOPTR, $32
+// laneidx<> is each lane's number.
+DATA laneidx<>+0(SB)/8, $0
+DATA laneidx<>+8(SB)/8, $1
+DATA laneidx<>+16(SB)/8, $2
+DATA laneidx<>+24(SB)/8, $3
+GLOBL laneidx<>(SB), RODATA|NOPTR, $32
 
 // lanebit4<> is lane l's bit in all four children, row by row.
 DATA lanebit4<>+0(SB)/8, $1
@@ -1076,8 +1064,8 @@ GLOBL lanebit4<>(SB), RODATA|NOPTR, $128
 // intersectAVX2 goes across a node's children): each child box is tested
 // against every lane with visitScalar's arithmetic, the near and far
 // planes picked per lane by the sign of its inverse direction (VBLENDVPD
-// reads the sign bit), and each triangle of a leaf against every lane with
-// triangle.hit's. A node's four children are tested lane by lane
+// reads the sign bit), and each lane against a leaf's four triangles at
+// once with triangle.hit's (PACKET_LEAF). A node's four children are tested lane by lane
 // (PACKET_LANE), four children to a register: the planes less the shared
 // origin once per node, no branch per child, and where the lanes share
 // their signs (PACKET_SIGNS) no per-lane choice of planes either; a
@@ -1086,8 +1074,7 @@ GLOBL lanebit4<>(SB), RODATA|NOPTR, $128
 // ordered without the general insertion sort. A child is
 // entered by the lanes at hand that enter its box; it is ordered, and
 // skipped when popped, by the least entry distance of the lanes that
-// enter it (at hand or not, as this traversal always took it). A leaf's
-// triangles in use are tested, not its empty lanes. Hits lower p.tmax and
+// enter it (at hand or not, as this traversal always took it). Hits lower p.tmax and
 // set p.tri lane by lane, the lower triangle first among equals. ok is
 // false where the stack would overflow: p.tri may then hold lanes already
 // hit, p.tmax does not.
@@ -1100,8 +1087,8 @@ GLOBL lanebit4<>(SB), RODATA|NOPTR, $128
 // at 288, near and far at 296 and 320. Frame:
 // the children's entries at 0(SP) and lanes at 32(SP); the entered
 // children sorted by entry distance at 64(SP), their refs at 96(SP) and
-// lanes at 112(SP); the mask of the lanes at hand in a leaf at 128(SP).
-TEXT ·intersectPacketAVX2(SB), NOSPLIT, $160-49
+// lanes at 112(SP); in a leaf, the lanes' tmax at 0(SP).
+TEXT ·intersectPacketAVX2(SB), NOSPLIT, $128-49
 	MOVQ nodes+0(FP), BX
 	MOVQ packs+8(FP), SI
 	MOVQ p+16(FP), AX
@@ -1124,7 +1111,7 @@ ploop:
 	PACKET4_CHILDREN(ploop, ppop, poverflow, depth+40(FP))
 
 pleaf:
-	PACKET_LEAF(ptri, plane1, plane2, plane3, ptrinext, NOHOOK)
+	PACKET_LEAF(plane, planenext, NOHOOK)
 
 	PACKET_POP(ppop, pdone, poverflow, ploop)
 
@@ -1291,7 +1278,7 @@ qpushed:
 	JMP qloop
 
 qleaf:
-	PACKET_LEAF(qtri, qlane1, qlane2, qlane3, qtrinext, TMAX8HOOK)
+	PACKET_LEAF(qlane, qlanenext, TMAX8HOOK)
 
 	PACKET_POP(qpop, qdone, qoverflow, qloop)
 
