@@ -61,7 +61,7 @@ func (p *packet) setRays(a *affine, o [3]float64, dirs []mgl64.Vec3) {
 }
 
 // setSigns sets mixed, near and far from inv, as the assembly does for
-// the packets it fills (mapPacketAVX2, invPacketAVX2; traverse_amd64.s).
+// the packets it fills (mapPacketAVX2, worldPacketAVX2; traverse_amd64.s).
 func (p *packet) setSigns() {
 	p.mixed = 0
 	for a := 0; a < 3; a++ {
@@ -80,25 +80,21 @@ func (p *packet) setSigns() {
 	}
 }
 
-// setWorldRays is setRays(nil, o, dirs) with the divisions four lanes at a
-// time (invPacketAVX2): the same bits.
+// setWorldRays is setRays(nil, o, dirs), the directions gathered into
+// lanes and inverted four at a time (worldPacketAVX2): the same bits. The
+// assembly reads the Vec3s where they lie: lanes filled here one by one
+// and then read as rows made each packet wait for its own stores.
 func (p *packet) setWorldRays(o [3]float64, dirs []mgl64.Vec3) {
 	p.o = o
-	for l := 0; l < packLanes; l++ {
-		d := dirs[min(l, len(dirs)-1)]
-		p.d[0][l], p.d[1][l], p.d[2][l] = d[0], d[1], d[2]
+	if len(dirs) >= packLanes {
+		worldPacketAVX2(p, &dirs[0])
+		return
 	}
-	invPacketAVX2(p)
-}
-
-// mapRays is setRays(a, o, dirs) for the rays of w (set by setWorldRays
-// from o and dirs): the origin mapped here, the directions mapped and
-// inverted four lanes at a time (mapPacketAVX2), to the same bits. Most
-// of a packet's time in a scene of many placed parts (50 MARVINs) went
-// to mapping it into each part's frame one lane at a time.
-func (p *packet) mapRays(a *affine, o [3]float64, w *packet) {
-	p.o = a.point(o)
-	mapPacketAVX2(a, w, p)
+	var four [packLanes]mgl64.Vec3
+	for l := range four {
+		four[l] = dirs[min(l, len(dirs)-1)]
+	}
+	worldPacketAVX2(p, &four[0])
 }
 
 // intersectPacket lowers p.tmax and sets p.tri in the lanes in mask where
@@ -150,19 +146,21 @@ func (c *Caster) castPacketOn(stack []packetEntry, origin [3]float64, dirs []mgl
 		copy(out[:n], tmax[:n])
 		return
 	}
-	var w, p packet // the rays in the world, and in the placement mapped last
+	// The rays in the world, and in the placement mapped last: every
+	// field is set before it is read.
+	w, p := &st.w, &st.p
 	w.setWorldRays(origin, dirs)
 	w.tmax = tmax
 	mapped := int32(-1)
 	wk := topWalk{mask: int32(1)<<n - 1}
 	for {
-		switch walkTopAVX2(&top[0], &w, &stack[0], len(stack), &wk) {
+		switch walkTopAVX2(&top[0], w, &stack[0], len(stack), &wk) {
 		case 0:
 			copy(out[:n], w.tmax[:n])
 			return
 		case 2:
 			// Deeper than the stack: this node here, the stack grown.
-			if stack = topStep(top, &w, stack, &wk); wk.cur >= 0 {
+			if stack = topStep(top, w, stack, &wk); wk.cur >= 0 {
 				continue
 			}
 		}
@@ -170,12 +168,12 @@ func (c *Caster) castPacketOn(stack []packetEntry, origin [3]float64, dirs []mgl
 		for i := l >> 3; i < l>>3+l&7; i++ {
 			in := &c.instances[i]
 			if in.placement != mapped {
-				p.mapRays(&in.toLocal, origin, &w)
+				mapPacketAVX2(&in.toLocal, w, p)
 				mapped = in.placement
 			}
 			p.tmax = w.tmax
 			p.tri = [packLanes]int64{-1, -1, -1, -1}
-			in.geom.intersectPacket(&p, wk.mask, st)
+			in.geom.intersectPacket(p, wk.mask, st)
 			for k := 0; k < n; k++ {
 				if wk.mask&(1<<k) != 0 && p.tri[k] >= 0 {
 					w.tmax[k] = p.tmax[k]

@@ -394,7 +394,7 @@ func TestFlatGeometryLeavesTopBoxesFinite(t *testing.T) {
 }
 
 // TestMapRaysMatchesSetRays: the packet's rays set and mapped into a
-// placement four lanes at a time (setWorldRays, mapRays) are setRays's, bit
+// placement four lanes at a time (setWorldRays, mapPacketAVX2) are setRays's, bit
 // for bit, for one to four rays, on random maps (rotations, scales,
 // mirrors) and directions with zero and negative-zero components (infinite
 // inverses) and of every magnitude.
@@ -440,7 +440,7 @@ func TestMapRaysMatchesSetRays(t *testing.T) {
 		wantW.setRays(nil, o, dirs)
 		w.setWorldRays(o, dirs)
 		want.setRays(&a, o, dirs)
-		got.mapRays(&a, o, &w)
+		mapPacketAVX2(&a, &w, &got)
 		for k := 0; k < 3; k++ {
 			if !same(w.d[k], wantW.d[k]) || !same(w.inv[k], wantW.inv[k]) ||
 				!same(got.d[k], want.d[k]) || !same(got.inv[k], want.inv[k]) ||

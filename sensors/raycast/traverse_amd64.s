@@ -1488,11 +1488,29 @@ GLOBL one4<>(SB), RODATA|NOPTR, $32
 	VDIVPD       Y3, Y5, Y4; \
 	VMOVUPD      Y4, ioff(CX)
 
+// MAP_ORIGIN(row) sets coordinate row of dst's origin (CX) to src's
+// origin (BX) mapped by the affine at AX: affine.point's sum, in its
+// order (X6-X9 scratch).
+#define MAP_ORIGIN(row) \
+	VMOVSD (32*row)(AX), X6; \
+	VMULSD 0(BX), X6, X6; \
+	VMOVSD (32*row+8)(AX), X7; \
+	VMULSD 8(BX), X7, X7; \
+	VADDSD X7, X6, X6; \
+	VMOVSD (32*row+16)(AX), X8; \
+	VMULSD 16(BX), X8, X8; \
+	VADDSD X8, X6, X6; \
+	VADDSD (32*row+24)(AX), X6, X6; \
+	VMOVSD X6, (8*row)(CX)
+
 // func mapPacketAVX2(a *affine, src, dst *packet)
 TEXT ·mapPacketAVX2(SB), NOSPLIT, $0-24
 	MOVQ    a+0(FP), AX
 	MOVQ    src+8(FP), BX
 	MOVQ    dst+16(FP), CX
+	MAP_ORIGIN(0)
+	MAP_ORIGIN(1)
+	MAP_ORIGIN(2)
 	VMOVUPD 32(BX), Y0
 	VMOVUPD 64(BX), Y1
 	VMOVUPD 96(BX), Y2
@@ -1504,18 +1522,34 @@ TEXT ·mapPacketAVX2(SB), NOSPLIT, $0-24
 	VZEROUPPER
 	RET
 
-// func invPacketAVX2(p *packet)
-TEXT ·invPacketAVX2(SB), NOSPLIT, $0-8
+// func worldPacketAVX2(p *packet, dirs *mgl64.Vec3)
+TEXT ·worldPacketAVX2(SB), NOSPLIT, $0-16
 	MOVQ    p+0(FP), CX
+	MOVQ    dirs+8(FP), BX
 	VMOVUPD one4<>(SB), Y5
-	VMOVUPD 32(CX), Y0
+	VMOVSD       0(BX), X0
+	VMOVHPD      24(BX), X0, X0
+	VMOVSD       48(BX), X6
+	VMOVHPD      72(BX), X6, X6
+	VINSERTF128  $1, X6, Y0, Y0
+	VMOVSD       8(BX), X1
+	VMOVHPD      32(BX), X1, X1
+	VMOVSD       56(BX), X6
+	VMOVHPD      80(BX), X6, X6
+	VINSERTF128  $1, X6, Y1, Y1
+	VMOVSD       16(BX), X2
+	VMOVHPD      40(BX), X2, X2
+	VMOVSD       64(BX), X6
+	VMOVHPD      88(BX), X6, X6
+	VINSERTF128  $1, X6, Y2, Y2
+	VMOVUPD Y0, 32(CX)
+	VMOVUPD Y1, 64(CX)
+	VMOVUPD Y2, 96(CX)
 	VDIVPD  Y0, Y5, Y0
-	VMOVUPD Y0, 128(CX)
-	VMOVUPD 64(CX), Y1
 	VDIVPD  Y1, Y5, Y1
-	VMOVUPD Y1, 160(CX)
-	VMOVUPD 96(CX), Y2
 	VDIVPD  Y2, Y5, Y2
+	VMOVUPD Y0, 128(CX)
+	VMOVUPD Y1, 160(CX)
 	VMOVUPD Y2, 192(CX)
 	SET_SIGNS(CX)
 	VZEROUPPER

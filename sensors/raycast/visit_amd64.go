@@ -1,6 +1,9 @@
 package raycast
 
-import "golang.org/x/sys/cpu"
+import (
+	"github.com/go-gl/mathgl/mgl64"
+	"golang.org/x/sys/cpu"
+)
 
 // useAVX2 selects the vector tests (traverse_amd64.s); without AVX2 the
 // Go loops and scalar tests run.
@@ -64,19 +67,24 @@ func visitPacket8AVX2(nd *node8f, p *packet, lanes *[8]uint32, entry *[8]float32
 //go:noescape
 func visitPacketAVX2(nd *node4, p *packet, mask uint64, lanes *[4]int32, entry *[4]float64)
 
-// mapPacketAVX2 sets dst's directions to src's mapped by a (affine.vector,
-// lane by lane, the same operations in the same order, so the same bits)
-// and their inverses (1/d, as setRays divides), and dst's signs as
-// setSigns sets them; dst's origin and the rest are left alone.
+// mapPacketAVX2 is setRays(a, src.o, src's directions) for dst: its
+// origin and directions src's mapped by a (affine.point and
+// affine.vector, the same operations in the same order, so the same
+// bits), their inverses (1/d, as setRays divides) and dst's signs as
+// setSigns sets them; dst's tmax and tri are left alone. Most of a
+// packet's time in a scene of many placed parts (50 MARVINs) went to
+// mapping it into each part's frame one lane at a time.
 //
 //go:noescape
 func mapPacketAVX2(a *affine, src, dst *packet)
 
-// invPacketAVX2 sets p's inverse directions, 1/d lane by lane (the same
-// bits as setRays's divisions), and its signs (setSigns).
+// worldPacketAVX2 sets p's directions to the four at dirs (gathered into
+// lanes where the rays' Vec3s lie side by side), their inverses (1/d lane
+// by lane, the same bits as setRays's divisions) and its signs
+// (setSigns); the origin and the rest are left alone.
 //
 //go:noescape
-func invPacketAVX2(p *packet)
+func worldPacketAVX2(p *packet, dirs *mgl64.Vec3)
 
 // walkTopAVX2 walks castPacket's hierarchy over instances from wk to the
 // next leaf (1), the end (0), or a node whose entered children would not

@@ -2,6 +2,8 @@
 
 package raycast
 
+import "github.com/go-gl/mathgl/mgl64"
+
 // visit tests the ray against the children of nd and returns those it
 // enters before tmax, nearest first, with their entry distances (see
 // visitScalar).
@@ -28,8 +30,8 @@ func visitPacketAVX2(nd *node4, p *packet, mask uint64, lanes *[4]int32, entry *
 // mapPacketAVX2 is never called where useAVX2 is false.
 func mapPacketAVX2(a *affine, src, dst *packet) {}
 
-// invPacketAVX2 is never called where useAVX2 is false.
-func invPacketAVX2(p *packet) {}
+// worldPacketAVX2 is never called where useAVX2 is false.
+func worldPacketAVX2(p *packet, dirs *mgl64.Vec3) {}
 
 // intersectPacket8AVX2 is never called: no geometry has nodes8 here.
 func intersectPacket8AVX2(nodes *node8f, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool) {
