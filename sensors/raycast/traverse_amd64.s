@@ -129,7 +129,8 @@ GLOBL lowbits<>(SB), RODATA|NOPTR, $8
 // 224, 256 and o_lo for the hi planes at 288, 320, 352, each in eight
 // lanes (a plane at byte k of a node8f has its origin at 192 + k); 384
 // the four lanes' entry inverses (x, y, z rows of four float32), 432
-// their exit inverses, 480 their widened tmax; 496-527 scratch.
+// their exit inverses, 480 their widened tmax, 496 the same for the
+// lanes at hand and -1 for the others (LANES8); 496-527 scratch in PREP8.
 
 // Constants of the 8-wide test, in eight lanes (a 16-byte operand reads
 // the first four).
@@ -157,6 +158,14 @@ C32x8(tiny32<>, $0x03800000)
 // 1 + 2^-19 widens exits, 1 - 2^-19 lowers entries.
 C32x8(robust32<>, $0x3f800010)
 C32x8(shrink32<>, $0x3f7fffe0)
+// -1, a tmax that no box is entered before.
+C32x8(negone32<>, $0xbf800000)
+// Lane l's bit in lane l, for four lanes.
+DATA lanes4x32<>+0(SB)/4, $1
+DATA lanes4x32<>+4(SB)/4, $2
+DATA lanes4x32<>+8(SB)/4, $4
+DATA lanes4x32<>+12(SB)/4, $8
+GLOBL lanes4x32<>(SB), RODATA|NOPTR, $16
 // Lane l's bit, in row l.
 DATA lanebit8<>+0(SB)/4, $1
 DATA lanebit8<>+4(SB)/4, $1
@@ -222,6 +231,20 @@ GLOBL up23<>(SB), RODATA|NOPTR, $32
 	VMULPS robust32<>(SB), X14, X14; \
 	VMOVUPS X14, 480(SP)
 
+// LANES8 sets the node tests' tmax at 496(SP): the widened tmax of the
+// lanes at hand (R12), -1 for the others, which then enter no child and
+// leave the children's entries alone: a packet split among the nodes
+// orders them, and skips them when popped, by its own lanes' entries
+// (X14, X15 scratch).
+#define LANES8 \
+	VMOVQ R12, X15; \
+	VPBROADCASTD X15, X15; \
+	VPAND lanes4x32<>(SB), X15, X15; \
+	VPCMPEQD lanes4x32<>(SB), X15, X15; \
+	VMOVUPS negone32<>(SB), X14; \
+	VBLENDVPS X15, 480(SP), X14, X14; \
+	VMOVUPS X14, 496(SP)
+
 // ORIGIN8(src, dst) broadcasts the float32 at src(SP) to dst(SP).
 #define ORIGIN8(src, dst) \
 	VBROADCASTSS src(SP), Y12; \
@@ -274,7 +297,7 @@ GLOBL up23<>(SB), RODATA|NOPTR, $32
 	VBROADCASTSS (416+4*l)(SP), Y15; \
 	VMULPS Y15, Y5, Y15; \
 	VMAXPS Y11, Y15, Y11; \
-	VBROADCASTSS (480+4*l)(SP), Y12; \
+	VBROADCASTSS (496+4*l)(SP), Y12; \
 	VBROADCASTSS (432+4*l)(SP), Y15; \
 	VMULPS Y15, Y6, Y15; \
 	VMINPS Y12, Y15, Y12; \
@@ -302,7 +325,7 @@ GLOBL up23<>(SB), RODATA|NOPTR, $32
 // planes less the origin in Y3-Y5, the hi ones in Y6-Y8.
 #define LANE8_MIXED(l) \
 	VXORPS Y11, Y11, Y11; \
-	VBROADCASTSS (480+4*l)(SP), Y12; \
+	VBROADCASTSS (496+4*l)(SP), Y12; \
 	AXIS8_MIXED(Y3, Y6, (384+4*l), (432+4*l)); \
 	AXIS8_MIXED(Y4, Y7, (400+4*l), (448+4*l)); \
 	AXIS8_MIXED(Y5, Y8, (416+4*l), (464+4*l)); \
@@ -1144,6 +1167,7 @@ qloop:
 	MOVQ CX, R8
 	SHLQ $8, R8
 	ADDQ BX, R8
+	LANES8
 	TESTL R14, R14
 	JZ quniform
 	NODE8_MIXED
@@ -1153,11 +1177,8 @@ quniform:
 	NODE8_UNIFORM
 
 qtested:
-	// The children entered by lanes at hand (those not in use have empty
-	// boxes, never entered).
-	VMOVQ R12, X15
-	VPBROADCASTD X15, Y15
-	VPAND Y15, Y10, Y10
+	// The children entered (by lanes at hand only, LANES8; those not in
+	// use have empty boxes, never entered).
 	VPXOR Y15, Y15, Y15
 	VPCMPEQD Y15, Y10, Y15
 	VMOVMSKPS Y15, R9
@@ -1295,6 +1316,8 @@ TEXT ·visitPacket8AVX2(SB), $528-32
 	MOVQ entry+24(FP), DI
 	VMOVUPD 224(AX), Y13
 	PREP8
+	MOVQ $15, R12
+	LANES8
 	MOVQ 288(AX), R14
 	TESTL R14, R14
 	JZ v8uniform
