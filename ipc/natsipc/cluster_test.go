@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/url"
 	"os"
@@ -39,17 +40,26 @@ type clusterNode struct {
 	out         *syncBuffer
 }
 
+// freePorts returns n ports free now, below Linux's ephemeral range
+// (32768 and up, from which the kernel picks the ports of every listener
+// on port 0): the cluster's servers are killed and started again on their
+// ports, and a port of that range, free while its server was down, could
+// be handed meanwhile to a listener of a test running beside this one.
 func freePorts(t *testing.T, n int) []int {
 	t.Helper()
 	var ls []net.Listener
 	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for try := 0; len(ports) < n; try++ {
+		if try == 1000 {
+			t.Fatalf("no %d free ports in 20000-32767 after 1000 tries", n)
+		}
+		port := 20000 + rand.IntN(12768)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err != nil {
-			t.Fatal(err)
+			continue // taken
 		}
 		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		ports = append(ports, port)
 	}
 	for _, l := range ls {
 		l.Close()

@@ -36,6 +36,26 @@ func (v *violations) has(what, subject string) bool {
 	return false
 }
 
+// lastSubject is one no role may publish to (no allow list has it).
+const lastSubject = "simvis-roles-test.last"
+
+// awaitRefusals publishes to lastSubject and waits for its refusal: the
+// server answers a connection's commands in order and the client hands
+// their errors to the handler in order, so every refusal of what nc sent
+// before has come by then (a fixed wait let a loaded machine's late
+// errors count as permissions granted).
+func awaitRefusals(t *testing.T, nc *nats.Conn, v *violations, who string) {
+	t.Helper()
+	nc.Publish(lastSubject, nil)
+	nc.Flush()
+	for deadline := time.Now().Add(10 * time.Second); !v.has("Publish", lastSubject); {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: publishing to %s not refused within 10 s", who, lastSubject)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
 func roleConn(t *testing.T, url string) (*nats.Conn, *violations) {
 	t.Helper()
 	v := &violations{}
@@ -147,9 +167,7 @@ func checkRoles(t *testing.T, name string, urlFor func(natsipc.Role) string, ano
 			}
 			defer s.Unsubscribe()
 		}
-		nc.Flush()
-		time.Sleep(100 * time.Millisecond) // errors arrive asynchronously
-		nc.Flush()
+		awaitRefusals(t, nc, v, string(role))
 		for _, c := range pubs {
 			allowed := c.driver
 			if role == natsipc.RoleViewer {
@@ -173,11 +191,11 @@ func checkRoles(t *testing.T, name string, urlFor func(natsipc.Role) string, ano
 	nc, v := roleConn(t, urlFor(natsipc.RoleHost))
 	nc.Publish("$JS.API.STREAM.INFO.SIMVIS_"+name, nil)
 	nc.Publish(sub("values"), nil)
-	nc.Flush()
-	time.Sleep(50 * time.Millisecond)
-	if len(v.errs) > 0 {
+	awaitRefusals(t, nc, v, "host")
+	if v.mu.Lock(); len(v.errs) > 1 {
 		t.Errorf("host refused: %v", v.errs)
 	}
+	v.mu.Unlock()
 	// Without credentials: refused outright.
 	if _, err := nats.Connect(anonymous); !errors.Is(err, nats.ErrAuthorization) {
 		t.Errorf("anonymous connection: %v", err)
