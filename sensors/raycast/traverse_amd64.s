@@ -503,7 +503,6 @@ lanenext: \
 	ANDL R11, R9; \
 	JNZ lane
 
-
 // PACKET_POP(pop, done, overflow, loop) ends the packet traversals:
 // pop takes the nearest entry left on the stack (DI, DX entries) and goes
 // on at loop with the lanes whose tmax is at or beyond its entry, skipping
@@ -1088,19 +1087,19 @@ GLOBL lanebit4<>(SB), RODATA|NOPTR, $128
 // against every lane with visitScalar's arithmetic, the near and far
 // planes picked per lane by the sign of its inverse direction (VBLENDVPD
 // reads the sign bit), and each lane against a leaf's four triangles at
-// once with triangle.hit's (PACKET_LEAF). A node's four children are tested lane by lane
-// (PACKET_LANE), four children to a register: the planes less the shared
-// origin once per node, no branch per child, and where the lanes share
-// their signs (PACKET_SIGNS) no per-lane choice of planes either; a
-// lone child to go on with is then found by predicted branches, so that
-// the next node's loads need not wait for this node's test, and two are
-// ordered without the general insertion sort. A child is
-// entered by the lanes at hand that enter its box; it is ordered, and
+// once with triangle.hit's (PACKET_LEAF). A node's four children are
+// tested lane by lane (PACKET_LANE), four children to a register: the
+// planes less the shared origin once per node, no branch per child, and
+// where the lanes share their signs (PACKET_SIGNS) no per-lane choice of
+// planes either; a lone child to go on with is then found by predicted
+// branches, so that the next node's loads need not wait for this node's
+// test, and two are ordered without the general insertion sort. A child
+// is entered by the lanes at hand that enter its box; it is ordered, and
 // skipped when popped, by the least entry distance of the lanes that
-// enter it (at hand or not, as this traversal always took it). Hits lower p.tmax and
-// set p.tri lane by lane, the lower triangle first among equals. ok is
-// false where the stack would overflow: p.tri may then hold lanes already
-// hit, p.tmax does not.
+// enter it (at hand or not, as this traversal always took it). Hits
+// lower p.tmax and set p.tri lane by lane, the lower triangle first among
+// equals. ok is false where the stack would overflow: p.tri may then hold
+// lanes already hit, p.tmax does not.
 //
 // Registers: AX packet, BX nodes, SI packs, DI stack, DX entries, CX node
 // or leaf, R12 the lanes at hand, R14 0 where the lanes share their signs;
