@@ -40,11 +40,12 @@ type clusterNode struct {
 	out         *syncBuffer
 }
 
-// freePorts returns n ports free now, below Linux's ephemeral range
-// (32768 and up, from which the kernel picks the ports of every listener
-// on port 0): the cluster's servers are killed and started again on their
-// ports, and a port of that range, free while its server was down, could
-// be handed meanwhile to a listener of a test running beside this one.
+// freePorts returns n ports free now, below Linux's default ephemeral
+// range (32768-60999, from which the kernel picks the ports of every
+// listener on port 0): the cluster's servers are killed and started
+// again on their ports, and a port of that range, free while its server
+// was down, could be handed meanwhile to a listener of a test running
+// beside this one.
 func freePorts(t *testing.T, n int) []int {
 	t.Helper()
 	var ls []net.Listener
