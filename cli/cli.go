@@ -709,9 +709,10 @@ func benchCommand() *command {
 			}
 			info := r.Info()
 			if asJSON {
-				return writeJSON(w, map[string]any{"renderer": info.Renderer, "gl_version": info.Version, "results": results})
+				return writeJSON(w, map[string]any{"renderer": info.Renderer, "gl_version": info.Version,
+					"gpu_ranges": r.GPURanges(), "results": results})
 			}
-			return live.WriteBenchTable(w, info.Renderer, info.Version, results)
+			return live.WriteBenchTable(w, info.Renderer, info.Version, r.GPURanges(), results)
 		},
 	}
 }

@@ -48,9 +48,14 @@ func Bench(r *sensors.Renderer, s *scene.Scene, d time.Duration, cyclesOnly bool
 }
 
 // WriteBenchTable prints Bench's results as a table, a sensor or set a
-// line, under the renderer's name and GL version.
-func WriteBenchTable(w io.Writer, renderer, version string, results []sensors.BenchResult) error {
-	fmt.Fprintf(w, "renderer: %s (%s)\n\n", renderer, version)
+// line, under the renderer's name and GL version and, where range sensors
+// ran on the GPU backend, how it cast them (Renderer.GPURanges).
+func WriteBenchTable(w io.Writer, renderer, version, gpuRanges string, results []sensors.BenchResult) error {
+	fmt.Fprintf(w, "renderer: %s (%s)\n", renderer, version)
+	if gpuRanges != "" {
+		fmt.Fprintf(w, "gpu ranges: %s\n", gpuRanges)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-14s %-8s %10s %12s %10s %8s %9s %9s %10s %8s %6s %s\n",
 		"sensor", "type", "frames/s", "beams/s", "cpu fr/s", "speedup", "<=1mm", "<=1cm", "max err", "hit/miss", "exact", "triangles drawn/sensed")
 	for _, res := range results {

@@ -36,9 +36,13 @@
 #
 # Where bin/gpucast.test exists (built beforehand: go test -c -o
 # bin/gpucast.test ./sensors/gpucast; --gpucast names another), it then runs
-# the compute caster's bit-for-bit tests against the CPU caster and its
-# benchmark (the 150 scanners of 50 MARVINs and the 1M-triangle cave in one
-# dispatch each, against CastBatch on all cores) and prints their lines.
+# the compute caster's bit-for-bit tests against the CPU caster (failures,
+# the first differing distances, and which float64 division New chose: the
+# device's, or corrected where the device's is not IEEE 754's) and its
+# benchmark (the 150 scanners of 50 MARVINs, the 1M-triangle cave and RAVON
+# in one dispatch each, with both divisions, against CastBatch on all
+# cores) and prints their lines. The header's "gpu ranges" line says how
+# `bench --backend gpu` cast range sensors.
 #
 # On an NVIDIA machine without the EGL loader (a bare container), the EGL
 # libraries travel with the binary as Debian packages in .gl/ (see the device
@@ -112,6 +116,7 @@ rows=$work/rows.tsv
 : >"$rows"
 start=$(date +%s.%N)
 renderer=""
+ranges=""
 
 # bench LABEL SCENE BACKEND [FLAGS...]: one run, its rows appended to rows.tsv
 # as scene, work, type, backend, per second, within 1 mm, hit/miss, note.
@@ -125,6 +130,7 @@ bench() {
 	t1=$(date +%s.%N)
 	if [ -n "$KEEP" ]; then mkdir -p "$KEEP" && cp "$log" "$KEEP/"; fi
 	[ -n "$renderer" ] || renderer=$(sed -n 's/^renderer: //p' "$log" | head -1)
+	[ -n "$ranges" ] || ranges=$(sed -n 's/^gpu ranges: //p' "$log" | head -1)
 	if [ $rc = 124 ]; then
 		printf '%s\t(the run)\t-\t%s\ttimeout\t-\t-\tkilled after %ss\n' "$label" "$backend" "$TIMEOUT" >>"$rows"
 		return
@@ -168,6 +174,7 @@ elapsed=$(awk "BEGIN { print $(date +%s.%N) - $start }")
 
 echo "simvis gpu-check $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "renderer: ${renderer:-unknown}; bench --seconds $SECS; $(printf '%.0f' "$elapsed") s in all"
+echo "gpu ranges: ${ranges:-unknown} (how the GPU backend cast range sensors)"
 echo "per second: frames (scans) of a sensor, or cycles of a set; gpu/cpu = the GPU backend's rate over the CPU backend's;"
 echo "<=1mm and hit/miss: the GPU backend's beams within 1 mm of the exact caster, and beams where one hits and the other not"
 awk -F'\t' -v backends="$BACKENDS" '
@@ -205,7 +212,8 @@ if [ -x "$GPUCAST" ]; then
 	g=$(cd "$(dirname "$GPUCAST")" && pwd)/$(basename "$GPUCAST")
 	echo
 	echo "compute caster (sensors/gpucast): tests, then one cycle per op (cpu-ms/cycle: all threads)"
-	(cd sensors/gpucast && timeout "$TIMEOUT" "$g" -test.count 1 2>&1 | tail -3)
+	(cd sensors/gpucast && timeout "$TIMEOUT" "$g" -test.count 1 -test.v 2>&1 |
+		grep -E '^(--- FAIL|FAIL|PASS|ok|panic)|New divides|differ' | head -30)
 	(cd sensors/gpucast && timeout "$TIMEOUT" "$g" -test.run '^$' -test.bench Cycle -test.benchtime "${SECS}s" 2>&1 |
 		grep -E '^(Benchmark|FAIL|panic)' || echo "gpucast benchmark: no result (timeout or failure)")
 else

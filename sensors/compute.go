@@ -17,6 +17,7 @@ import (
 type computeState struct {
 	g      *gpucast.Caster
 	failed bool
+	err    error // why it failed, nil where it was turned off
 }
 
 // noComputeEnv, set to 1, keeps the GPU backend of range sensors on
@@ -41,7 +42,7 @@ func (r *Renderer) useCompute(s *scene.Scene) bool {
 		}
 		g, err := gpucast.New(r.ctx)
 		if err != nil {
-			r.compute.failed = true
+			r.compute.failed, r.compute.err = true, err
 			return false
 		}
 		r.compute.g = g
@@ -91,4 +92,22 @@ func (r *Renderer) castOnGPU(sets []raycast.Rays, onGPU []bool) (cpu []int) {
 		}
 	}
 	return cpu
+}
+
+// GPURanges says how the GPU backend casts range sensors' beams on this
+// renderer, once a sensor on it has: on the compute caster, and with which
+// float64 division (sensors/gpucast), or by depth-buffer views, and why.
+// It is empty before any range sensor ran on the GPU backend.
+func (r *Renderer) GPURanges() string {
+	r.caster.Lock()
+	defer r.caster.Unlock()
+	switch {
+	case r.compute.g != nil:
+		return "compute caster, " + r.compute.g.Division() + " float64 division"
+	case r.compute.err != nil:
+		return "depth-buffer views (" + r.compute.err.Error() + ")"
+	case r.compute.failed:
+		return "depth-buffer views (" + noComputeEnv + "=1)"
+	}
+	return ""
 }

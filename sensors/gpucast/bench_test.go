@@ -15,7 +15,10 @@ import (
 // sensors, rays through its alpha-masked foliage (ravon); in one
 // compute dispatch (rays sent, cast, distances read back) and with the
 // CPU caster's CastBatch on all cores. The current GPU backend's cycle
-// is sensors' BenchmarkMarvins50GPU.
+// is sensors' BenchmarkMarvins50GPU. The compute dispatch runs with the
+// division New picked (compute), and with the other one as well, to show
+// the correction's cost: compute-corrected where New kept the device's
+// division, compute-uncorrected (not exact) where New corrects it.
 func BenchmarkCycle(b *testing.B) {
 	ctx := newContext(b)
 	g, err := gpucast.New(ctx)
@@ -23,6 +26,15 @@ func BenchmarkCycle(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer g.Close()
+	other, otherName := gpucast.DivCorrected, "compute-corrected"
+	if gpucast.DivisionOf(g) != gpucast.DivDevice {
+		other, otherName = gpucast.DivDevice, "compute-uncorrected"
+	}
+	g2, err := gpucast.NewWithDivision(ctx, other)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g2.Close()
 	for i, name := range []string{"marvin50", "mesh1m", "ravon"} {
 		var w *world
 		var sets []raycast.Rays
@@ -43,17 +55,22 @@ func BenchmarkCycle(b *testing.B) {
 				rays += len(w.dirs[k])
 			}
 		}
-		b.Run(name+"/compute", func(b *testing.B) {
-			load(b)
-			if err := g.Sync(w.c); err != nil {
-				b.Fatal(err)
-			}
-			testkit.LoopCycles(b, rays, func() {
-				if err := g.CastBatch(sets); err != nil {
+		for _, c := range []struct {
+			name string
+			g    *gpucast.Caster
+		}{{"compute", g}, {otherName, g2}} {
+			b.Run(name+"/"+c.name, func(b *testing.B) {
+				load(b)
+				if err := c.g.Sync(w.c); err != nil {
 					b.Fatal(err)
 				}
+				testkit.LoopCycles(b, rays, func() {
+					if err := c.g.CastBatch(sets); err != nil {
+						b.Fatal(err)
+					}
+				})
 			})
-		})
+		}
 		b.Run(name+"/CastBatch", func(b *testing.B) {
 			load(b)
 			testkit.LoopCycles(b, rays, func() { w.c.CastBatch(sets) })

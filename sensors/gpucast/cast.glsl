@@ -42,6 +42,10 @@ const int STACK = 64;
 #define ROBUST ROBUST_VALUE
 #define INF packDouble2x32(uvec2(0u, 0x7ff00000u))
 
+// Division: DIV and DIV4 are the device's own where New found it rounds as
+// Go does, else divRN (div.glsl, put in place of the line below).
+DIVISION
+
 int stackNode[STACK];
 double stackT[STACK];
 
@@ -99,8 +103,6 @@ int rank(dvec4 t, bvec4 in4, int k) {
 // fmodExact is math.Mod (C's fmod) for an integer x and a positive
 // integer y: exact, as Go's loop of exact subtractions (Frexp, Ldexp) is;
 // GLSL's mod (x - y*floor(x/y)) rounds.
-double pow2(int e) { return packDouble2x32(uvec2(0u, uint(e + 1023) << 20)); }
-int expOf(double x) { return int((unpackDouble2x32(x).y >> 20) & 0x7ffu) - 1023; }
 double fmodExact(double x, double y) {
 	if (abs(x) < 1073741824.0LF) { // 2^30: integers, exactly
 		int r = abs(int(x)) % int(y);
@@ -156,7 +158,7 @@ struct Cut {
 double texel(Cut c, int x, int y) {
 	int at = c.at + y * c.w + x;
 	uint a = (alphaW[at >> 2] >> (8 * (at & 3))) & 0xffu;
-	precise double r = double(a) / 255.0LF;
+	precise double r = DIV(double(a), 255.0LF);
 	return r;
 }
 
@@ -240,10 +242,23 @@ double hitPacket(int p, int cut, dvec3 o, dvec3 d, double tmax) {
 	precise dvec4 vn = sgn * dq;
 	precise dvec4 uv = un + vn;
 	precise dvec4 tn = e2x * qx + e2y * qy + e2z * qz;
-	precise dvec4 t = tn / det;
 	bvec4 ok = notEqual(det, dvec4(0.0LF));
 	ok = and4(ok, and4(not(lessThan(un, dvec4(0.0LF))), not(greaterThan(un, adet))));
 	ok = and4(ok, and4(not(lessThan(vn, dvec4(0.0LF))), not(greaterThan(uv, adet))));
+	// Only the lanes that passed need their distance (the others' is not
+	// used). Where division is corrected, the device's quotient first
+	// sets aside the lanes whose distance is surely not positive (by the
+	// signs) or surely not below tmax (it is off by far less than
+	// DIV_SLACK): the correction's cost is paid for the few others.
+#ifndef DIV_NATIVE
+	precise dvec4 guess = tn / det;
+	for (int l = 0; l < 4; l++) {
+		bool notPositive = tn[l] == 0.0LF || (tn[l] < 0.0LF) != (det[l] < 0.0LF);
+		bool beyond = tmax > 0.0LF && tmax < INF && guess[l] >= tmax * DIV_SLACK;
+		ok[l] = ok[l] && !notPositive && !beyond;
+	}
+#endif
+	precise dvec4 t = DIV4(tn, det, ok);
 	ok = and4(ok, not(lessThanEqual(t, dvec4(0.0LF))));
 	if (cut < 0) {
 		for (int l = 0; l < 4; l++) {
@@ -271,8 +286,8 @@ double hitPacket(int p, int cut, dvec3 o, dvec3 d, double tmax) {
 		if (best < 0) {
 			break;
 		}
-		precise double b1 = un[best] / adet[best];
-		precise double b2 = vn[best] / adet[best];
+		precise double b1 = DIV(un[best], adet[best]);
+		precise double b2 = DIV(vn[best], adet[best]);
 		if (keeps(cut, p * 4 + best, b1, b2)) {
 			tmax = t[best];
 			break;
@@ -295,7 +310,7 @@ void mapRay(int i, dvec3 wo, dvec3 wd, out dvec3 o, out dvec3 d, out dvec3 inv, 
 	precise double dz = r2.x * wd.x + r2.y * wd.y + r2.z * wd.z;
 	o = dvec3(ox, oy, oz);
 	d = dvec3(dx, dy, dz);
-	precise dvec3 li = dvec3(1.0LF / dx, 1.0LF / dy, 1.0LF / dz);
+	precise dvec3 li = dvec3(DIV(1.0LF, dx), DIV(1.0LF, dy), DIV(1.0LF, dz));
 	inv = li;
 	for (int k = 0; k < 3; k++) {
 		neg[k] = unpackDouble2x32(li[k]).y >= 0x80000000u;
@@ -365,7 +380,7 @@ void main() {
 	wd = rd4.xyz;
 	double bound = rd4.w;
 	tmax = bound;
-	precise dvec3 wi = dvec3(1.0LF / wd.x, 1.0LF / wd.y, 1.0LF / wd.z);
+	precise dvec3 wi = dvec3(DIV(1.0LF, wd.x), DIV(1.0LF, wd.y), DIV(1.0LF, wd.z));
 	winv = wi;
 	for (int a = 0; a < 3; a++) {
 		wneg[a] = unpackDouble2x32(winv[a]).y >= 0x80000000u;

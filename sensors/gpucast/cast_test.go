@@ -131,17 +131,38 @@ func compare(t *testing.T, g *gpucast.Caster, w *world, tmax float64, bounds boo
 	t.Logf("%d rays in %d sets (bounds per ray: %v), %d hits: every distance bit for bit the CPU caster's", rays, len(sets), bounds, hits)
 }
 
+// casters are New's caster and one whose shader corrects every quotient
+// from a guess up to 24 ulps off: the path of devices whose float64
+// division is not IEEE 754's (NVIDIA's), taken here on any device.
+func casters(t *testing.T, ctx *gpu.Context) []*gpucast.Caster {
+	t.Helper()
+	var gs []*gpucast.Caster
+	for _, d := range []gpucast.Division{-1, gpucast.DivPerturbed} {
+		var g *gpucast.Caster
+		var err error
+		if d < 0 {
+			g, err = gpucast.New(ctx)
+		} else {
+			g, err = gpucast.NewWithDivision(ctx, d)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close() })
+		gs = append(gs, g)
+	}
+	return gs
+}
+
 func TestMarvinBitForBit(t *testing.T) {
 	ctx := newContext(t)
-	g, err := gpucast.New(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
 	w := loadWorld(t, "../../scenes/marvin/scene.xml")
-	compare(t, g, w, math.Inf(1), false)
-	compare(t, g, w, 2.5, false) // a bound that cuts some rays short
-	compare(t, g, w, math.Inf(1), true)
+	for _, g := range casters(t, ctx) {
+		t.Logf("%s division", gpucast.DivisionOf(g))
+		compare(t, g, w, math.Inf(1), false)
+		compare(t, g, w, 2.5, false) // a bound that cuts some rays short
+		compare(t, g, w, math.Inf(1), true)
+	}
 }
 
 // benchScenes writes the benchmark scenes (50 MARVINs, the 1M-triangle
@@ -267,11 +288,7 @@ func TestRavonBitForBit(t *testing.T) {
 // through each quad while others stop on it.
 func TestCutoutsBitForBit(t *testing.T) {
 	ctx := newContext(t)
-	g, err := gpucast.New(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
+	gs := casters(t, ctx)
 	rng := rand.New(rand.NewPCG(3, 31))
 	img := image.NewNRGBA(image.Rect(0, 0, 7, 5))
 	for i := range img.Pix {
@@ -330,9 +347,11 @@ func TestCutoutsBitForBit(t *testing.T) {
 		if through == 0 || (through == len(far)) != (qi == len(quads)-1) {
 			t.Fatalf("quad %d: %d of %d rays pass it: the test proves too little", qi, through, len(far))
 		}
-		compare(t, g, w, math.Inf(1), false)
-		compare(t, g, w, 3.9, false)
-		compare(t, g, w, math.Inf(1), true)
+		for _, g := range gs {
+			compare(t, g, w, math.Inf(1), false)
+			compare(t, g, w, 3.9, false)
+			compare(t, g, w, math.Inf(1), true)
+		}
 	}
 }
 

@@ -69,15 +69,35 @@ type Caster struct {
 	rayI    []int32
 	out     []float64
 	alphaW  []uint32 // flat.Alpha, four bytes to a word
+	div     division
 }
 
 // New compiles the caster's shader on ctx. It fails (gpu.ErrNoCompute)
 // where the context's OpenGL is older than 4.3, and where the compiler
 // refuses the shader (no float64, say).
+//
+// New first divides samples on the device (see divisionSamples): where a
+// quotient differs from Go's, the shader corrects the device's quotients
+// (div.glsl), and where even those differ, New fails.
 func New(ctx *gpu.Context) (*Caster, error) {
+	return newCaster(ctx, -1)
+}
+
+// newCaster is New with the division given (tests), or picked where div
+// is negative.
+func newCaster(ctx *gpu.Context, div division) (*Caster, error) {
 	g := &Caster{ctx: ctx}
-	src := strings.Replace(shaderSource, "ROBUST_VALUE", doubleLiteral(raycast.Robust), 1)
 	err := ctx.Do(func(gs *gls.GLS) error {
+		if div < 0 {
+			d, err := pickDivision(gs)
+			if err != nil {
+				return err
+			}
+			div = d
+		}
+		g.div = div
+		src := strings.Replace(shaderSource, "ROBUST_VALUE", doubleLiteral(raycast.Robust), 1)
+		src = strings.Replace(src, "DIVISION\n", divisionSource(div), 1)
 		p, err := gpu.NewComputeProgram(gs, src)
 		if err != nil {
 			return err
@@ -106,6 +126,10 @@ func New(ctx *gpu.Context) (*Caster, error) {
 	}
 	return g, nil
 }
+
+// Division names the float64 division the shader uses: "the device's",
+// where New found it rounds as Go's does, or "corrected" (see New).
+func (g *Caster) Division() string { return g.div.String() }
 
 // doubleLiteral writes v as a GLSL expression of its exact bits (a
 // decimal literal would rest on the compiler's rounding).
