@@ -16,7 +16,12 @@
 // (raycast.KeptFrom; no double-to-float rounding of the GPU's enters it).
 // A hit cut away is no hit, and the traversal goes on.
 //
-// Exactness rests on the GPU's float64 arithmetic being IEEE 754 with
-// correctly rounded +, -, * and /, as x86 and llvmpipe's are; the tests
+// Exactness rests on the GPU's float64 +, - and * being IEEE 754's,
+// correctly rounded, and unfused where the shader says precise. Division
+// need not be: GLSL asks only single precision of it, and NVIDIA's was
+// seen 1-2 ulps off. New divides samples on the device first and keeps the
+// device's division only where every quotient is Go's; elsewhere the
+// shader corrects each quotient to Go's from the other three operations
+// (div.glsl), and where even that fails the probe, New fails. The tests
 // compare every distance with raycast's on the same rays, bit for bit.
 package gpucast
