@@ -17,7 +17,8 @@ import (
 // CPU caster's CastBatch on all cores. The current GPU backend's cycle
 // is sensors' BenchmarkMarvins50GPU. The compute dispatch runs with the
 // division New picked (compute), and with the other one as well, to show
-// the correction's cost: compute-corrected where New kept the device's
+// the correction's cost: compute-corrected (with the device's fma where
+// it is exact, else Dekker's product) where New kept the device's
 // division, compute-uncorrected (not exact) where New corrects it.
 func BenchmarkCycle(b *testing.B) {
 	ctx := newContext(b)
@@ -26,7 +27,10 @@ func BenchmarkCycle(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer g.Close()
-	other, otherName := gpucast.DivCorrected, "compute-corrected"
+	other, otherName := gpucast.DivDekker, "compute-corrected"
+	if gpucast.ProbeDivision(ctx, gpucast.DivFMA, gpucast.DivisionSamples(256)) == nil {
+		other = gpucast.DivFMA
+	}
 	if gpucast.DivisionOf(g) != gpucast.DivDevice {
 		other, otherName = gpucast.DivDevice, "compute-uncorrected"
 	}

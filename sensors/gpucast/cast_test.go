@@ -133,25 +133,26 @@ func compare(t *testing.T, g *gpucast.Caster, w *world, tmax float64, bounds boo
 
 // casters are New's caster and one whose shader corrects every quotient
 // from a guess up to 24 ulps off: the path of devices whose float64
-// division is not IEEE 754's (NVIDIA's), taken here on any device.
+// division is not IEEE 754's (NVIDIA's), taken here on any device; with
+// the fused multiply-add where the device's is exact, else with Dekker's
+// product.
 func casters(t *testing.T, ctx *gpu.Context) []*gpucast.Caster {
 	t.Helper()
-	var gs []*gpucast.Caster
-	for _, d := range []gpucast.Division{-1, gpucast.DivPerturbed} {
-		var g *gpucast.Caster
-		var err error
-		if d < 0 {
-			g, err = gpucast.New(ctx)
-		} else {
-			g, err = gpucast.NewWithDivision(ctx, d)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { g.Close() })
-		gs = append(gs, g)
+	g, err := gpucast.New(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return gs
+	t.Cleanup(func() { g.Close() })
+	d := gpucast.DivFMA
+	if gpucast.ProbeDivision(ctx, d, gpucast.DivisionSamples(256)) != nil {
+		d = gpucast.DivDekker
+	}
+	p, err := gpucast.NewWithDivision(ctx, gpucast.Perturbed(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return []*gpucast.Caster{g, p}
 }
 
 func TestMarvinBitForBit(t *testing.T) {

@@ -80,22 +80,24 @@ type Caster struct {
 // quotient differs from Go's, the shader corrects the device's quotients
 // (div.glsl), and where even those differ, New fails.
 func New(ctx *gpu.Context) (*Caster, error) {
-	return newCaster(ctx, -1)
+	return newCaster(ctx, nil)
 }
 
 // newCaster is New with the division given (tests), or picked where div
-// is negative.
-func newCaster(ctx *gpu.Context, div division) (*Caster, error) {
+// is nil.
+func newCaster(ctx *gpu.Context, div *division) (*Caster, error) {
 	g := &Caster{ctx: ctx}
 	err := ctx.Do(func(gs *gls.GLS) error {
-		if div < 0 {
+		if div != nil {
+			g.div = *div
+		} else {
 			d, err := pickDivision(gs)
 			if err != nil {
 				return err
 			}
-			div = d
+			g.div = d
 		}
-		g.div = div
+		div := g.div
 		src := strings.Replace(shaderSource, "ROBUST_VALUE", doubleLiteral(raycast.Robust), 1)
 		src = strings.Replace(src, "DIVISION\n", divisionSource(div), 1)
 		p, err := gpu.NewComputeProgram(gs, src)
@@ -128,7 +130,8 @@ func newCaster(ctx *gpu.Context, div division) (*Caster, error) {
 }
 
 // Division names the float64 division the shader uses: "the device's",
-// where New found it rounds as Go's does, or "corrected" (see New).
+// where New found it rounds as Go's does, or "corrected (fma)" or
+// "corrected (Dekker's product)" (see New).
 func (g *Caster) Division() string { return g.div.String() }
 
 // doubleLiteral writes v as a GLSL expression of its exact bits (a

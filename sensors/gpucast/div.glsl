@@ -19,9 +19,10 @@ double pow2(int e) { return bitsDouble(0u, uint(e + 1023) << 20); }
 // expOf is the exponent of a normal x.
 int expOf(double x) { return int((unpackDouble2x32(x).y >> 20) & 0x7ffu) - 1023; }
 
-// DIV_GUESS(a, b), the first guess: the device's a/b (tests perturb it),
-// and DIV_STEPS, the most corrections of a spacing made from it.
-DIV_GUESS_DEFINITION
+// DIV_GUESS(a, b), the first guess: the device's a/b (tests perturb it);
+// DIV_STEPS, the most corrections of a spacing made from it; DIV_FMA,
+// defined where the device's fma is exact (see remainder).
+DIV_DEFINITIONS
 
 // prodErr is x*y - p exactly, for p = x*y rounded (Dekker's product, with
 // Veltkamp's split), x and y within a few binades of 1.
@@ -34,6 +35,19 @@ double prodErr(double x, double y, double p) {
 	precise double yl = y - yh;
 	precise double e = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
 	return e;
+}
+
+// remainder is ma - q*mb, exact where q is within a spacing or so of
+// ma/mb: then it is a double. With DIV_FMA, one fused multiply-add;
+// else (ma - p) is exact (Sterbenz) and Dekker's product gives the rest.
+double remainder(double ma, double q, double mb) {
+#ifdef DIV_FMA
+	precise double r = fma(-q, mb, ma);
+#else
+	precise double p = q * mb;
+	precise double r = (ma - p) - prodErr(q, mb, p);
+#endif
+	return r;
 }
 
 // spacing is the distance from q > 0 to the next double above it (up), or
@@ -107,8 +121,7 @@ double divRN(double a, double b) {
 		q = floor(q * pow2(-gridE)) * grid;
 	}
 	for (int it = 0; it < DIV_STEPS; it++) {
-		precise double p = q * mb;
-		precise double r = (ma - p) - prodErr(q, mb, p); // ma - q*mb, exact within a spacing
+		precise double r = remainder(ma, q, mb);
 		double up = spacing(q, true, grid), down = spacing(q, false, grid);
 		precise double hu = 0.5LF * up * mb;
 		precise double hd = 0.5LF * down * mb;

@@ -15,47 +15,69 @@ import (
 var divSource string
 
 // division is how the shader divides float64s.
-type division int
+type division struct {
+	// corrected: divRN (div.glsl), the device's quotient as a first guess
+	// corrected to Go's; else the device's own a/b, used where the probe
+	// found it rounds as Go's on every sample (llvmpipe: x86's divsd).
+	corrected bool
+	// fma: divRN's remainder from the device's fused multiply-add (one
+	// operation, where the probe found it exact); else from Dekker's
+	// product (additions and multiplications alone).
+	fma bool
+	// perturbed (tests): divRN's guess moved up to 24 ulps off, as a
+	// device whose division is not IEEE 754's might give it.
+	perturbed bool
+	// guessOnly (tests): the perturbed guess, uncorrected: what the
+	// probe must refuse.
+	guessOnly bool
+}
 
-const (
-	// divDevice is the device's own division, used where the probe found
-	// it rounds as Go's on every sample (llvmpipe: x86's divsd).
-	divDevice division = iota
-	// divCorrected is divRN (div.glsl): the device's quotient as a first
-	// guess, corrected to Go's with additions and multiplications.
-	divCorrected
-	// divPerturbed is divCorrected from a guess moved up to 24 ulps off:
-	// how tests exercise the correction where the device divides exactly.
-	divPerturbed
-	// divGuessOnly is the perturbed guess uncorrected: what the probe
-	// must refuse.
-	divGuessOnly
+// The divisions New tries, in this order.
+var (
+	divDevice = division{}
+	divFMA    = division{corrected: true, fma: true}
+	divDekker = division{corrected: true}
 )
 
 func (d division) String() string {
-	return [...]string{"the device's", "corrected", "corrected from a perturbed guess", "a perturbed"}[d]
+	s := "the device's"
+	switch {
+	case d.guessOnly:
+		return "a perturbed guess's"
+	case d.corrected && d.fma:
+		s = "corrected (fma)"
+	case d.corrected:
+		s = "corrected (Dekker's product)"
+	}
+	if d.perturbed {
+		s += " from a perturbed guess"
+	}
+	return s
 }
 
 // divisionSource is the GLSL that defines DIV(a, b) and DIV4(a, b, mask)
 // for d (DIV4 divides the lanes of mask; the others' results are unused).
 func divisionSource(d division) string {
-	guess := "#define DIV_GUESS(a, b) ((a) / (b))\n#define DIV_STEPS 8\n"
-	if d == divPerturbed || d == divGuessOnly {
+	defs := "#define DIV_GUESS(a, b) ((a) / (b))\n#define DIV_STEPS 8\n"
+	if d.perturbed || d.guessOnly {
 		// Up to 24 ulps either way (48 below a power of two), by the
 		// guess's low bits: enough to come from above to a subnormal
 		// quotient halfway between two.
-		guess = "double perturb(double q) {\n" +
+		defs = "double perturb(double q) {\n" +
 			"\tint k = int(unpackDouble2x32(q).x % 7u) - 3;\n" +
 			"\tprecise double r = q + double(k) * pow2(expOf(q) - 49);\n" +
 			"\treturn r;\n}\n" +
 			"#define DIV_GUESS(a, b) perturb((a) / (b))\n#define DIV_STEPS 64\n"
 	}
-	src := strings.Replace(divSource, "DIV_GUESS_DEFINITION\n", guess, 1)
-	switch d {
-	case divDevice:
-		return src + "#define DIV_NATIVE 1\n#define DIV(a, b) ((a) / (b))\n#define DIV4(a, b, m) ((a) / (b))\n"
-	case divGuessOnly:
+	if d.fma {
+		defs += "#define DIV_FMA 1\n"
+	}
+	src := strings.Replace(divSource, "DIV_DEFINITIONS\n", defs, 1)
+	switch {
+	case d.guessOnly:
 		return src + "#define DIV(a, b) DIV_GUESS(a, b)\n#define DIV4(a, b, m) dvec4(DIV_GUESS(a.x, b.x), DIV_GUESS(a.y, b.y), DIV_GUESS(a.z, b.z), DIV_GUESS(a.w, b.w))\n"
+	case !d.corrected:
+		return src + "#define DIV_NATIVE 1\n#define DIV(a, b) ((a) / (b))\n#define DIV4(a, b, m) ((a) / (b))\n"
 	}
 	return src + "#define DIV(a, b) divRN(a, b)\n#define DIV4(a, b, m) divRN4(a, b, m)\n"
 }
@@ -207,15 +229,15 @@ func divisionSamples(random int) []float64 {
 }
 
 // pickDivision chooses the shader's division: the device's where it gives
-// Go's quotient on every sample, else the corrected one, which must.
-// Must be called inside Do.
+// Go's quotient on every sample, else the first corrected one that does
+// (the fused multiply-add's is cheaper). Must be called inside Do.
 func pickDivision(gs *gls.GLS) (division, error) {
 	ab := divisionSamples(4096)
-	if probeDivision(gs, divDevice, ab) == nil {
-		return divDevice, nil
+	var err error
+	for _, d := range []division{divDevice, divFMA, divDekker} {
+		if err = probeDivision(gs, d, ab); err == nil {
+			return d, nil
+		}
 	}
-	if err := probeDivision(gs, divCorrected, ab); err != nil {
-		return 0, fmt.Errorf("the device's float64 arithmetic is not IEEE 754's: %w", err)
-	}
-	return divCorrected, nil
+	return division{}, fmt.Errorf("the device's float64 arithmetic is not IEEE 754's: %w", err)
 }

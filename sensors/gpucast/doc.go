@@ -21,7 +21,8 @@
 // need not be: GLSL asks only single precision of it, and NVIDIA's was
 // seen 1-2 ulps off. New divides samples on the device first and keeps the
 // device's division only where every quotient is Go's; elsewhere the
-// shader corrects each quotient to Go's from the other three operations
-// (div.glsl), and where even that fails the probe, New fails. The tests
+// shader corrects each quotient to Go's with an exact remainder, from the
+// device's fma where the probe finds it exact, else from the other three
+// operations (div.glsl), and where even that fails the probe, New fails. The tests
 // compare every distance with raycast's on the same rays, bit for bit.
 package gpucast

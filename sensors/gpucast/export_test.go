@@ -5,19 +5,24 @@ import (
 	"github.com/simvis/simvis/internal/gpu"
 )
 
-// The divisions, for tests.
-const (
-	DivDevice    = divDevice
-	DivCorrected = divCorrected
-	DivPerturbed = divPerturbed
-	DivGuessOnly = divGuessOnly
-)
-
-// Division is a shader's way of dividing.
+// Division is a shader's way of dividing, for tests.
 type Division = division
 
+// The divisions New tries, and variants that exercise the correction.
+var (
+	DivDevice = divDevice
+	DivFMA    = divFMA
+	DivDekker = divDekker
+)
+
+// Perturbed is d's correction from a guess up to 24 ulps off.
+func Perturbed(d Division) Division { d.perturbed = true; return d }
+
+// GuessOnly is the perturbed guess, uncorrected.
+var GuessOnly = division{guessOnly: true}
+
 // NewWithDivision is New with the shader's division given.
-func NewWithDivision(ctx *gpu.Context, d Division) (*Caster, error) { return newCaster(ctx, d) }
+func NewWithDivision(ctx *gpu.Context, d Division) (*Caster, error) { return newCaster(ctx, &d) }
 
 // DivisionOf is the division g's shader uses.
 func DivisionOf(g *Caster) Division { return g.div }
