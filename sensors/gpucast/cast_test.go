@@ -410,3 +410,63 @@ func TestShortSets(t *testing.T) {
 		t.Fatalf("distances %v, want [2.5 +Inf]", got)
 	}
 }
+
+// Prepare fills each set's directions before they are sent, in chunks on
+// all cores for a large batch; a Prepare that panics leaves its set an
+// Err and the others cast.
+func TestPrepare(t *testing.T) {
+	ctx := newContext(t)
+	g, err := gpucast.New(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	c := raycast.New()
+	c.Place([]raycast.Placement{{Geom: raycast.NewGeometry(models.Box("b", 1, 1, 1, [4]float32{1, 1, 1, 1}).Primitives[0]),
+		FromLocal: mgl64.Ident4(), ToLocal: mgl64.Ident4()}})
+	if err := g.Sync(c); err != nil {
+		t.Fatal(err)
+	}
+	const perSet = 3001
+	dirOf := func(si, i int) mgl64.Vec3 {
+		a := float64(i)/perSet*2*math.Pi + float64(si)
+		return mgl64.Vec3{math.Cos(a), math.Sin(a), 0.1 * float64(si-2)}
+	}
+	o := mgl64.Vec3{-0.2, 0.1, 0}
+	sets := make([]raycast.Rays, 5)
+	for si := range sets {
+		rs := &sets[si]
+		rs.Origin, rs.TMax = o, 10
+		rs.Dirs, rs.Out = make([]mgl64.Vec3, perSet), make([]float64, perSet)
+		rs.Prepare = func(lo, hi int) {
+			if si == 3 && lo <= 2000 && 2000 < hi {
+				panic("a sensor's bug")
+			}
+			for i := lo; i < hi; i++ {
+				rs.Dirs[i] = dirOf(si, i)
+			}
+		}
+	}
+	if err := g.CastBatch(sets); err != nil {
+		t.Fatal(err)
+	}
+	for si, rs := range sets {
+		if (rs.Err != nil) != (si == 3) {
+			t.Fatalf("set %d: error %v", si, rs.Err)
+		}
+		if si == 3 {
+			continue
+		}
+		want := make([]float64, perSet)
+		dirs := make([]mgl64.Vec3, perSet)
+		for i := range dirs {
+			dirs[i] = dirOf(si, i)
+		}
+		c.CastSerial(o, dirs, 10, want)
+		for i := range want {
+			if math.Float64bits(rs.Out[i]) != math.Float64bits(want[i]) || math.IsInf(want[i], 0) {
+				t.Fatalf("set %d ray %d: %v on the GPU, %v on the CPU", si, i, rs.Out[i], want[i])
+			}
+		}
+	}
+}

@@ -5,7 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/g3n/engine/gls"
 	"github.com/simvis/simvis/internal/gpu"
@@ -68,6 +72,8 @@ type Caster struct {
 	rayD    []float64
 	rayI    []int32
 	out     []float64
+	starts  []int    // each set's first ray in rayD, -1 if not cast
+	setOf   []int32  // each set's number among those cast
 	alphaW  []uint32 // flat.Alpha, four bytes to a word
 	div     division
 }
@@ -258,14 +264,17 @@ func (g *Caster) uploadCuts(gs *gls.GLS) error {
 // CastBatch casts every set of rays in one dispatch, writing into each
 // set's Out what raycast's CastBatch writes there (the same bits): the
 // distance to the nearest surface closer than the ray's bound (Bounds[i],
-// or TMax), +Inf where there is none. A set's Prepare runs first, on the
-// calling goroutine. A set with fewer Out or Bounds than Dirs gets an Err
-// and is not cast; the error returned is for the GPU work as a whole.
+// or TMax), +Inf where there is none. A set's Prepare runs first, on
+// whichever core lays out those rays for the GPU (all cores for a large
+// batch, as raycast's CastBatch does). A set with fewer Out or Bounds than
+// Dirs gets an Err and is not cast, as does one whose Prepare panics; the
+// error returned is for the GPU work as a whole.
 func (g *Caster) CastBatch(sets []raycast.Rays) error {
 	if g.src == nil || g.prog == nil {
 		return errors.New("gpucast: CastBatch before a successful Sync")
 	}
-	g.rayD, g.rayI = g.rayD[:0], g.rayI[:0]
+	// Where each set's rays go (-1: not cast), and the origins.
+	g.starts = g.starts[:0]
 	var origins []float64
 	n := 0
 	for si := range sets {
@@ -278,21 +287,11 @@ func (g *Caster) CastBatch(sets []raycast.Rays) error {
 			rs.Err = fmt.Errorf("%d directions but %d bounds", len(rs.Dirs), len(rs.Bounds))
 		}
 		if rs.Err != nil || len(rs.Dirs) == 0 {
+			g.starts = append(g.starts, -1)
 			continue
 		}
-		if rs.Prepare != nil {
-			rs.Prepare(0, len(rs.Dirs))
-		}
-		set := int32(len(origins) / 4)
+		g.starts = append(g.starts, n)
 		origins = append(origins, rs.Origin[0], rs.Origin[1], rs.Origin[2], 0)
-		for i, d := range rs.Dirs {
-			b := rs.TMax
-			if rs.Bounds != nil {
-				b = rs.Bounds[i]
-			}
-			g.rayD = append(g.rayD, d[0], d[1], d[2], b)
-			g.rayI = append(g.rayI, set)
-		}
 		n += len(rs.Dirs)
 	}
 	if n == 0 {
@@ -301,7 +300,10 @@ func (g *Caster) CastBatch(sets []raycast.Rays) error {
 	if n > math.MaxInt32/4 {
 		return fmt.Errorf("gpucast: %d rays in one batch are too many", n)
 	}
-	originsAt := len(g.rayD) / 4 // in dvec4
+	g.rayD = slices.Grow(g.rayD[:0], 4*n+len(origins))[:4*n]
+	g.rayI = slices.Grow(g.rayI[:0], n)[:n]
+	g.layOut(sets)
+	originsAt := n // in dvec4
 	g.rayD = append(g.rayD, origins...)
 	if cap(g.out) < n {
 		g.out = make([]float64, n)
@@ -330,10 +332,10 @@ func (g *Caster) CastBatch(sets []raycast.Rays) error {
 	if err != nil {
 		return fmt.Errorf("gpucast: casting %d rays: %w", n, err)
 	}
-	k := 0
 	for si := range sets {
 		rs := &sets[si]
-		if rs.Err != nil || len(rs.Dirs) == 0 {
+		k := g.starts[si]
+		if k < 0 || rs.Err != nil {
 			continue
 		}
 		copy(rs.Out, g.out[k:k+len(rs.Dirs)])
@@ -344,9 +346,79 @@ func (g *Caster) CastBatch(sets []raycast.Rays) error {
 				g.recast(rs, i)
 			}
 		}
-		k += len(rs.Dirs)
 	}
 	return nil
+}
+
+// layOutChunk is the most rays of one set a core prepares and lays out at
+// a time; layOutAlone, the fewest rays in a batch for which helpers start.
+const layOutChunk, layOutAlone = 1024, 8192
+
+// layOut runs each set's Prepare and writes its rays, bounds and set
+// numbers where g.starts puts them, in chunks over all cores for a large
+// batch (sensors turn their beams into the world in Prepare). A Prepare
+// that panics leaves its set an Err.
+func (g *Caster) layOut(sets []raycast.Rays) {
+	type piece struct{ si, lo, hi int }
+	var pieces []piece
+	set := int32(0)
+	g.setOf = g.setOf[:0]
+	for si := range sets {
+		g.setOf = append(g.setOf, set)
+		if g.starts[si] < 0 {
+			continue
+		}
+		set++
+		for lo := 0; lo < len(sets[si].Dirs); lo += layOutChunk {
+			pieces = append(pieces, piece{si, lo, min(lo+layOutChunk, len(sets[si].Dirs))})
+		}
+	}
+	var mu sync.Mutex
+	do := func(p piece) {
+		rs := &sets[p.si]
+		defer func() {
+			if e := recover(); e != nil {
+				mu.Lock()
+				if rs.Err == nil {
+					rs.Err = fmt.Errorf("preparing rays %d-%d: %v", p.lo, p.hi, e)
+				}
+				mu.Unlock()
+			}
+		}()
+		if rs.Prepare != nil {
+			rs.Prepare(p.lo, p.hi)
+		}
+		at, s := g.starts[p.si], g.setOf[p.si]
+		d, ri := g.rayD[4*(at+p.lo):4*(at+p.hi)], g.rayI[at+p.lo:at+p.hi]
+		for i, v := range rs.Dirs[p.lo:p.hi] {
+			b := rs.TMax
+			if rs.Bounds != nil {
+				b = rs.Bounds[p.lo+i]
+			}
+			d[4*i], d[4*i+1], d[4*i+2], d[4*i+3] = v[0], v[1], v[2], b
+			ri[i] = s
+		}
+	}
+	helpers := min(runtime.GOMAXPROCS(0), len(pieces)) - 1
+	if len(g.rayI) < layOutAlone {
+		helpers = 0
+	}
+	var next atomic.Int64
+	work := func() {
+		for k := next.Add(1) - 1; k < int64(len(pieces)); k = next.Add(1) - 1 {
+			do(pieces[k])
+		}
+	}
+	var wg sync.WaitGroup
+	for range helpers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
 }
 
 // recast casts ray i of rs with the CPU caster.
