@@ -249,12 +249,15 @@ double hitPacket(int p, int cut, dvec3 o, dvec3 d, double tmax) {
 	// used). Where division is corrected, the device's quotient first
 	// sets aside the lanes whose distance is surely not positive (by the
 	// signs) or surely not below tmax (it is off by far less than
-	// DIV_SLACK): the correction's cost is paid for the few others.
+	// DIV_SLACK): the correction's cost is paid for the few others. NaN
+	// compares false and is set aside by neither, as tmax * DIV_SLACK
+	// past the largest double is not.
 #ifndef DIV_NATIVE
 	precise dvec4 guess = tn / det;
+	precise double cap = tmax * DIV_SLACK;
 	for (int l = 0; l < 4; l++) {
-		bool notPositive = tn[l] == 0.0LF || (tn[l] < 0.0LF) != (det[l] < 0.0LF);
-		bool beyond = tmax > 0.0LF && tmax < INF && guess[l] >= tmax * DIV_SLACK;
+		bool notPositive = tn[l] == 0.0LF || (tn[l] < 0.0LF && det[l] > 0.0LF) || (tn[l] > 0.0LF && det[l] < 0.0LF);
+		bool beyond = tmax > 0.0LF && cap < INF && guess[l] >= cap;
 		ok[l] = ok[l] && !notPositive && !beyond;
 	}
 #endif
