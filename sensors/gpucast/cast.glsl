@@ -253,11 +253,11 @@ double hitPacket(int p, int cut, dvec3 o, dvec3 d, double tmax) {
 	// compares false and is set aside by neither, as tmax * DIV_SLACK
 	// past the largest double is not.
 #ifndef DIV_NATIVE
-	precise dvec4 guess = tn / det;
 	precise double cap = tmax * DIV_SLACK;
 	for (int l = 0; l < 4; l++) {
+		precise double guess = DIV_GUESS(tn[l], det[l]);
 		bool notPositive = tn[l] == 0.0LF || (tn[l] < 0.0LF && det[l] > 0.0LF) || (tn[l] > 0.0LF && det[l] < 0.0LF);
-		bool beyond = tmax > 0.0LF && cap < INF && guess[l] >= cap;
+		bool beyond = tmax > 0.0LF && cap < INF && guess >= cap;
 		ok[l] = ok[l] && !notPositive && !beyond;
 	}
 #endif
