@@ -19,7 +19,8 @@ import (
 // division New picked (compute), and with the other one as well, to show
 // the correction's cost: compute-corrected (with the device's fma where
 // it is exact, else Dekker's product) where New kept the device's
-// division, compute-uncorrected (not exact) where New corrects it.
+// division, compute-uncorrected (not exact) where New corrects it; and in
+// work groups of 64 invocations instead of 256 (compute-group64).
 func BenchmarkCycle(b *testing.B) {
 	ctx := newContext(b)
 	g, err := gpucast.New(ctx)
@@ -39,6 +40,11 @@ func BenchmarkCycle(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer g2.Close()
+	g64, err := gpucast.NewWithGroup(ctx, 64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g64.Close()
 	for i, name := range []string{"marvin50", "mesh1m", "ravon"} {
 		var w *world
 		var sets []raycast.Rays
@@ -62,10 +68,14 @@ func BenchmarkCycle(b *testing.B) {
 		for _, c := range []struct {
 			name string
 			g    *gpucast.Caster
-		}{{"compute", g}, {otherName, g2}} {
+		}{{"compute", g}, {otherName, g2}, {"compute-group64", g64}} {
 			b.Run(name+"/"+c.name, func(b *testing.B) {
 				load(b)
 				if err := c.g.Sync(w.c); err != nil {
+					b.Fatal(err)
+				}
+				// The first dispatch of a program may compile it (llvmpipe).
+				if err := c.g.CastBatch(sets); err != nil {
 					b.Fatal(err)
 				}
 				testkit.LoopCycles(b, rays, func() {

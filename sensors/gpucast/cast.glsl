@@ -6,7 +6,7 @@
 // (dvec4, component by component: the scalar operations, four at a time).
 // Every value is precise: no fused multiply-add and no reassociation may
 // change a bit.
-layout(local_size_x = 256) in;
+layout(local_size_x = LOCAL_SIZE) in;
 
 // A node is six dvec4 (lo x, y, z, hi x, y, z: the children's planes), its
 // references an ivec4; a packet nine dvec4 (v0, e1, e2, by axis). The

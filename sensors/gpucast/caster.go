@@ -19,7 +19,12 @@ import (
 //go:embed cast.glsl
 var shaderSource string
 
-// groupSize is the shader's local_size_x.
+// groupSize is the shader's local_size_x. A cycle's batch is small for a
+// wide GPU (one scan is 361 rays: 2 groups of 256 reach 2 multiprocessors,
+// 6 of 64 would reach 6), so smaller groups might pay there; on llvmpipe
+// 64 was no faster (alternated runs: medians 1.10 of 256's time for the
+// 50 MARVINs, 0.97 for the cave). BenchmarkCycle's compute-group64
+// measures it where a GPU is at hand.
 const groupSize = 256
 
 // The shader's storage-buffer bindings.
@@ -76,6 +81,7 @@ type Caster struct {
 	setOf   []int32  // each set's number among those cast
 	alphaW  []uint32 // flat.Alpha, four bytes to a word
 	div     division
+	group   int // invocations to a work group
 }
 
 // New compiles the caster's shader on ctx. It fails (gpu.ErrNoCompute)
@@ -86,13 +92,13 @@ type Caster struct {
 // quotient differs from Go's, the shader corrects the device's quotients
 // (div.glsl), and where even those differ, New fails.
 func New(ctx *gpu.Context) (*Caster, error) {
-	return newCaster(ctx, nil)
+	return newCaster(ctx, nil, groupSize)
 }
 
 // newCaster is New with the division given (tests), or picked where div
-// is nil.
-func newCaster(ctx *gpu.Context, div *division) (*Caster, error) {
-	g := &Caster{ctx: ctx}
+// is nil, and group invocations to a work group.
+func newCaster(ctx *gpu.Context, div *division, group int) (*Caster, error) {
+	g := &Caster{ctx: ctx, group: group}
 	err := ctx.Do(func(gs *gls.GLS) error {
 		if div != nil {
 			g.div = *div
@@ -106,6 +112,7 @@ func newCaster(ctx *gpu.Context, div *division) (*Caster, error) {
 		div := g.div
 		src := strings.Replace(shaderSource, "ROBUST_VALUE", doubleLiteral(raycast.Robust), 1)
 		src = strings.Replace(src, "DIVISION\n", divisionSource(div), 1)
+		src = strings.Replace(src, "LOCAL_SIZE", fmt.Sprint(group), 1)
 		p, err := gpu.NewComputeProgram(gs, src)
 		if err != nil {
 			return err
@@ -320,7 +327,7 @@ func (g *Caster) CastBatch(sets []raycast.Rays) error {
 		if _, err := g.bufs[bufOut].Reserve(gs, 8*n); err != nil {
 			return err
 		}
-		err := g.prog.Dispatch(gs, (n+groupSize-1)/groupSize, g.bufs, g.texs,
+		err := g.prog.Dispatch(gs, (n+g.group-1)/g.group, g.bufs, g.texs,
 			gpu.Uniform{Name: "nRays", Value: int32(n)},
 			gpu.Uniform{Name: "topRoot", Value: int32(g.topRoot)},
 			gpu.Uniform{Name: "originsAt", Value: int32(originsAt)})

@@ -22,7 +22,12 @@ func Perturbed(d Division) Division { d.perturbed = true; return d }
 var GuessOnly = division{guessOnly: true}
 
 // NewWithDivision is New with the shader's division given.
-func NewWithDivision(ctx *gpu.Context, d Division) (*Caster, error) { return newCaster(ctx, &d) }
+func NewWithDivision(ctx *gpu.Context, d Division) (*Caster, error) {
+	return newCaster(ctx, &d, groupSize)
+}
+
+// NewWithGroup is New with n invocations to a work group.
+func NewWithGroup(ctx *gpu.Context, n int) (*Caster, error) { return newCaster(ctx, nil, n) }
 
 // DivisionOf is the division g's shader uses.
 func DivisionOf(g *Caster) Division { return g.div }
