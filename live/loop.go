@@ -145,6 +145,8 @@ type Loop struct {
 
 	rErr error // why no renderer could be made
 	seen map[string]bool
+	// computeTold: the compute caster's failure has been warned of.
+	computeTold bool
 }
 
 // NewLoop returns a loop handing frames to sink; a renderer is made
@@ -207,6 +209,12 @@ func (l *Loop) Cycle(s *scene.Scene, t float64) {
 		return
 	}
 	l.Clock.Render(l.R, s, t, only, l.Sink, l.Fails.Fail)
+	if !l.computeTold {
+		if err := l.R.ComputeErr(); err != nil {
+			l.computeTold = true
+			l.Warn("gpu-ranges", "range sensors on the GPU backend draw depth-buffer views: the compute caster could not be made: %v", err)
+		}
+	}
 }
 
 // Close closes the renderer unless a window lent it.

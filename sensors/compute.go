@@ -20,6 +20,9 @@ type computeState struct {
 	err    error // why it failed, nil where it was turned off
 }
 
+// newComputeCaster makes the compute caster (tests make it fail).
+var newComputeCaster = gpucast.New
+
 // noComputeEnv, set to 1, keeps the GPU backend of range sensors on
 // depth-buffer views (to compare the two, or where a driver's compute
 // shaders misbehave).
@@ -40,7 +43,7 @@ func (r *Renderer) useCompute(s *scene.Scene) bool {
 			r.compute.failed = true
 			return false
 		}
-		g, err := gpucast.New(r.ctx)
+		g, err := newComputeCaster(r.ctx)
 		if err != nil {
 			r.compute.failed, r.compute.err = true, err
 			return false
@@ -110,4 +113,14 @@ func (r *Renderer) GPURanges() string {
 		return "depth-buffer views (" + noComputeEnv + "=1)"
 	}
 	return ""
+}
+
+// ComputeErr is why the compute caster could not be made on this
+// renderer's context (nil where it was, where it was turned off, or before
+// a range sensor ran on the GPU backend): such sensors then draw
+// depth-buffer views, exact through the CPU caster but slower.
+func (r *Renderer) ComputeErr() error {
+	r.caster.Lock()
+	defer r.caster.Unlock()
+	return r.compute.err
 }

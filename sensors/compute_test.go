@@ -1,11 +1,15 @@
 package sensors
 
 import (
+	"errors"
 	"math"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/simvis/simvis/internal/gpu"
 	"github.com/simvis/simvis/scene"
+	"github.com/simvis/simvis/sensors/gpucast"
 )
 
 // rangesOf returns every range sensor's frame of one cycle (RenderFrames,
@@ -114,5 +118,59 @@ func TestGPUBackendOnComputeIsCPUBackend(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d range sensors, %d beams (%d hits), the GPU backend's the CPU's bit for bit", file, len(cpu), beams, hits)
+	}
+}
+
+// Where the compute caster cannot be made (here: made to fail), the GPU
+// backend's range sensors draw depth-buffer views, with the CPU backend's
+// ranges; the renderer says why (ComputeErr, GPURanges).
+func TestGPUBackendWithoutCompute(t *testing.T) {
+	defer func(f func(*gpu.Context) (*gpucast.Caster, error)) { newComputeCaster = f }(newComputeCaster)
+	newComputeCaster = func(*gpu.Context) (*gpucast.Caster, error) {
+		return nil, errors.New("gpucast: the device's float64 arithmetic is not IEEE 754's (a test)")
+	}
+	r, err := NewRenderer()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer r.Close()
+	if r.ComputeErr() != nil || r.GPURanges() != "" {
+		t.Fatalf("before any range sensor: %v, %q", r.ComputeErr(), r.GPURanges())
+	}
+	var s [2]*scene.Scene
+	for k, backend := range []string{BackendGPU, BackendCPU} {
+		if s[k], err = scene.Load("../scenes/marvin/scene.xml", scene.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, se := range s[k].Sensors() {
+			if _, ok := se.Sensor.(*Laser); ok {
+				if err := SetBackend(se.Sensor, backend); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	gpuRanges, cpuRanges := rangesOf(t, r, s[0]), rangesOf(t, r, s[1])
+	if err := r.ComputeErr(); err == nil || !strings.Contains(err.Error(), "(a test)") {
+		t.Fatalf("ComputeErr: %v", err)
+	}
+	if got := r.GPURanges(); !strings.HasPrefix(got, "depth-buffer views (") || !strings.Contains(got, "(a test)") {
+		t.Fatalf("GPURanges: %q", got)
+	}
+	n := 0
+	for _, se := range s[1].Sensors() {
+		if _, ok := se.Sensor.(*Laser); !ok {
+			continue
+		}
+		want, got := cpuRanges[se.Name], gpuRanges[se.Name]
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("%s beam %d: %v on the GPU backend, %v on the CPU", se.Name, i, got[i], want[i])
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no laser compared")
 	}
 }
