@@ -82,9 +82,9 @@ func divisionSource(d division) string {
 	return src + "#define DIV(a, b) divRN(a, b)\n#define DIV4(a, b, m) divRN4(a, b, m)\n"
 }
 
-// probeSource divides each pair of ab four ways, as the caster's shader
-// does: a/b, 1/b, a/255 (constant operands can take other paths in a
-// compiler) and a dvec4 division.
+// probeSource divides each pair of ab seven ways, in the forms the
+// caster's shader uses: a/b, 1/b and a/255 (constant operands can take
+// other paths in a compiler), and four lanes of a dvec4 division.
 const probeSource = `#version 430
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer In { dvec2 ab[]; };
