@@ -60,11 +60,13 @@ func (d division) String() string {
 func divisionSource(d division) string {
 	defs := "#define DIV_GUESS(a, b) ((a) / (b))\n#define DIV_STEPS 8\n"
 	if d.perturbed || d.guessOnly {
-		// Up to 24 ulps either way (48 below a power of two), by the
-		// guess's low bits: enough to come from above to a subnormal
-		// quotient halfway between two.
+		// Up to 24 ulps either way (48 below a power of two), by a hash
+		// of the guess's bits and the invocation (the same quotient is
+		// moved differently in different samples): enough to come from
+		// above to a subnormal quotient halfway between two.
 		defs = "double perturb(double q) {\n" +
-			"\tint k = int(unpackDouble2x32(q).x % 7u) - 3;\n" +
+			"\tuvec2 u = unpackDouble2x32(q);\n" +
+			"\tint k = int((u.x ^ (u.y * 2654435761u) ^ gl_GlobalInvocationID.x) % 7u) - 3;\n" +
 			"\tprecise double r = q + double(k) * pow2(expOf(q) - 49);\n" +
 			"\treturn r;\n}\n" +
 			"#define DIV_GUESS(a, b) perturb((a) / (b))\n#define DIV_STEPS 64\n"
@@ -218,6 +220,9 @@ func divisionSamples(random int) []float64 {
 		// spacing below is half the spacing above.
 		k := float64(r.IntN(4) + 1)
 		ab = append(ab, b-k*0x1p-52, b, b+k*0x1p-52, b*2)
+		// Quotients whose significand is all ones, just below a power of
+		// two (a guess above it must step down by the smaller spacing).
+		ab = append(ab, math.Ldexp(math.Nextafter(2, 0), r.IntN(200)-100), math.Ldexp(1, r.IntN(200)-100))
 		// Exact halves, which arise among subnormal quotients alone.
 		ab = append(ab, float64(r.IntN(1<<20))*math.SmallestNonzeroFloat64, float64(int(1)<<r.IntN(8)),
 			float64(1<<51+r.Int64N(1<<51))*math.SmallestNonzeroFloat64, float64(int(1)<<r.IntN(3)))
