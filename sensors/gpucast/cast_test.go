@@ -378,21 +378,29 @@ func gridQuad(m *models.Material, uv0, span float64) *models.Primitive {
 	return p
 }
 
-// Sets with too few distances or bounds get an error each and are not
-// cast; the others are.
-func TestShortSets(t *testing.T) {
+// unitBox is a compute caster synced to a CPU caster holding one box of
+// side 1 at the origin.
+func unitBox(t *testing.T) (*gpucast.Caster, *raycast.Caster) {
+	t.Helper()
 	ctx := newContext(t)
 	g, err := gpucast.New(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.Close()
+	t.Cleanup(func() { g.Close() })
 	c := raycast.New()
 	c.Place([]raycast.Placement{{Geom: raycast.NewGeometry(models.Box("b", 1, 1, 1, [4]float32{1, 1, 1, 1}).Primitives[0]),
 		FromLocal: mgl64.Ident4(), ToLocal: mgl64.Ident4()}})
 	if err := g.Sync(c); err != nil {
 		t.Fatal(err)
 	}
+	return g, c
+}
+
+// Sets with too few distances or bounds get an error each and are not
+// cast; the others are.
+func TestShortSets(t *testing.T) {
+	g, _ := unitBox(t)
 	dirs := []mgl64.Vec3{{1, 0, 0}, {0, 1, 0}}
 	o := mgl64.Vec3{-3, 0, 0}
 	sets := []raycast.Rays{
@@ -415,18 +423,7 @@ func TestShortSets(t *testing.T) {
 // all cores for a large batch; a Prepare that panics leaves its set an
 // Err and the others cast.
 func TestPrepare(t *testing.T) {
-	ctx := newContext(t)
-	g, err := gpucast.New(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	c := raycast.New()
-	c.Place([]raycast.Placement{{Geom: raycast.NewGeometry(models.Box("b", 1, 1, 1, [4]float32{1, 1, 1, 1}).Primitives[0]),
-		FromLocal: mgl64.Ident4(), ToLocal: mgl64.Ident4()}})
-	if err := g.Sync(c); err != nil {
-		t.Fatal(err)
-	}
+	g, c := unitBox(t)
 	const perSet = 3001
 	dirOf := func(si, i int) mgl64.Vec3 {
 		a := float64(i)/perSet*2*math.Pi + float64(si)
