@@ -78,7 +78,6 @@ type Caster struct {
 	rayI    []int32
 	out     []float64
 	starts  []int    // each set's first ray in rayD, -1 if not cast
-	setOf   []int32  // each set's number among those cast
 	alphaW  []uint32 // flat.Alpha, four bytes to a word
 	div     division
 	group   int // invocations to a work group
@@ -366,19 +365,21 @@ const layOutChunk, layOutAlone = 1024, 8192
 // batch (sensors turn their beams into the world in Prepare). A Prepare
 // that panics leaves its set an Err.
 func (g *Caster) layOut(sets []raycast.Rays) {
-	type piece struct{ si, lo, hi int }
+	// A piece of set si, which is set number set among those cast.
+	type piece struct {
+		si, lo, hi int
+		set        int32
+	}
 	var pieces []piece
 	set := int32(0)
-	g.setOf = g.setOf[:0]
 	for si := range sets {
-		g.setOf = append(g.setOf, set)
 		if g.starts[si] < 0 {
 			continue
 		}
-		set++
 		for lo := 0; lo < len(sets[si].Dirs); lo += layOutChunk {
-			pieces = append(pieces, piece{si, lo, min(lo+layOutChunk, len(sets[si].Dirs))})
+			pieces = append(pieces, piece{si, lo, min(lo+layOutChunk, len(sets[si].Dirs)), set})
 		}
+		set++
 	}
 	var mu sync.Mutex
 	do := func(p piece) {
@@ -395,7 +396,7 @@ func (g *Caster) layOut(sets []raycast.Rays) {
 		if rs.Prepare != nil {
 			rs.Prepare(p.lo, p.hi)
 		}
-		at, s := g.starts[p.si], g.setOf[p.si]
+		at := g.starts[p.si]
 		d, ri := g.rayD[4*(at+p.lo):4*(at+p.hi)], g.rayI[at+p.lo:at+p.hi]
 		for i, v := range rs.Dirs[p.lo:p.hi] {
 			b := rs.TMax
@@ -403,7 +404,7 @@ func (g *Caster) layOut(sets []raycast.Rays) {
 				b = rs.Bounds[p.lo+i]
 			}
 			d[4*i], d[4*i+1], d[4*i+2], d[4*i+3] = v[0], v[1], v[2], b
-			ri[i] = s
+			ri[i] = p.set
 		}
 	}
 	helpers := min(runtime.GOMAXPROCS(0), len(pieces)) - 1
