@@ -28,10 +28,7 @@ func BenchmarkCycle(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer g.Close()
-	other, otherName := gpucast.DivDekker, "compute-corrected"
-	if gpucast.ProbeDivision(ctx, gpucast.DivFMA, gpucast.DivisionSamples(256)) == nil {
-		other = gpucast.DivFMA
-	}
+	other, otherName := gpucast.CorrectedOn(ctx), "compute-corrected"
 	if gpucast.DivisionOf(g) != gpucast.DivDevice {
 		other, otherName = gpucast.DivDevice, "compute-uncorrected"
 	}

@@ -143,11 +143,7 @@ func casters(t *testing.T, ctx *gpu.Context) []*gpucast.Caster {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	d := gpucast.DivFMA
-	if gpucast.ProbeDivision(ctx, d, gpucast.DivisionSamples(256)) != nil {
-		d = gpucast.DivDekker
-	}
-	p, err := gpucast.NewWithDivision(ctx, gpucast.Perturbed(d))
+	p, err := gpucast.NewWithDivision(ctx, gpucast.Perturbed(gpucast.CorrectedOn(ctx)))
 	if err != nil {
 		t.Fatal(err)
 	}

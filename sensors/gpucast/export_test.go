@@ -40,3 +40,13 @@ var DivisionSamples = divisionSamples
 func ProbeDivision(ctx *gpu.Context, d Division, ab []float64) error {
 	return ctx.Do(func(gs *gls.GLS) error { return probeDivision(gs, d, ab) })
 }
+
+// CorrectedOn is the corrected division that passes the probe on ctx's
+// device, the fused multiply-add's first (as New tries them), else
+// Dekker's.
+func CorrectedOn(ctx *gpu.Context) Division {
+	if ProbeDivision(ctx, divFMA, divisionSamples(256)) == nil {
+		return divFMA
+	}
+	return divDekker
+}
