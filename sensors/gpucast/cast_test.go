@@ -448,6 +448,9 @@ func TestPrepare(t *testing.T) {
 			t.Fatalf("set %d: error %v", si, rs.Err)
 		}
 		if si == 3 {
+			if want := "preparing rays 1024-2048: a sensor's bug"; rs.Err.Error() != want {
+				t.Fatalf("set 3: error %q, want %q", rs.Err, want)
+			}
 			continue
 		}
 		want := make([]float64, perSet)
