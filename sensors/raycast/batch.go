@@ -26,10 +26,10 @@ type Rays struct {
 	// Prepare, if not nil, fills Dirs[lo:hi] before those beams are cast,
 	// on whichever core casts them: the caller's own per-beam work (a
 	// sensor turning its beams into the world) then runs on all cores
-	// too. It must write nothing else that another chunk reads.
+	// too. It must write nothing else that another call reads.
 	Prepare func(lo, hi int)
 	// Work is set by CastBatch: the time the cores spent on this set's
-	// chunks, summed over the cores. Its share of the batch's total tells
+	// beams, summed over the cores. Its share of the batch's total tells
 	// what the set cost within the batch's wall time.
 	Work time.Duration
 	// Err is set by CastBatch when this set could not be cast: fewer Out
@@ -40,12 +40,12 @@ type Rays struct {
 }
 
 // CastBatch casts every set, as CastAll would each, in one job over all
-// cores (GOMAXPROCS): the calling goroutine and the helpers take chunks of
+// cores (GOMAXPROCS): the calling goroutine and the helpers take runs of
 // consecutive beams of one set at a time, of all sets, so that the many
 // small scans of a simulation cycle (150 scanners of 361 beams) cost one
 // hand-over to the helpers, not one each, and keep both cores busy to the
 // end. The distances are the ones CastAll and CastSerial return, to the
-// bit (the same chunks go down the hierarchies in the same packets), and
+// bit (the same packets of four beams go down the hierarchies), and
 // Cast's to float64 rounding: where triangles overlap or meet at the hit
 // point, the traversal's order may take one hit a rounding apart from the
 // other (TestOverlappingTrianglesAcrossKernels).
@@ -71,11 +71,15 @@ func (c *Caster) CastBatch(sets []Rays) {
 	j.release()
 }
 
-// chunk is how many consecutive beams of one set a participant takes at a
-// time: neighbours in a scan or an image row take the same way down the
-// hierarchies, so a chunk stays in cache, and small chunks balance the
-// cores where one part of a scan costs more than another.
+// chunk is the most consecutive beams of one set cast in one go (and what
+// CastSerial casts at a time): neighbours in a scan or an image row take
+// the same way down the hierarchies, so their nodes stay in cache.
 const chunk = 32
+
+// piece is the unit the participants share out: two packets. Its beams
+// start at a multiple of piece, so a set falls into the same packets of
+// four however the pieces are taken.
+const piece = 8
 
 // The hand-over to the helpers. A helper that has just worked spins for
 // spinFor, polling for the next job, before it blocks: a caller casting
@@ -86,34 +90,34 @@ const chunk = 32
 // is bounded: a host that casts nothing burns nothing, and one casting a
 // batch per cycle burns at most spinFor per helper per cycle (50 µs a
 // cycle, 0.15% of a core at 30 Hz). The caller likewise spins at most
-// waitFor for the helpers' last chunks before it blocks.
+// waitFor for the helpers' last pieces before it blocks.
 const (
 	spinFor = 50 * time.Microsecond
 	waitFor = 200 * time.Microsecond
 )
 
 // castJob is one CastAll or CastBatch call shared with the helpers. The
-// caller waits for the chunks, not for the helpers: a helper that comes
-// late finds no chunk left and lets go of the job, and the last
+// caller waits for the pieces, not for the helpers: a helper that comes
+// late finds no piece left and lets go of the job, and the last
 // participant to let go returns it to the pool.
 type castJob struct {
 	c      *Caster
 	sets   []Rays
 	one    [1]Rays // CastAll's set, so that it allocates nothing
-	ends   []int   // per set, the chunk number after its last chunk
-	work   []int64 // per set, nanoseconds spent on its chunks (timed jobs)
+	ends   []int   // per set, the piece number after its last piece
+	work   []int64 // per set, nanoseconds spent on its pieces (timed jobs)
 	errs   []error // per set, the first panic (under mu)
 	timed  bool
-	chunks int
+	pieces int
 	parts  int // participants wanted: the caller and the helpers asked for
 	mu     sync.Mutex
-	// next is alone on its cache line: every chunk taken writes it, and a
+	// next is alone on its cache line: every take writes it, and a
 	// core that writes it should not also take away the line of what the
 	// others only read (the sets, ends) or write once per job.
 	_    [64]byte
-	next atomic.Int64 // the next chunk to take
+	next atomic.Int64 // the next piece to take
 	_    [56]byte
-	done atomic.Int64 // chunks finished, added by each participant once, when it has no more
+	done atomic.Int64 // pieces finished, added by each participant once, when it has no more
 	// state is running, waiting (the caller blocks on finished) or over.
 	state atomic.Int32
 	// refs packs the participants that have not let go (low 32 bits) and
@@ -146,34 +150,35 @@ func newJob(c *Caster, sets []Rays, timed bool) *castJob {
 	return j
 }
 
-// plan numbers the chunks of every set and sizes the per-set records.
+// plan numbers the pieces of every set and sizes the per-set records.
 func (j *castJob) plan() {
 	j.ends, j.work, j.errs = j.ends[:0], j.work[:0], j.errs[:0]
 	n := 0
 	for i := range j.sets {
 		if j.sets[i].Err == nil {
-			n += (len(j.sets[i].Dirs) + chunk - 1) / chunk
+			n += (len(j.sets[i].Dirs) + piece - 1) / piece
 		}
 		j.ends = append(j.ends, n)
 		j.work = append(j.work, 0)
 		j.errs = append(j.errs, nil)
 	}
-	j.chunks = n
+	j.pieces = n
 }
 
 // cast runs the job on the calling goroutine and the helpers it can get,
-// and returns when every chunk is written.
+// and returns when every piece is written.
 func (j *castJob) cast() {
 	j.next.Store(0)
 	j.done.Store(0)
 	j.state.Store(running)
-	if j.chunks == 0 {
+	if j.pieces == 0 {
 		j.refs.Store(1)
 		return
 	}
-	// A helper only when each participant gets two chunks or more: less
-	// is not worth a hand-over.
-	helpers := min(runtime.GOMAXPROCS(0), (j.chunks+1)/2) - 1
+	// A helper only when each participant gets two chunks' beams or more:
+	// less is not worth a hand-over.
+	per := 2 * chunk / piece
+	helpers := min(runtime.GOMAXPROCS(0), (j.pieces+per-1)/per) - 1
 	helpers = max(helpers, 0)
 	j.refs.Store(int64(helpers)<<32 | 1)
 	j.parts = helpers + 1
@@ -201,79 +206,82 @@ func (j *castJob) cast() {
 	}
 }
 
-// run takes chunks until none is left. A participant's chunks come in
+// run takes pieces until none is left. A participant's pieces come in
 // increasing order, so its set cursor only moves forward. It counts its
-// chunks and times its sets on its own and tells the job once (and each
-// set's time once it moves past the set): one shared write per chunk
+// pieces and times its sets on its own and tells the job once (and each
+// set's time once it moves past the set): one shared write per take
 // (next), not three.
 func (j *castJob) run() {
 	var st traversal   // scratch stacks, this participant's
-	set, first := 0, 0 // first: the first chunk of set
+	set, first := 0, 0 // first: the first piece of set
 	mine := int64(0)
-	var last time.Time
-	var spent time.Duration // on set, not yet added to work[set]
+	var last time.Time // since when set's time runs (timed jobs, cast only)
+	cast := false      // whether this participant cast beams of set
 	if j.timed {
 		last = time.Now()
 	}
 	for {
 		g, end := j.take()
-		if g >= j.chunks {
+		if g >= j.pieces {
 			break
 		}
-		for ; g < end; g++ {
+		for g < end {
 			for g >= j.ends[set] {
-				if spent > 0 {
-					atomic.AddInt64(&j.work[set], int64(spent))
-					spent = 0
+				if j.timed && cast {
+					now := time.Now()
+					atomic.AddInt64(&j.work[set], int64(now.Sub(last)))
+					last = now
 				}
+				cast = false
 				first = j.ends[set]
 				set++
 			}
-			j.castChunk(set, (g-first)*chunk, &st)
-			mine++
-			if j.timed {
-				now := time.Now()
-				spent += now.Sub(last)
-				last = now
-			}
+			// This set's pieces of the take, a chunk's beams at a time.
+			n := min(end, j.ends[set], g+chunk/piece) - g
+			j.castChunk(set, (g-first)*piece, n*piece, &st)
+			cast = true
+			g += n
+			mine += int64(n)
 		}
 	}
-	if spent > 0 {
-		atomic.AddInt64(&j.work[set], int64(spent))
+	if j.timed && cast {
+		atomic.AddInt64(&j.work[set], int64(time.Since(last)))
 	}
-	if mine > 0 && j.done.Add(mine) == int64(j.chunks) {
+	if mine > 0 && j.done.Add(mine) == int64(j.pieces) {
 		if j.state.Swap(over) == waiting {
 			j.finished <- struct{}{}
 		}
 	}
 }
 
-// take claims the chunks g to end-1 (g >= chunks: none left): a run of
-// consecutive chunks, an eighth of what is left per participant and at
+// take claims the pieces g to end-1 (g >= pieces: none left): a run of
+// consecutive pieces, a quarter of what is left per participant and at
 // least one (guided self-scheduling). Early runs are long, so each core
 // casts a region of neighbouring beams (a band of a depth image) whose
 // nodes stay in its own cache, rather than every other chunk of the same
-// rows as its neighbour; the last are single chunks, which balance the
-// cores. The chunks, and so the bits, are the same however they are
-// taken.
+// rows as its neighbour, and few runs are taken (each take moves next's
+// cache line between the cores); the last are single pieces of two
+// packets, so that the cores end within a fraction of a chunk of each
+// other. The packets, and so the bits, are the same however the pieces
+// are taken.
 func (j *castJob) take() (g, end int) {
 	for {
 		n := j.next.Load()
-		left := int64(j.chunks) - n
+		left := int64(j.pieces) - n
 		if left <= 0 {
-			return j.chunks, j.chunks
+			return j.pieces, j.pieces
 		}
-		k := max(left/int64(8*j.parts), 1)
+		k := max(left/int64(4*j.parts), 1)
 		if j.next.CompareAndSwap(n, n+k) {
 			return int(n), int(n + k)
 		}
 	}
 }
 
-// castChunk casts the chunk of set si that starts at beam lo. A panic is
-// kept as the set's error, and the chunk counts as done, so that the job
-// still ends.
-func (j *castJob) castChunk(si, lo int, st *traversal) {
+// castChunk casts n beams of set si from beam lo (n at most chunk; fewer
+// where the set ends). A panic is kept as the set's error, and the beams
+// count as done, so that the job still ends.
+func (j *castJob) castChunk(si, lo, n int, st *traversal) {
 	defer func() {
 		if p := recover(); p != nil {
 			j.mu.Lock()
@@ -284,7 +292,7 @@ func (j *castJob) castChunk(si, lo int, st *traversal) {
 		}
 	}()
 	rs := &j.sets[si]
-	hi := min(lo+chunk, len(rs.Dirs))
+	hi := min(lo+n, len(rs.Dirs))
 	if rs.Prepare != nil {
 		rs.Prepare(lo, hi)
 	}
@@ -292,11 +300,17 @@ func (j *castJob) castChunk(si, lo int, st *traversal) {
 	if rs.Bounds != nil {
 		bounds = rs.Bounds[lo:hi]
 	}
-	j.c.castRun(rs.Origin, rs.Dirs[lo:hi], rs.TMax, bounds, rs.Out[lo:hi], st)
+	// The distances go to Out in one copy when the beams are done: the
+	// pieces of a set meet inside cache lines of Out, and each packet
+	// writing its four there had those lines bounce between the cores
+	// that cast neighbouring beams.
+	out := st.out[:hi-lo]
+	j.c.castRun(rs.Origin, rs.Dirs[lo:hi], rs.TMax, bounds, out, st)
+	copy(rs.Out[lo:hi], out)
 }
 
-// wait returns when every chunk is written: it spins a while (the others'
-// last chunks are short), then blocks.
+// wait returns when every piece is written: it spins a while (the others'
+// last pieces are short), then blocks.
 func (j *castJob) wait() {
 	start := time.Now()
 	for j.state.Load() != over {

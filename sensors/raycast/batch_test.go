@@ -33,11 +33,12 @@ func soupScene(t *testing.T) (*raycast.Caster, *scene.Scene, *rand.Rand) {
 	return c, s, rng
 }
 
-// randomSets makes sets of every size from empty to many chunks, from
-// different origins, with different limits.
+// randomSets makes sets of every size from empty to many chunks, some
+// ending inside a piece (7, 9 beams), from different origins, with
+// different limits.
 func randomSets(rng *rand.Rand) []raycast.Rays {
 	var sets []raycast.Rays
-	for i, n := range []int{361, 0, 1, 31, 32, 33, 1000, 7, 361, 64} {
+	for i, n := range []int{361, 0, 1, 31, 32, 33, 1000, 7, 361, 64, 9} {
 		dirs := make([]mgl64.Vec3, n)
 		for k := range dirs {
 			dirs[k] = mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()

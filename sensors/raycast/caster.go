@@ -230,11 +230,13 @@ func (c *Caster) cast(origin, dir [3]float64, tmax float64) float64 {
 // left for later in the hierarchy over instances and in a geometry's, and
 // a packet's rays in the world and in the placement mapped last (w, p),
 // kept from ray to ray so that no ray clears them anew (clearing the two
-// packets took half of castPacketOn's own time on a scan).
+// packets took half of castPacketOn's own time on a scan). out holds a
+// batch's beams' distances until they are all cast (castJob.castChunk).
 type traversal struct {
 	top, geom   [fixedStack]stackEntry
 	ptop, pgeom [fixedStack]packetEntry
 	w, p        packet
+	out         [chunk]float64
 }
 
 // pushFar leaves the entered children refs[1:m] (sorted nearest first) on

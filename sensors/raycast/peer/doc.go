@@ -3,7 +3,7 @@
 // Embree (Debian's libembree-dev, through the small C program in c/), on
 // the same triangles, checks that the ranges agree and prints the ratios.
 //
-//	go run ./sensors/raycast/peer [-seconds S] [-o DIR] [SCENE ...]
+//	go run ./sensors/raycast/peer [-seconds S] [-rounds R] [-o DIR] [SCENE ...]
 //
 // Without scenes it writes the benchmark scenes (simvis bench --generate)
 // into DIR and measures scenes/marvin, DIR/marvin50 and DIR/mesh1m. Per
@@ -18,9 +18,20 @@
 // simvis's rate over rtcIntersect1's on as many threads, /best over the
 // fastest of Embree's three.
 //
+// Each set is measured in R rounds (default 5), each figure of a round for
+// at least S seconds (default 0.5): Embree's three ways on one thread,
+// simvis's on one thread, Embree's on all cores, simvis's on all cores.
+// The rows hold the medians of the rounds' rates, and /e1 and /best the
+// medians of the rounds' ratios, with the least and most of /e1 beside
+// them: on a machine whose speed drifts from one minute to the next (a
+// VM), a ratio of two figures measured seconds apart says much more than
+// one of figures measured a minute apart.
+//
 // The ray file handed to the C program is little-endian: the magic
 // "SVRAYS01"; uint32 vertex, triangle and ray counts; the vertices (3
 // float32 each, world coordinates); the triangles (3 uint32 vertex indices
 // each); the rays (origin and unit direction, 6 float64 each). It writes
-// one float64 range per ray (+Inf for none) and prints its timings as JSON.
+// one float64 range per ray (+Inf for none), says so in a JSON line, then
+// answers each line "THREADS SECONDS" on its input with one JSON line of
+// rays per second (see c/embree_peer.c).
 package main

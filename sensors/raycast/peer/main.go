@@ -1,17 +1,20 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -35,18 +38,23 @@ const (
 )
 
 func main() {
-	seconds := flag.Float64("seconds", 2, "time to spend on each way of casting each ray set")
+	seconds := flag.Float64("seconds", 0.5, "time to spend on each way of casting each ray set, per round")
+	rounds := flag.Int("rounds", 5, "rounds per ray set: Embree's ways and simvis's measured in turn, the medians printed")
 	out := flag.String("o", "out/bench-peers", "folder for the generated scenes, ray files and the C program")
 	src := flag.String("src", "sensors/raycast/peer/c/embree_peer.c", "the C program")
 	cc := flag.String("cc", "cc", "the C compiler")
 	flag.Parse()
-	if err := run(*seconds, *out, *src, *cc, flag.Args()); err != nil {
+	if *rounds < 1 {
+		fmt.Fprintln(os.Stderr, "peer: -rounds: want 1 or more")
+		os.Exit(2)
+	}
+	if err := run(*seconds, *rounds, *out, *src, *cc, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "peer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(seconds float64, out, src, cc string, scenes []string) error {
+func run(seconds float64, rounds int, out, src, cc string, scenes []string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -63,13 +71,14 @@ func run(seconds float64, out, src, cc string, scenes []string) error {
 		// The ring of cameras (files[2]) has no range sensor to compare.
 		scenes = append([]string{"scenes/marvin/scene.xml"}, files[:2]...)
 	}
-	fmt.Printf("%d CPUs (%s), GOMAXPROCS %d; rays/s medians are not taken: each figure is one run of >= %gs\n",
-		runtime.NumCPU(), cpuModel(), runtime.GOMAXPROCS(0), seconds)
-	fmt.Printf("%-28s %-8s %8s %7s %12s %12s %12s %12s %8s %8s %s\n", "scene", "set", "rays", "threads",
-		"simvis", "embree 1", "embree 4", "embree 8", "/e1", "/best", "agree")
+	fmt.Printf("%d CPUs (%s), GOMAXPROCS %d; medians of %d rounds, each figure of a round one run of >= %gs,\n",
+		runtime.NumCPU(), cpuModel(), runtime.GOMAXPROCS(0), rounds, seconds)
+	fmt.Println("Embree's and simvis's in turn; /e1 and /best are the medians of the rounds' ratios, e1 range their least and most")
+	fmt.Printf("%-28s %-8s %8s %7s %12s %12s %12s %12s %8s %8s %-11s %s\n", "scene", "set", "rays", "threads",
+		"simvis", "embree 1", "embree 4", "embree 8", "/e1", "/best", "e1 range", "agree")
 	failed := false
 	for _, path := range scenes {
-		bad, err := measureScene(path, bin, out, seconds)
+		bad, err := measureScene(path, bin, out, seconds, rounds)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -89,7 +98,7 @@ type raySet struct {
 	n       int
 }
 
-func measureScene(path, bin, out string, seconds float64) (bool, error) {
+func measureScene(path, bin, out string, seconds float64, rounds int) (bool, error) {
 	s, err := scene.Load(path, scene.Options{})
 	if err != nil {
 		return false, err
@@ -129,24 +138,12 @@ func measureScene(path, bin, out string, seconds float64) (bool, error) {
 		if err := writeRays(rayFile, verts, idx, set); err != nil {
 			return false, err
 		}
-		var stdout bytes.Buffer
 		threads := runtime.GOMAXPROCS(0)
-		cmd := exec.Command(bin, rayFile, rangeFile, fmt.Sprint(seconds), fmt.Sprint(threads))
-		cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
-		if err := cmd.Run(); err != nil {
-			return false, fmt.Errorf("embree_peer: %w", err)
+		p, err := startPeer(bin, rayFile, rangeFile)
+		if err != nil {
+			return false, err
 		}
-		var peer struct {
-			R1 float64 `json:"intersect1_rays_per_s"`
-			R4 float64 `json:"intersect4_rays_per_s"`
-			R8 float64 `json:"intersect8_rays_per_s"`
-			A1 float64 `json:"all_intersect1_rays_per_s"`
-			A4 float64 `json:"all_intersect4_rays_per_s"`
-			A8 float64 `json:"all_intersect8_rays_per_s"`
-		}
-		if err := json.Unmarshal(stdout.Bytes(), &peer); err != nil {
-			return false, fmt.Errorf("embree_peer printed %q: %w", stdout.String(), err)
-		}
+		defer p.close()
 		theirs, err := readRanges(rangeFile, set.n)
 		if err != nil {
 			return false, err
@@ -164,7 +161,6 @@ func measureScene(path, bin, out string, seconds float64) (bool, error) {
 			}
 		}
 		serial(ours)
-		one := rate(seconds, set.n, func() { serial(ours) })
 		buf := make([]float64, set.n)
 		batch := make([]raycast.Rays, len(set.origins))
 		at := 0
@@ -172,7 +168,28 @@ func measureScene(path, bin, out string, seconds float64) (bool, error) {
 			batch[k] = raycast.Rays{Origin: o, Dirs: set.dirs[k], TMax: math.Inf(1), Out: buf[at : at+len(set.dirs[k])]}
 			at += len(set.dirs[k])
 		}
-		all := rate(seconds, set.n, func() { c.CastBatch(batch) })
+		// The rounds: on this VM-like hardware a core's speed drifts by
+		// 10-20 % from one minute to the next, so a ratio of two runs far
+		// apart says little; each round measures Embree's three ways and
+		// simvis's right after one another, on one thread, then on all.
+		var one, all []sample
+		for range rounds {
+			e, err := p.measure(1, seconds)
+			if err != nil {
+				return false, err
+			}
+			one = append(one, sample{ours: rate(seconds, set.n, func() { serial(ours) }), e: e})
+			if threads > 1 {
+				e, err := p.measure(threads, seconds)
+				if err != nil {
+					return false, err
+				}
+				all = append(all, sample{ours: rate(seconds, set.n, func() { c.CastBatch(batch) }), e: e})
+			}
+		}
+		if err := p.close(); err != nil {
+			return false, err
+		}
 		for k := range batch {
 			if batch[k].Err != nil {
 				return false, fmt.Errorf("%s, sensor %d: %w", set.name, k, batch[k].Err)
@@ -212,16 +229,127 @@ func measureScene(path, bin, out string, seconds float64) (bool, error) {
 		// thread), one on all cores (CastBatch against Embree's passes
 		// split over as many threads); /e1 is simvis over rtcIntersect1,
 		// /best over the fastest of Embree's three ways on as many threads.
-		row := func(threads string, ours, e1, e4, e8 float64) {
-			fmt.Printf("%-28s %-8s %8d %7s %12.0f %12.0f %12.0f %12.0f %8.2f %8.2f %s\n", shortPath(path), set.name, set.n,
-				threads, ours, e1, e4, e8, ours/e1, ours/max(e1, e4, e8), agree)
+		row := func(threads string, ss []sample) {
+			ours, e1, e4, e8 := median(ss, func(x sample) float64 { return x.ours }),
+				median(ss, func(x sample) float64 { return x.e[0] }),
+				median(ss, func(x sample) float64 { return x.e[1] }),
+				median(ss, func(x sample) float64 { return x.e[2] })
+			byE1 := func(x sample) float64 { return x.ours / x.e[0] }
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, x := range ss {
+				lo, hi = math.Min(lo, byE1(x)), math.Max(hi, byE1(x))
+			}
+			fmt.Printf("%-28s %-8s %8d %7s %12.0f %12.0f %12.0f %12.0f %8.2f %8.2f %-11s %s\n", shortPath(path), set.name, set.n,
+				threads, ours, e1, e4, e8, median(ss, byE1), median(ss, func(x sample) float64 { return x.ours / max(x.e[0], x.e[1], x.e[2]) }),
+				fmt.Sprintf("%.2f-%.2f", lo, hi), agree)
 		}
-		row("1", one, peer.R1, peer.R4, peer.R8)
+		row("1", one)
 		if threads > 1 {
-			row(fmt.Sprint(threads), all, peer.A1, peer.A4, peer.A8)
+			row(fmt.Sprint(threads), all)
 		}
 	}
 	return failed, nil
+}
+
+// sample is one round's rays per second: simvis's and Embree's three
+// ways' (rtcIntersect1, 4, 8).
+type sample struct {
+	ours float64
+	e    [3]float64
+}
+
+// median is the median of f over the samples (the mean of the middle two
+// of an even count).
+func median(ss []sample, f func(sample) float64) float64 {
+	v := make([]float64, len(ss))
+	for i, x := range ss {
+		v[i] = f(x)
+	}
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// peerProc is the C program, its scene built, answering measurements.
+type peerProc struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Scanner
+	closed bool
+}
+
+// startPeer starts the C program on a ray file: it builds its scene,
+// writes its ranges into rangeFile and says so in one line.
+func startPeer(bin, rayFile, rangeFile string) (*peerProc, error) {
+	cmd := exec.Command(bin, rayFile, rangeFile)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("embree_peer: %w", err)
+	}
+	p := &peerProc{cmd: cmd, in: in, out: bufio.NewScanner(stdout)}
+	var head struct {
+		Rays int `json:"rays"`
+	}
+	if err := p.line(&head); err != nil {
+		p.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// line reads the C program's next JSON line into v.
+func (p *peerProc) line(v any) error {
+	if !p.out.Scan() {
+		err := p.out.Err()
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("embree_peer: %w", err)
+	}
+	if err := json.Unmarshal(p.out.Bytes(), v); err != nil {
+		return fmt.Errorf("embree_peer printed %q: %w", p.out.Text(), err)
+	}
+	return nil
+}
+
+// measure asks for the three ways' rays per second on threads threads.
+func (p *peerProc) measure(threads int, seconds float64) ([3]float64, error) {
+	if _, err := fmt.Fprintf(p.in, "%d %g\n", threads, seconds); err != nil {
+		return [3]float64{}, fmt.Errorf("embree_peer: %w", err)
+	}
+	var r struct {
+		R1 float64 `json:"intersect1_rays_per_s"`
+		R4 float64 `json:"intersect4_rays_per_s"`
+		R8 float64 `json:"intersect8_rays_per_s"`
+	}
+	if err := p.line(&r); err != nil {
+		return [3]float64{}, err
+	}
+	return [3]float64{r.R1, r.R4, r.R8}, nil
+}
+
+// close ends the C program's input and waits for it.
+func (p *peerProc) close() error {
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	p.in.Close()
+	if err := p.cmd.Wait(); err != nil {
+		return fmt.Errorf("embree_peer: %w", err)
+	}
+	return nil
 }
 
 // rate runs fn (casting n rays) for at least seconds, after one warm-up

@@ -20,7 +20,7 @@ func TestEmbreeAgreesOnMarvin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("casts 300,000 rays several times")
 	}
-	if err := run(0.001, t.TempDir(), "c/embree_peer.c", "cc", []string{"../../../scenes/marvin/scene.xml"}); err != nil {
+	if err := run(0.001, 2, t.TempDir(), "c/embree_peer.c", "cc", []string{"../../../scenes/marvin/scene.xml"}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,21 +1,25 @@
 /* embree_peer: casts the rays of a simvis ray file (see ../doc.go) with
- * Intel Embree on one thread and on THREADS threads, writes their ranges and
- * prints timings as one JSON line. Written for simvis's peer benchmark (make
- * bench-peers).
+ * Intel Embree, writes their ranges, then measures on request. Written for
+ * simvis's peer benchmark (make bench-peers).
  *
- *   embree_peer RAYFILE RANGEFILE SECONDS [THREADS]
+ *   embree_peer RAYFILE RANGEFILE
  *
- * Each way of casting (rtcIntersect1, and packets of 4 and 8 with
- * rtcIntersect4/8) runs over all rays for at least SECONDS, first on the
- * calling thread alone, then (THREADS > 1) on the calling thread and
- * THREADS-1 worker threads together: one pass over the rays is split into
- * chunks of 32 consecutive rays that the threads take in turn (an atomic
- * counter), and the pass ends when every chunk is cast, as simvis's
- * CastBatch does. The workers are started once for the parallel passes and
- * poll for the next pass (see castPar); the scene is committed
- * once, and every thread casts into it with its own context. The ranges
- * written are those of rtcIntersect1 on one thread (+Inf where nothing is
- * hit); the parallel rtcIntersect1 pass must find the very same. */
+ * It commits the scene once, writes the ranges of rtcIntersect1 on one
+ * thread (+Inf where nothing is hit) and prints one JSON line (Embree's
+ * version, the build time, the ray count). Then each line on its standard
+ * input, "THREADS SECONDS", asks for one measurement, answered by one JSON
+ * line of rays per second: each way of casting (rtcIntersect1, and packets
+ * of 4 and 8 with rtcIntersect4/8) runs over all rays for at least
+ * SECONDS, on the calling thread alone (THREADS 1) or on it and THREADS-1
+ * worker threads together: one pass over the rays is split into chunks of
+ * 32 consecutive rays that the threads take in turn (an atomic counter),
+ * and the pass ends when every chunk is cast, as simvis's CastBatch does.
+ * The workers are started for the measurement and poll for the next pass
+ * (see castPar), and are gone before the answer, so that nothing of this
+ * program runs while simvis measures between two requests; every thread
+ * casts into the one scene with its own context, and the parallel
+ * rtcIntersect1 pass must find the very ranges written. It ends at the end
+ * of its input. */
 #include <embree3/rtcore.h>
 #include <immintrin.h>
 #include <math.h>
@@ -126,6 +130,7 @@ static RTCScene pscene;
 static int pway;
 static double *pout;
 static _Alignas(64) atomic_long pass;
+static long pbase; /* the pass the workers have seen when they start */
 static _Alignas(64) atomic_ulong next;
 static _Alignas(64) atomic_uint done;
 static _Alignas(64) double psink[64 * 8];
@@ -149,7 +154,7 @@ static void parWork(int self, unsigned long p) {
 
 static void *worker(void *arg) {
 	int self = (int)(intptr_t)arg;
-	long seen = 0;
+	long seen = pbase;
 	for (;;) {
 		long p;
 		double t0 = now();
@@ -195,13 +200,39 @@ static double measure(double seconds, int nthreads, int w, RTCScene scene) {
 	return (double)n * nrays / (now() - t0);
 }
 
+/* measureOn measures the three ways on nthreads threads (see the top). */
+static void measureOn(RTCScene scene, int nthreads, double seconds, const double *ranges, double rate[3]) {
+	if (nthreads == 1) {
+		for (int w = 0; w < 3; w++)
+			rate[w] = measure(seconds, 1, w, scene);
+		return;
+	}
+	pscene = scene;
+	pbase = atomic_load_explicit(&pass, memory_order_acquire);
+	pthread_t th[64];
+	for (int k = 1; k < nthreads; k++)
+		if (pthread_create(&th[k], NULL, worker, (void *)(intptr_t)k) != 0)
+			die("pthread_create failed");
+	double *pr = malloc(sizeof(double) * (size_t)nrays + 1);
+	if (!pr)
+		die("out of memory");
+	castPar(0, pr); /* warm-up, and the check */
+	for (uint32_t i = 0; i < nrays; i++)
+		if (memcmp(&pr[i], &ranges[i], sizeof(double)) != 0)
+			die("the parallel rtcIntersect1 pass found other ranges than the serial one");
+	free(pr);
+	for (int w = 0; w < 3; w++)
+		rate[w] = measure(seconds, nthreads, w, scene);
+	long last = atomic_load_explicit(&pass, memory_order_acquire);
+	atomic_store_explicit(&pass, -1, memory_order_release);
+	for (int k = 1; k < nthreads; k++)
+		pthread_join(th[k], NULL);
+	atomic_store_explicit(&pass, last, memory_order_release);
+}
+
 int main(int argc, char **argv) {
-	if (argc != 4 && argc != 5)
-		die("usage: embree_peer RAYFILE RANGEFILE SECONDS [THREADS]");
-	double seconds = atof(argv[3]);
-	int nthreads = argc == 5 ? atoi(argv[4]) : 1;
-	if (nthreads < 1 || nthreads > 64)
-		die("THREADS: want 1 to 64");
+	if (argc != 3)
+		die("usage: embree_peer RAYFILE RANGEFILE (then THREADS SECONDS lines on stdin)");
 	FILE *f = fopen(argv[1], "rb");
 	if (!f)
 		die("cannot open the ray file");
@@ -249,36 +280,25 @@ int main(int argc, char **argv) {
 	fclose(f);
 
 	cast1(scene, 0, nrays, out); /* warm-up, and the ranges */
-	double rate[3], prate[3] = {0, 0, 0};
-	for (int w = 0; w < 3; w++)
-		rate[w] = measure(seconds, 1, w, scene);
-	if (nthreads > 1) {
-		pscene = scene;
-		pthread_t th[64];
-		for (int k = 1; k < nthreads; k++)
-			if (pthread_create(&th[k], NULL, worker, (void *)(intptr_t)k) != 0)
-				die("pthread_create failed");
-		double *pr = malloc(sizeof(double) * (size_t)nrays + 1);
-		if (!pr)
-			die("out of memory");
-		castPar(0, pr); /* warm-up, and the check */
-		for (uint32_t i = 0; i < nrays; i++)
-			if (memcmp(&pr[i], &out[i], sizeof(double)) != 0)
-				die("the parallel rtcIntersect1 pass found other ranges than the serial one");
-		free(pr);
-		for (int w = 0; w < 3; w++)
-			prate[w] = measure(seconds, nthreads, w, scene);
-		atomic_store_explicit(&pass, -1, memory_order_release);
-		for (int k = 1; k < nthreads; k++)
-			pthread_join(th[k], NULL);
-	}
 	FILE *o = fopen(argv[2], "wb");
 	if (!o || fwrite(out, sizeof(double), nrays, o) != nrays || fclose(o) != 0)
 		die("cannot write the ranges");
-	printf("{\"embree\":\"%s\",\"build_s\":%.6f,\"rays\":%u,\"threads\":%d,\"intersect1_rays_per_s\":%.1f,"
-	       "\"intersect4_rays_per_s\":%.1f,\"intersect8_rays_per_s\":%.1f,\"all_intersect1_rays_per_s\":%.1f,"
-	       "\"all_intersect4_rays_per_s\":%.1f,\"all_intersect8_rays_per_s\":%.1f}\n",
-	       RTC_VERSION_STRING, build, nrays, nthreads, rate[0], rate[1], rate[2], prate[0], prate[1], prate[2]);
+	printf("{\"embree\":\"%s\",\"build_s\":%.6f,\"rays\":%u}\n", RTC_VERSION_STRING, build, nrays);
+	fflush(stdout);
+	int nthreads;
+	double seconds;
+	while (scanf("%d %lf", &nthreads, &seconds) == 2) {
+		if (nthreads < 1 || nthreads > 64)
+			die("THREADS: want 1 to 64");
+		if (!(seconds >= 0 && seconds <= 3600))
+			die("SECONDS: want 0 to 3600");
+		double rate[3];
+		measureOn(scene, nthreads, seconds, out, rate);
+		printf("{\"threads\":%d,\"intersect1_rays_per_s\":%.1f,\"intersect4_rays_per_s\":%.1f,"
+		       "\"intersect8_rays_per_s\":%.1f}\n",
+		       nthreads, rate[0], rate[1], rate[2]);
+		fflush(stdout);
+	}
 	rtcReleaseScene(scene);
 	rtcReleaseDevice(dev);
 	return 0;
