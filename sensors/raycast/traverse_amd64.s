@@ -375,6 +375,79 @@ GLOBL up23<>(SB), RODATA|NOPTR, $32
 	LANE8_UNIFORM(2); \
 	LANE8_UNIFORM(3)
 
+// ONE8_UNIFORM and ONE8_MIXED are NODE8_UNIFORM and NODE8_MIXED for a
+// packet with one lane at hand, lane R13 (its bit in R12): only its test
+// is run. A scan's packet is mostly down to one lane deep in a large
+// mesh's hierarchy (its beams part there), where the other three lanes'
+// tests, against a tmax of -1, entered nothing. The same Y10 as the
+// four-lane test's, and the same Y9 where a child is entered: a lane not
+// at hand leaves both as they were.
+#define ONE8_UNIFORM \
+	UPLANE8(296, Y3); \
+	UPLANE8(304, Y4); \
+	UPLANE8(312, Y5); \
+	UPLANE8(320, Y6); \
+	UPLANE8(328, Y7); \
+	UPLANE8(336, Y8); \
+	VXORPS Y11, Y11, Y11; \
+	VBROADCASTSS 384(SP)(R13*4), Y15; \
+	VMULPS Y15, Y3, Y15; \
+	VMAXPS Y11, Y15, Y11; \
+	VBROADCASTSS 400(SP)(R13*4), Y15; \
+	VMULPS Y15, Y4, Y15; \
+	VMAXPS Y11, Y15, Y11; \
+	VBROADCASTSS 416(SP)(R13*4), Y15; \
+	VMULPS Y15, Y5, Y15; \
+	VMAXPS Y11, Y15, Y11; \
+	VBROADCASTSS 480(SP)(R13*4), Y12; \
+	VBROADCASTSS 432(SP)(R13*4), Y15; \
+	VMULPS Y15, Y6, Y15; \
+	VMINPS Y12, Y15, Y12; \
+	VBROADCASTSS 448(SP)(R13*4), Y15; \
+	VMULPS Y15, Y7, Y15; \
+	VMINPS Y12, Y15, Y12; \
+	VBROADCASTSS 464(SP)(R13*4), Y15; \
+	VMULPS Y15, Y8, Y15; \
+	VMINPS Y12, Y15, Y12; \
+	ONE8_ENTER
+
+// ONE8_AXIS(lo, hi, n, f) is AXIS8_MIXED for lane R13: its inverses at
+// n(SP) and f(SP) plus 4 R13.
+#define ONE8_AXIS(lo, hi, n, f) \
+	VBROADCASTSS f(SP)(R13*4), Y14; \
+	VBLENDVPS Y14, lo, hi, Y15; \
+	VMULPS Y14, Y15, Y15; \
+	VMINPS Y12, Y15, Y12; \
+	VBLENDVPS Y14, hi, lo, Y15; \
+	VBROADCASTSS n(SP)(R13*4), Y14; \
+	VMULPS Y14, Y15, Y15; \
+	VMAXPS Y11, Y15, Y11
+
+#define ONE8_MIXED \
+	PLANE8(0, Y3); \
+	PLANE8(32, Y4); \
+	PLANE8(64, Y5); \
+	PLANE8(96, Y6); \
+	PLANE8(128, Y7); \
+	PLANE8(160, Y8); \
+	VXORPS Y11, Y11, Y11; \
+	VBROADCASTSS 480(SP)(R13*4), Y12; \
+	ONE8_AXIS(Y3, Y6, 384, 432); \
+	ONE8_AXIS(Y4, Y7, 400, 448); \
+	ONE8_AXIS(Y5, Y8, 416, 464); \
+	ONE8_ENTER
+
+// ONE8_ENTER is ENTER8 for lane R13 alone: its entries in Y9 (those of
+// the children it does not enter are never read), its bit (R12) where it
+// enters in Y10.
+#define ONE8_ENTER \
+	VADDPS tiny32<>(SB), Y12, Y12; \
+	VCMPPS $0x1e, Y12, Y11, Y15; \
+	VMOVUPS Y11, Y9; \
+	VMOVD R12, X10; \
+	VPBROADCASTD X10, Y10; \
+	VANDNPS Y10, Y15, Y10
+
 // LOWER8 lowers the entries Y9 to the bounds kept (finite).
 #define LOWER8 \
 	VMULPS shrink32<>(SB), Y9, Y9; \
@@ -1166,6 +1239,20 @@ qloop:
 	MOVQ CX, R8
 	SHLQ $8, R8
 	ADDQ BX, R8
+	POPCNTL R12, R13
+	CMPL R13, $1
+	JNE qlanes
+	BSFL R12, R13
+	TESTL R14, R14
+	JZ qoneuniform
+	ONE8_MIXED
+	JMP qtested
+
+qoneuniform:
+	ONE8_UNIFORM
+	JMP qtested
+
+qlanes:
 	LANES8
 	TESTL R14, R14
 	JZ quniform
@@ -1302,22 +1389,37 @@ qleaf:
 
 	PACKET_POP(qpop, qdone, qoverflow, qloop)
 
-// func visitPacket8AVX2(nd *node8f, p *packet, lanes *[8]uint32, entry *[8]float32)
+// func visitPacket8AVX2(nd *node8f, p *packet, mask uint64, lanes *[8]uint32, entry *[8]float32)
 //
 // intersectPacket8AVX2's node test on its own, for tests: lanes[k] is the
-// set of the four lanes that enter child k before their p.tmax (children
-// not in use included), entry[k] the lowered entry kept for it (read only
-// where lanes[k] is not 0).
-TEXT ·visitPacket8AVX2(SB), $528-32
+// set of the lanes in mask (the lanes at hand) that enter child k before
+// their p.tmax (children not in use included), entry[k] the lowered entry
+// kept for it (read only where lanes[k] is not 0). A mask of one lane
+// takes the one-lane test (ONE8_*), as the traversal does.
+TEXT ·visitPacket8AVX2(SB), $528-40
 	MOVQ nd+0(FP), R8
 	MOVQ p+8(FP), AX
-	MOVQ lanes+16(FP), SI
-	MOVQ entry+24(FP), DI
+	MOVQ mask+16(FP), R12
+	MOVQ lanes+24(FP), SI
+	MOVQ entry+32(FP), DI
 	VMOVUPD 224(AX), Y13
 	PREP8
-	MOVQ $15, R12
-	LANES8
 	MOVQ 288(AX), R14
+	POPCNTL R12, R13
+	CMPL R13, $1
+	JNE v8lanes
+	BSFL R12, R13
+	TESTL R14, R14
+	JZ v8oneuniform
+	ONE8_MIXED
+	JMP v8done
+
+v8oneuniform:
+	ONE8_UNIFORM
+	JMP v8done
+
+v8lanes:
+	LANES8
 	TESTL R14, R14
 	JZ v8uniform
 	NODE8_MIXED

@@ -53,12 +53,13 @@ func intersectPacketAVX2(nodes *node4, packs *triPack, p *packet, mask uint64, s
 func intersectPacket8AVX2(nodes *node8f, packs *triPack, p *packet, mask uint64, stack *packetEntry, depth int) (ok bool)
 
 // visitPacket8AVX2 is intersectPacket8AVX2's node test on its own, for
-// tests: lanes[k] is the set of the four lanes of p that enter child k of
-// nd before their p.tmax (children not in use included), entry[k] a lower
-// bound of their least entry distance.
+// tests: lanes[k] is the set of the lanes in mask (those at hand) that
+// enter child k of nd before their p.tmax (children not in use included),
+// entry[k] a lower bound of their least entry distance. A mask of one
+// lane takes the traversal's one-lane test.
 //
 //go:noescape
-func visitPacket8AVX2(nd *node8f, p *packet, lanes *[8]uint32, entry *[8]float32)
+func visitPacket8AVX2(nd *node8f, p *packet, mask uint64, lanes *[8]uint32, entry *[8]float32)
 
 // visitPacketAVX2 tests the lanes in mask of a packet against the
 // children of nd: lanes[k] is the set of lanes that enter child k before

@@ -39,7 +39,7 @@ func intersectPacket8AVX2(nodes *node8f, packs *triPack, p *packet, mask uint64,
 }
 
 // visitPacket8AVX2 is never called where useAVX2 is false.
-func visitPacket8AVX2(nd *node8f, p *packet, lanes *[8]uint32, entry *[8]float32) {}
+func visitPacket8AVX2(nd *node8f, p *packet, mask uint64, lanes *[8]uint32, entry *[8]float32) {}
 
 // walkTopAVX2 is never called where useAVX2 is false.
 func walkTopAVX2(nodes *node4, p *packet, stack *packetEntry, depth int, wk *topWalk) (status int) {

@@ -15,7 +15,8 @@ import (
 // child's entry, children not in use (empty boxes, never to be entered).
 // Every child the float64 test enters for a lane must be entered for it,
 // at an entry no later; and the float32 test may not enter many more
-// (that would cost time, not hits).
+// (that would cost time, not hits). Each lane tested alone (the one-lane
+// test) must give what it gives among the four, to the bit.
 func TestVisitPacket8Conservative(t *testing.T) {
 	if !useAVX2 {
 		t.Skip("no AVX2: packets are not traversed")
@@ -127,7 +128,32 @@ func TestVisitPacket8Conservative(t *testing.T) {
 		p.setSigns()
 		var lanes [8]uint32
 		var entry [8]float32
-		visitPacket8AVX2(&nd, &p, &lanes, &entry)
+		visitPacket8AVX2(&nd, &p, 15, &lanes, &entry)
+		// Each lane alone (the one-lane test a packet split among the
+		// nodes takes) must enter what it enters among the four, and keep
+		// the entries whose least the four keep, to the bit.
+		var least [8]float32
+		for k := range least {
+			least[k] = float32(math.Inf(1))
+		}
+		for l := 0; l < packLanes; l++ {
+			var lanes1 [8]uint32
+			var entry1 [8]float32
+			visitPacket8AVX2(&nd, &p, 1<<l, &lanes1, &entry1)
+			for k := 0; k < 8; k++ {
+				if lanes1[k] != lanes[k]&(1<<l) {
+					t.Fatalf("case %d: lane %d alone enters child %d as lanes %b, among the four as %b", i, l, k, lanes1[k], lanes[k])
+				}
+				if lanes1[k] != 0 {
+					least[k] = min(least[k], entry1[k])
+				}
+			}
+		}
+		for k := 0; k < 8; k++ {
+			if lanes[k] != 0 && math.Float32bits(least[k]) != math.Float32bits(entry[k]) {
+				t.Fatalf("case %d: child %d: the lanes alone keep entries down to %g, the four %g", i, k, least[k], entry[k])
+			}
+		}
 		for l := 0; l < packLanes; l++ {
 			r := newRay(p.o, [3]float64{p.d[0][l], p.d[1][l], p.d[2][l]})
 			want := uint32(0)
