@@ -168,10 +168,11 @@ func measureScene(path, bin, out string, seconds float64, rounds int) (bool, err
 			batch[k] = raycast.Rays{Origin: o, Dirs: set.dirs[k], TMax: math.Inf(1), Out: buf[at : at+len(set.dirs[k])]}
 			at += len(set.dirs[k])
 		}
-		// The rounds: on this VM-like hardware a core's speed drifts by
-		// 10-20 % from one minute to the next, so a ratio of two runs far
-		// apart says little; each round measures Embree's three ways and
-		// simvis's right after one another, on one thread, then on all.
+		// The rounds: where a core's speed drifts (on the 2-core VM of
+		// docs/performance.md by 10-20 % from one minute to the next), a
+		// ratio of two runs far apart says little; each round measures
+		// Embree's three ways and simvis's right after one another, on
+		// one thread, then on all.
 		var one, all []sample
 		for range rounds {
 			e, err := p.measure(1, seconds)
