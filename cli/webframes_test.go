@@ -125,8 +125,8 @@ func TestWebMirrorFrames(t *testing.T) {
 // recordMarvin writes a 2 s recording of MARVIN (10 cycles a second) that
 // holds the frames of one sensor only, made up so that a page can tell
 // them from rendered ones: a magenta picture for CAMERA, every beam at
-// 1 m for FRONT_LASER.
-func recordMarvin(t *testing.T, file, sensor string) {
+// 1 m for FRONT_LASER; from cycle from on (the cycles before have none).
+func recordMarvin(t *testing.T, file, sensor string, from int) {
 	t.Helper()
 	sceneFile := filepath.Join(testkit.RepoRoot(), "scenes", "marvin", "scene.xml")
 	h, err := ipc.NewHost(filepath.Join(t.TempDir(), "simvis-rec"), sceneFile, ipc.HostOptions{Rate: 10})
@@ -147,6 +147,9 @@ func recordMarvin(t *testing.T, file, sensor string) {
 			at := float64(i) / 10
 			if err := w.Cycle(h.Scene, at); err != nil {
 				t.Fatal(err)
+			}
+			if i < from {
+				continue
 			}
 			f, err := sensors.RenderFrame(r, h.Scene, se, &sensors.Stamp{Frame: i, Time: at})
 			if err != nil {
@@ -186,7 +189,7 @@ func TestWebPlayFrames(t *testing.T) {
 	} {
 		t.Run(c.sensor, func(t *testing.T) {
 			file := filepath.Join(dir, c.sensor+".mcap")
-			recordMarvin(t, file, c.sensor)
+			recordMarvin(t, file, c.sensor, 0)
 			args := append([]string{"play", file, "--loop", "--shm", filepath.Join(dir, fmt.Sprintf("simvis-play%d", i)), "--web", "127.0.0.1:0"}, c.flags...)
 			page, _ := startWeb(t, args...)
 			got := marvinPage(t, page)
@@ -206,6 +209,22 @@ func TestWebPlayFrames(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// play --web renders a sensor whose frames the recording holds while the
+// position is outside their span: here before the first (1.0 s), where
+// the page gets a scan rendered from the replayed scene, not nothing.
+// Played at a twentieth of its speed, the position is under 0.25 s for
+// the first 5 s.
+func TestWebPlayBeforeRecordedFrames(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "late.mcap")
+	recordMarvin(t, file, "FRONT_LASER", 10)
+	page, _ := startWeb(t, "play", file, "--rate", "0.05", "--shm", filepath.Join(dir, "simvis-playlate"), "--no-nats", "--web", "127.0.0.1:0")
+	got := marvinPage(t, page)
+	if got.points < 50 || got.far-got.near < 0.5 {
+		t.Errorf("FRONT_LASER before its first recorded frame: %d returns from %.2f to %.2f m, want a scan rendered from the replayed scene", got.points, got.near, got.far)
 	}
 }
 

@@ -262,8 +262,15 @@ func (ps *playback) runScene(ctx context.Context, pos time.Duration, paused bool
 		if !o.Rerender {
 			// Pages see the frames the recording holds, as NATS and
 			// Foxglove clients do; a sensor it lacks renders from the
-			// replayed scene when a page wants it.
-			wf.recorded = rec.HoldsFrames
+			// replayed scene when a page wants it, and so does one
+			// while the position is outside the span of its recorded
+			// frames (it has none to show there). Asked on the host's
+			// goroutine, which moves the position.
+			wf.recorded = func(se *scene.SensorEntry) bool {
+				first, last, ok := rec.FrameSpan(se)
+				t := p.start + int64(p.pos)
+				return ok && first <= t && t <= last
+			}
 			if rp == nil {
 				rp = newRepublisher(o.File, h, nil, rec)
 				defer rp.close()

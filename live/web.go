@@ -167,8 +167,8 @@ func ViewWeb(ctx context.Context, o WebViewOptions, w io.Writer) error {
 type webFrames struct {
 	srv *web.Server
 	s   *scene.Scene
-	// recorded tells the sensors whose frames come from a recording
-	// (play): they are never rendered for pages.
+	// recorded tells the sensors whose frames come from a recording at
+	// the playback position (play): those are not rendered for pages.
 	recorded func(se *scene.SensorEntry) bool
 	commands int // len(s.Log()) when the sensors' sights were published
 }

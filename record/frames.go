@@ -105,20 +105,31 @@ func (fs *Frames) route() {
 }
 
 // HoldsFrames reports whether the recording has frames of sensor se (the
-// last message of each of its frames, on its topic): a player shows those
-// rather than render the sensor anew.
+// last message of each of its frames, on its topic).
 func (r *Recording) HoldsFrames(se *scene.SensorEntry) bool {
+	_, _, ok := r.FrameSpan(se)
+	return ok
+}
+
+// FrameSpan returns the log times (ns) of the first and the last frame of
+// sensor se the recording holds, and false where it holds none. Between
+// the two a player shows those frames rather than render the sensor anew;
+// before and after, the sensor has none to show.
+func (r *Recording) FrameSpan(se *scene.SensorEntry) (first, last int64, ok bool) {
 	fk, ok := se.Sensor.(scene.FrameKinder)
 	if !ok {
-		return false
+		return 0, 0, false
 	}
 	suffixes := ros2.FrameSuffixes(fk.FrameKind())
 	if len(suffixes) == 0 {
-		return false
+		return 0, 0, false
 	}
 	topic := ros2.SensorTopic(se.Name) + suffixes[len(suffixes)-1]
 	i, found := slices.BinarySearchFunc(r.Topics, topic, func(t TopicStats, topic string) int { return strings.Compare(t.Topic, topic) })
-	return found && r.Topics[i].Messages > 0
+	if !found || r.Topics[i].Messages == 0 {
+		return 0, 0, false
+	}
+	return r.Topics[i].First, r.Topics[i].Last, true
 }
 
 // Add takes the next message of the recording on topic. It returns a frame
