@@ -104,15 +104,9 @@ func (fs *Frames) route() {
 	}
 }
 
-// HoldsFrames reports whether the recording has frames of sensor se (the
-// last message of each of its frames, on its topic).
-func (r *Recording) HoldsFrames(se *scene.SensorEntry) bool {
-	_, _, ok := r.FrameSpan(se)
-	return ok
-}
-
 // FrameSpan returns the log times (ns) of the first and the last frame of
-// sensor se the recording holds, and false where it holds none. Between
+// sensor se the recording holds (the last message of each of its frames,
+// on its topic), and false where it holds none. Between
 // the two a player shows those frames rather than render the sensor anew;
 // before and after, the sensor has none to show.
 func (r *Recording) FrameSpan(se *scene.SensorEntry) (first, last int64, ok bool) {
