@@ -106,9 +106,9 @@ func (fs *Frames) route() {
 
 // FrameSpan returns the log times (ns) of the first and the last frame of
 // sensor se the recording holds (the last message of each of its frames,
-// on its topic), and false where it holds none. Between
-// the two a player shows those frames rather than render the sensor anew;
-// before and after, the sensor has none to show.
+// on its topic), and false where it holds none. Between the two a player
+// shows those frames rather than render the sensor anew; before and
+// after, the sensor has none to show.
 func (r *Recording) FrameSpan(se *scene.SensorEntry) (first, last int64, ok bool) {
 	fk, ok := se.Sensor.(scene.FrameKinder)
 	if !ok {
