@@ -18,14 +18,17 @@
 // simvis's rate over rtcIntersect1's on as many threads, /best over the
 // fastest of Embree's three.
 //
-// Each set is measured in R rounds (default 5), each figure of a round for
-// at least S seconds (default 0.5): Embree's three ways on one thread,
-// simvis's on one thread, Embree's on all cores, simvis's on all cores.
-// The rows hold the medians of the rounds' rates, and /e1 and /best the
-// medians of the rounds' ratios, with the least and most of /e1 beside
-// them: on a machine whose speed drifts from one minute to the next (a
-// VM), a ratio of two figures measured seconds apart says much more than
-// one of figures measured a minute apart.
+// Each set is measured in R rounds (default 5), each measurement for at
+// least S seconds (default 0.25) a way: on one thread, then on all cores,
+// Embree's three ways, simvis's, simvis's again, Embree's again, each
+// figure of a round the mean of its two. The rows hold the medians of the
+// rounds' rates, and /e1 and /best the medians of the rounds' ratios, with
+// the least and most of /e1 beside them: on a machine whose speed drifts
+// from one minute to the next (a VM), a ratio of two figures measured
+// seconds apart says much more than one of figures measured a minute
+// apart; and where the measurement right after the other program's runs
+// slower than one after its own, as on that VM, each program has one of
+// each.
 //
 // The ray file handed to the C program is little-endian: the magic
 // "SVRAYS01"; uint32 vertex, triangle and ray counts; the vertices (3

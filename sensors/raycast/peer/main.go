@@ -38,7 +38,7 @@ const (
 )
 
 func main() {
-	seconds := flag.Float64("seconds", 0.5, "time to spend on each way of casting each ray set, per round")
+	seconds := flag.Float64("seconds", 0.25, "time to spend on each way of casting each ray set, per measurement (two per round)")
 	rounds := flag.Int("rounds", 5, "rounds per ray set: Embree's ways and simvis's measured in turn, the medians printed")
 	out := flag.String("o", "out/bench-peers", "folder for the generated scenes, ray files and the C program")
 	src := flag.String("src", "sensors/raycast/peer/c/embree_peer.c", "the C program")
@@ -171,21 +171,43 @@ func measureScene(path, bin, out string, seconds float64, rounds int) (bool, err
 		// The rounds: where a core's speed drifts (on the 2-core VM of
 		// docs/performance.md by 10-20 % from one minute to the next), a
 		// ratio of two runs far apart says little; each round measures
-		// Embree's three ways and simvis's right after one another, on
-		// one thread, then on all.
+		// both right after one another, on one thread, then on all. And
+		// there the measurement right after the other program's ran
+		// 10-20 % slower than one after its own (either program's: the
+		// scan on one thread read 0.89-0.90 of Embree measured after it,
+		// 1.02-1.12 measured before it), so each is measured twice a
+		// round, Embree, simvis, simvis, Embree: one of each pair follows
+		// the other program, one its own.
 		var one, all []sample
+		ns := []int{1}
+		if threads > 1 {
+			ns = append(ns, threads)
+		}
 		for range rounds {
-			e, err := p.measure(1, seconds)
-			if err != nil {
-				return false, err
-			}
-			one = append(one, sample{ours: rate(seconds, set.n, func() { serial(ours) }), e: e})
-			if threads > 1 {
-				e, err := p.measure(threads, seconds)
+			for _, n := range ns {
+				cast := func() { serial(ours) }
+				if n > 1 {
+					cast = func() { c.CastBatch(batch) }
+				}
+				e1, err := p.measure(n, seconds)
 				if err != nil {
 					return false, err
 				}
-				all = append(all, sample{ours: rate(seconds, set.n, func() { c.CastBatch(batch) }), e: e})
+				s1 := rate(seconds, set.n, cast)
+				s2 := rate(seconds, set.n, cast)
+				e2, err := p.measure(n, seconds)
+				if err != nil {
+					return false, err
+				}
+				x := sample{ours: (s1 + s2) / 2}
+				for w := range x.e {
+					x.e[w] = (e1[w] + e2[w]) / 2
+				}
+				if n == 1 {
+					one = append(one, x)
+				} else {
+					all = append(all, x)
+				}
 			}
 		}
 		if err := p.close(); err != nil {
