@@ -172,12 +172,12 @@ func measureScene(path, bin, out string, seconds float64, rounds int) (bool, err
 		// docs/performance.md by 10-20 % from one minute to the next), a
 		// ratio of two runs far apart says little; each round measures
 		// both right after one another, on one thread, then on all. And
-		// there the measurement right after the other program's ran
-		// 10-20 % slower than one after its own (either program's: the
-		// scan on one thread read 0.89-0.90 of Embree measured after it,
-		// 1.02-1.12 measured before it), so each is measured twice a
-		// round, Embree, simvis, simvis, Embree: one of each pair follows
-		// the other program, one its own.
+		// there a measurement right after the other program's ran 10-20 %
+		// slower than one after its own (simvis's scan on one thread read
+		// 0.89-0.90 of Embree measured after it, 1.02-1.12 measured
+		// before it), so each is measured twice a round, Embree, simvis,
+		// simvis, Embree: one of each pair follows the other program, one
+		// its own.
 		var one, all []sample
 		ns := []int{1}
 		if threads > 1 {
