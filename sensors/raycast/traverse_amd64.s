@@ -283,41 +283,49 @@ GLOBL up23<>(SB), RODATA|NOPTR, $32
 	VANDNPS lanebit8<>+(32*l)(SB), Y15, Y15; \
 	VORPS Y15, Y10, Y10
 
-// LANE8_UNIFORM(l) tests lane l against the near planes less the origin
-// in Y3-Y5 and the far ones in Y6-Y8. VMAXPS T0, X, T0 keeps t0 where x
-// is NaN, as in PACKET_LANE; likewise VMINPS.
-#define LANE8_UNIFORM(l) \
+// TEST8_UNIFORM(nx, ny, nz, tm, fx, fy, fz) tests one lane, whose entry
+// inverses are at memory operands nx-nz, its widened tmax at tm and its
+// exit inverses at fx-fz, against the near planes less the origin in
+// Y3-Y5 and the far ones in Y6-Y8: its entries in Y11, exits in Y12.
+// VMAXPS T0, X, T0 keeps t0 where x is NaN, as in PACKET_LANE; likewise
+// VMINPS.
+#define TEST8_UNIFORM(nx, ny, nz, tm, fx, fy, fz) \
 	VXORPS Y11, Y11, Y11; \
-	VBROADCASTSS (384+4*l)(SP), Y15; \
+	VBROADCASTSS nx, Y15; \
 	VMULPS Y15, Y3, Y15; \
 	VMAXPS Y11, Y15, Y11; \
-	VBROADCASTSS (400+4*l)(SP), Y15; \
+	VBROADCASTSS ny, Y15; \
 	VMULPS Y15, Y4, Y15; \
 	VMAXPS Y11, Y15, Y11; \
-	VBROADCASTSS (416+4*l)(SP), Y15; \
+	VBROADCASTSS nz, Y15; \
 	VMULPS Y15, Y5, Y15; \
 	VMAXPS Y11, Y15, Y11; \
-	VBROADCASTSS (496+4*l)(SP), Y12; \
-	VBROADCASTSS (432+4*l)(SP), Y15; \
+	VBROADCASTSS tm, Y12; \
+	VBROADCASTSS fx, Y15; \
 	VMULPS Y15, Y6, Y15; \
 	VMINPS Y12, Y15, Y12; \
-	VBROADCASTSS (448+4*l)(SP), Y15; \
+	VBROADCASTSS fy, Y15; \
 	VMULPS Y15, Y7, Y15; \
 	VMINPS Y12, Y15, Y12; \
-	VBROADCASTSS (464+4*l)(SP), Y15; \
+	VBROADCASTSS fz, Y15; \
 	VMULPS Y15, Y8, Y15; \
-	VMINPS Y12, Y15, Y12; \
+	VMINPS Y12, Y15, Y12
+
+// LANE8_UNIFORM(l) tests lane l (TEST8_UNIFORM) and ends its test.
+#define LANE8_UNIFORM(l) \
+	TEST8_UNIFORM((384+4*l)(SP), (400+4*l)(SP), (416+4*l)(SP), (496+4*l)(SP), (432+4*l)(SP), (448+4*l)(SP), (464+4*l)(SP)); \
 	ENTER8(l)
 
 // AXIS8_MIXED(lo, hi, n, f) is one axis of LANE8_MIXED: the lane picks
-// its far and near planes by the sign of its exit inverse at f(SP).
+// its far and near planes by the sign of its exit inverse at memory
+// operand f (its entry inverse at n).
 #define AXIS8_MIXED(lo, hi, n, f) \
-	VBROADCASTSS f(SP), Y14; \
+	VBROADCASTSS f, Y14; \
 	VBLENDVPS Y14, lo, hi, Y15; \
 	VMULPS Y14, Y15, Y15; \
 	VMINPS Y12, Y15, Y12; \
 	VBLENDVPS Y14, hi, lo, Y15; \
-	VBROADCASTSS n(SP), Y14; \
+	VBROADCASTSS n, Y14; \
 	VMULPS Y14, Y15, Y15; \
 	VMAXPS Y11, Y15, Y11
 
@@ -326,9 +334,9 @@ GLOBL up23<>(SB), RODATA|NOPTR, $32
 #define LANE8_MIXED(l) \
 	VXORPS Y11, Y11, Y11; \
 	VBROADCASTSS (496+4*l)(SP), Y12; \
-	AXIS8_MIXED(Y3, Y6, (384+4*l), (432+4*l)); \
-	AXIS8_MIXED(Y4, Y7, (400+4*l), (448+4*l)); \
-	AXIS8_MIXED(Y5, Y8, (416+4*l), (464+4*l)); \
+	AXIS8_MIXED(Y3, Y6, (384+4*l)(SP), (432+4*l)(SP)); \
+	AXIS8_MIXED(Y4, Y7, (400+4*l)(SP), (448+4*l)(SP)); \
+	AXIS8_MIXED(Y5, Y8, (416+4*l)(SP), (464+4*l)(SP)); \
 	ENTER8(l)
 
 // PLANE8(k, y) loads the eight children's plane at byte k of the node8f
@@ -389,39 +397,8 @@ GLOBL up23<>(SB), RODATA|NOPTR, $32
 	UPLANE8(320, Y6); \
 	UPLANE8(328, Y7); \
 	UPLANE8(336, Y8); \
-	VXORPS Y11, Y11, Y11; \
-	VBROADCASTSS 384(SP)(R13*4), Y15; \
-	VMULPS Y15, Y3, Y15; \
-	VMAXPS Y11, Y15, Y11; \
-	VBROADCASTSS 400(SP)(R13*4), Y15; \
-	VMULPS Y15, Y4, Y15; \
-	VMAXPS Y11, Y15, Y11; \
-	VBROADCASTSS 416(SP)(R13*4), Y15; \
-	VMULPS Y15, Y5, Y15; \
-	VMAXPS Y11, Y15, Y11; \
-	VBROADCASTSS 480(SP)(R13*4), Y12; \
-	VBROADCASTSS 432(SP)(R13*4), Y15; \
-	VMULPS Y15, Y6, Y15; \
-	VMINPS Y12, Y15, Y12; \
-	VBROADCASTSS 448(SP)(R13*4), Y15; \
-	VMULPS Y15, Y7, Y15; \
-	VMINPS Y12, Y15, Y12; \
-	VBROADCASTSS 464(SP)(R13*4), Y15; \
-	VMULPS Y15, Y8, Y15; \
-	VMINPS Y12, Y15, Y12; \
+	TEST8_UNIFORM(384(SP)(R13*4), 400(SP)(R13*4), 416(SP)(R13*4), 480(SP)(R13*4), 432(SP)(R13*4), 448(SP)(R13*4), 464(SP)(R13*4)); \
 	ONE8_ENTER
-
-// ONE8_AXIS(lo, hi, n, f) is AXIS8_MIXED for lane R13: its inverses at
-// n(SP) and f(SP) plus 4 R13.
-#define ONE8_AXIS(lo, hi, n, f) \
-	VBROADCASTSS f(SP)(R13*4), Y14; \
-	VBLENDVPS Y14, lo, hi, Y15; \
-	VMULPS Y14, Y15, Y15; \
-	VMINPS Y12, Y15, Y12; \
-	VBLENDVPS Y14, hi, lo, Y15; \
-	VBROADCASTSS n(SP)(R13*4), Y14; \
-	VMULPS Y14, Y15, Y15; \
-	VMAXPS Y11, Y15, Y11
 
 #define ONE8_MIXED \
 	PLANE8(0, Y3); \
@@ -432,9 +409,9 @@ GLOBL up23<>(SB), RODATA|NOPTR, $32
 	PLANE8(160, Y8); \
 	VXORPS Y11, Y11, Y11; \
 	VBROADCASTSS 480(SP)(R13*4), Y12; \
-	ONE8_AXIS(Y3, Y6, 384, 432); \
-	ONE8_AXIS(Y4, Y7, 400, 448); \
-	ONE8_AXIS(Y5, Y8, 416, 464); \
+	AXIS8_MIXED(Y3, Y6, 384(SP)(R13*4), 432(SP)(R13*4)); \
+	AXIS8_MIXED(Y4, Y7, 400(SP)(R13*4), 448(SP)(R13*4)); \
+	AXIS8_MIXED(Y5, Y8, 416(SP)(R13*4), 464(SP)(R13*4)); \
 	ONE8_ENTER
 
 // ONE8_ENTER is ENTER8 for lane R13 alone: its entries in Y9 (those of
